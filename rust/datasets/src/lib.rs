@@ -1,1 +1,199 @@
+//! Deterministic, seeded generator of the six datasets of DESIGN.md.
+//!
+//! Records are generated one after another from one ChaCha stream per (dataset, seed), so the same
+//! (dataset, count, seed) always gives the same bytes, and a smaller count is a prefix of a larger
+//! one. Values vary per record with the lengths and magnitudes of `shared/DATASETS.md`.
+mod common;
+mod dummy;
+mod numeric;
+mod owners;
+mod docs;
+mod beers;
+mod matrix;
 
+use codecbench_proto::v1 as pb;
+use prost::Message;
+
+pub use common::Gen;
+
+/// Every dataset id, in the order DESIGN.md lists them.
+pub const DATASETS: &[&str] = &["dummy", "numeric", "owners", "docs", "beers", "matrix"];
+
+/// Cells per matrix row (one record of `matrix` is one row).
+pub const MATRIX_COLUMNS: usize = matrix::COLUMNS;
+
+/// The records of one dataset, in the contract's own types (which are also the Rust native model).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Records {
+    Dummy(Vec<pb::DummyRecord>),
+    Numeric(Vec<pb::NumericRecord>),
+    Owners(Vec<pb::OwnerRecord>),
+    Docs(Vec<pb::DocRecord>),
+    Beers(Vec<pb::BeerRecord>),
+    Matrix(Vec<pb::MatrixRow>),
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub struct UnknownDataset(pub String);
+
+impl std::fmt::Display for UnknownDataset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "unknown dataset '{}' (known: {})", self.0, DATASETS.join(", "))
+    }
+}
+impl std::error::Error for UnknownDataset {}
+
+/// Generates `count` records of `dataset` from `seed`.
+pub fn generate(dataset: &str, count: u32, seed: u64) -> Result<Records, UnknownDataset> {
+    let mut g = Gen::new(dataset, seed);
+    let n = count as usize;
+    Ok(match dataset {
+        "dummy" => Records::Dummy((0..n).map(|i| dummy::record(&mut g, i)).collect()),
+        "numeric" => Records::Numeric((0..n).map(|i| numeric::record(&mut g, i)).collect()),
+        "owners" => Records::Owners((0..n).map(|i| owners::record(&mut g, i)).collect()),
+        "docs" => Records::Docs((0..n).map(|i| docs::record(&mut g, i)).collect()),
+        "beers" => Records::Beers((0..n).map(|i| beers::record(&mut g, i)).collect()),
+        "matrix" => Records::Matrix((0..n).map(|i| matrix::record(&mut g, i)).collect()),
+        other => return Err(UnknownDataset(other.to_string())),
+    })
+}
+
+impl Records {
+    /// The canonical blob: protobuf encoding of the dataset's `*Dataset` message.
+    pub fn to_canonical_bytes(&self) -> Vec<u8> {
+        match self.clone() {
+            Records::Dummy(records) => pb::DummyDataset { records }.encode_to_vec(),
+            Records::Numeric(records) => pb::NumericDataset { records }.encode_to_vec(),
+            Records::Owners(records) => pb::OwnersDataset { records }.encode_to_vec(),
+            Records::Docs(records) => pb::DocsDataset { records }.encode_to_vec(),
+            Records::Beers(records) => pb::BeersDataset { records }.encode_to_vec(),
+            Records::Matrix(records) => pb::MatrixDataset { records }.encode_to_vec(),
+        }
+    }
+
+    /// Parses a canonical blob of `dataset`.
+    pub fn from_canonical_bytes(dataset: &str, bytes: &[u8]) -> Result<Records, String> {
+        let err = |e: prost::DecodeError| format!("canonical {dataset} blob is not valid protobuf: {e}");
+        Ok(match dataset {
+            "dummy" => Records::Dummy(pb::DummyDataset::decode(bytes).map_err(err)?.records),
+            "numeric" => Records::Numeric(pb::NumericDataset::decode(bytes).map_err(err)?.records),
+            "owners" => Records::Owners(pb::OwnersDataset::decode(bytes).map_err(err)?.records),
+            "docs" => Records::Docs(pb::DocsDataset::decode(bytes).map_err(err)?.records),
+            "beers" => Records::Beers(pb::BeersDataset::decode(bytes).map_err(err)?.records),
+            "matrix" => Records::Matrix(pb::MatrixDataset::decode(bytes).map_err(err)?.records),
+            other => return Err(UnknownDataset(other.to_string()).to_string()),
+        })
+    }
+
+    pub fn dataset(&self) -> &'static str {
+        match self {
+            Records::Dummy(_) => "dummy",
+            Records::Numeric(_) => "numeric",
+            Records::Owners(_) => "owners",
+            Records::Docs(_) => "docs",
+            Records::Beers(_) => "beers",
+            Records::Matrix(_) => "matrix",
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            Records::Dummy(r) => r.len(),
+            Records::Numeric(r) => r.len(),
+            Records::Owners(r) => r.len(),
+            Records::Docs(r) => r.len(),
+            Records::Beers(r) => r.len(),
+            Records::Matrix(r) => r.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value lazy decode reads from every record (see `lazy_field`), as canonical strings.
+    pub fn lazy_values(&self) -> Vec<String> {
+        match self {
+            Records::Dummy(r) => r.iter().map(|x| x.guid.clone()).collect(),
+            Records::Numeric(r) => r.iter().map(|x| x.id.clone()).collect(),
+            Records::Owners(r) => r.iter().map(|x| x.name.clone()).collect(),
+            Records::Docs(r) => r.iter().map(|x| x.name.clone()).collect(),
+            Records::Beers(r) => r.iter().map(|x| x.name.clone()).collect(),
+            Records::Matrix(r) => r.iter().map(|x| x.cells[0].clone()).collect(),
+        }
+    }
+}
+
+/// The field lazy decode reads from every record of `dataset` (for matrix rows, a cell index).
+pub fn lazy_field(dataset: &str) -> Option<&'static str> {
+    Some(match dataset {
+        "dummy" => "guid",
+        "numeric" => "_id",
+        "owners" | "docs" | "beers" => "name",
+        "matrix" => "0",
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn same_seed_same_bytes_and_prefix_property() {
+        for d in DATASETS {
+            let a = generate(d, 50, 7).unwrap().to_canonical_bytes();
+            let b = generate(d, 50, 7).unwrap().to_canonical_bytes();
+            assert_eq!(a, b, "{d}: same seed must give the same bytes");
+            let c = generate(d, 50, 8).unwrap().to_canonical_bytes();
+            assert_ne!(a, c, "{d}: another seed must give other data");
+            let small = generate(d, 10, 7).unwrap();
+            let big = generate(d, 50, 7).unwrap();
+            assert_eq!(small.lazy_values()[..], big.lazy_values()[..10], "{d}: prefix property");
+        }
+    }
+
+    #[test]
+    fn records_vary_and_round_trip_protobuf() {
+        for d in DATASETS {
+            let r = generate(d, 20, 1).unwrap();
+            assert_eq!(r.len(), 20);
+            let back = Records::from_canonical_bytes(d, &r.to_canonical_bytes()).unwrap();
+            assert_eq!(back, r);
+            let mut lazy = r.lazy_values();
+            lazy.sort();
+            lazy.dedup();
+            assert!(lazy.len() > 15, "{d}: records must differ, got {} distinct", lazy.len());
+        }
+    }
+
+    #[test]
+    fn shapes_follow_datasets_md() {
+        let Records::Dummy(d) = generate("dummy", 30, 1).unwrap() else { unreachable!() };
+        for r in &d {
+            assert_eq!(r.tags.len(), 7);
+            assert_eq!(r.friends.len(), 3);
+            assert_eq!(r.id.len(), 24);
+            assert!(r.about.ends_with("\r\n"));
+            let unread = r.greeting.strip_prefix(&format!("Hello, {}! You have ", r.name))
+                .and_then(|rest| rest.strip_suffix(" unread messages."));
+            assert!(unread.is_some_and(|n| n.parse::<u32>().is_ok()), "greeting: {}", r.greeting);
+        }
+        let Records::Numeric(n) = generate("numeric", 30, 1).unwrap() else { unreachable!() };
+        assert!(n.iter().all(|r| r.coordinates.len() == 10));
+        assert!(n.iter().flat_map(|r| &r.coordinates).all(|c| c.timestamp > i64::from(u32::MAX)));
+        let Records::Owners(o) = generate("owners", 30, 1).unwrap() else { unreachable!() };
+        assert!(o.iter().all(|r| r.cars.len() == 4));
+        let Records::Beers(b) = generate("beers", 30, 1).unwrap() else { unreachable!() };
+        assert!(b.iter().all(|r| (100..=600).contains(&r.details.len())));
+        let Records::Matrix(m) = generate("matrix", 5, 1).unwrap() else { unreachable!() };
+        assert!(m.iter().all(|r| r.cells.len() == MATRIX_COLUMNS));
+        assert!(m[0].cells.iter().all(|c| c.split('.').nth(1).map(str::len) == Some(10)));
+    }
+
+    #[test]
+    fn unknown_dataset_is_named() {
+        assert_eq!(generate("dumy", 1, 1).unwrap_err().to_string(),
+            "unknown dataset 'dumy' (known: dummy, numeric, owners, docs, beers, matrix)");
+    }
+}

@@ -1,0 +1,66 @@
+//! Round trips of every codec and mode on every dataset, and rejection of corrupt payloads.
+use super::*;
+use codecbench_datasets::{generate, lazy_field, DATASETS};
+
+#[test]
+fn every_codec_round_trips_every_dataset() {
+    for codec in registry() {
+        for d in DATASETS {
+            let records = generate(d, 25, 3).unwrap();
+            let bytes = codec.encode(&records).unwrap();
+            let id = codec.meta().id;
+            assert_eq!(codec.decode(d, &bytes).unwrap(), records, "{id} typed {d}");
+            let lazy = lazy_values(codec.as_ref(), &bytes, lazy_field(d).unwrap()).unwrap();
+            assert_eq!(lazy, records.lazy_values(), "{id} lazy {d}");
+        }
+    }
+}
+
+#[test]
+fn json_uses_the_wire_names() {
+    let text = String::from_utf8(Json.encode(&generate("dummy", 1, 1).unwrap()).unwrap()).unwrap();
+    for key in ["{\"records\":[{\"_id\":", "\"isActive\":", "\"eyeColor\":", "\"favoriteFruit\":", "\"friends\":[{\"id\":0,"] {
+        assert!(text.contains(key), "{key} missing in {text}");
+    }
+    let matrix = String::from_utf8(Json.encode(&generate("matrix", 1, 1).unwrap()).unwrap()).unwrap();
+    assert!(matrix.starts_with("{\"records\":[[\""), "a matrix row is a plain array: {matrix}");
+}
+
+#[test]
+fn bson_writes_int32_int64_and_double_types() {
+    let records = generate("numeric", 1, 1).unwrap();
+    let bytes = Bson.encode(&records).unwrap();
+    let doc = bson::RawDocument::from_bytes(&bytes).unwrap();
+    let rec = doc.get_array("records").unwrap().get_document(0).unwrap();
+    assert!(rec.get_i32("index").is_ok(), "int32 field as BSON int32");
+    let coord = rec.get_array("coordinates").unwrap().get_document(0).unwrap();
+    assert!(coord.get_i64("timestamp").is_ok(), "int64 field as BSON int64");
+    assert!(coord.get_f64("latitude").is_ok(), "double field as BSON double");
+}
+
+#[test]
+fn corrupt_payloads_fail_with_the_codecs_message() {
+    let good = generate("dummy", 3, 1).unwrap();
+    for codec in registry() {
+        let bytes = codec.encode(&good).unwrap();
+        let truncated = &bytes[..bytes.len() / 2];
+        let mut garbage = bytes.clone();
+        for b in garbage.iter_mut().skip(4).step_by(7) {
+            *b ^= 0xA5;
+        }
+        for bad in [truncated, &garbage[..], b"", b"\x05\x00\x00\x00"] {
+            let id = codec.meta().id;
+            let e = codec.decode("dummy", bad).expect_err(&format!("{id} typed must reject corrupt input"));
+            assert!(!e.0.is_empty());
+            assert!(lazy_values(codec.as_ref(), bad, "guid").is_err(), "{id} lazy must reject corrupt input");
+        }
+    }
+}
+
+#[test]
+fn typed_decode_rejects_a_payload_of_another_dataset() {
+    for codec in registry() {
+        let bytes = codec.encode(&generate("beers", 2, 1).unwrap()).unwrap();
+        assert!(codec.decode("numeric", &bytes).is_err(), "{}", codec.meta().id);
+    }
+}
