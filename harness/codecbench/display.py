@@ -1,0 +1,144 @@
+"""Readable tables for the terminal (rich). Machine-readable output goes through --json instead."""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import pandas as pd
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from .pb import run_status_name
+
+# A result whose rounds spread more than this (half IQR / median) is flagged as not trustworthy.
+WIDE_SPREAD = 0.10
+
+
+def console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    # Piped output (make demo, CI logs) would otherwise be squeezed to 80 columns.
+    width = None if stream.isatty() else int(os.environ.get("COLUMNS", "0") or 0) or 180
+    return Console(file=stream, width=width, highlight=False, soft_wrap=False)
+
+
+def fmt_ns(value: float) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if value >= 100:
+        return f"{value:,.0f}"
+    if value >= 10:
+        return f"{value:.1f}"
+    return f"{value:.2f}"
+
+
+def fmt_spread(value: float) -> Text:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return Text("")
+    text = f"±{value * 100:.1f}%"
+    return Text(text + " !", style="yellow") if value > WIDE_SPREAD else Text(text)
+
+
+def fmt_int(value) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    return f"{int(value):,}"
+
+
+def _short(message: str, limit: int = 60) -> str:
+    message = " ".join(message.split())
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def results_table(summary: pd.DataFrame, title: str = "") -> Table:
+    table = Table(title=title or None, title_justify="left", header_style="bold")
+    table.add_column("dataset")
+    table.add_column("codec")
+    table.add_column("mode")
+    table.add_column("producer → consumer")
+    table.add_column("records", justify="right")
+    table.add_column("bytes", justify="right")
+    table.add_column("encode ns/rec", justify="right")
+    table.add_column("±", justify="right")
+    table.add_column("decode ns/rec", justify="right")
+    table.add_column("±", justify="right")
+    has_transfer = "transfer_ns_per_op" in summary and summary["transfer_ns_per_op"].notna().any()
+    if has_transfer:
+        table.add_column("transfer ns/op", justify="right")
+    table.add_column("verified")
+    for r in summary.itertuples(index=False):
+        pc = f"{r.producer} → {r.consumer}" if r.consumer else f"{r.producer}"
+        verified = Text("✓", style="green") if r.verified else Text(
+            "✗ " + _short(r.failure or "not verified"), style="red")
+        cells = [r.dataset, r.codec, r.mode or "—", pc, fmt_int(r.record_count),
+                 fmt_int(r.payload_bytes) if r.payload_bytes else "—",
+                 fmt_ns(r.encode_ns_per_record), fmt_spread(r.encode_spread),
+                 fmt_ns(r.decode_ns_per_record), fmt_spread(r.decode_spread)]
+        if has_transfer:
+            cells.append(fmt_ns(r.transfer_ns_per_op))
+        cells.append(verified)
+        table.add_row(*cells)
+    return table
+
+
+def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = None) -> None:
+    out = out or console()
+    if summary.empty:
+        out.print("no measurements")
+        return
+    out.print(results_table(summary, title))
+    wide = summary[(summary["encode_spread"] > WIDE_SPREAD) | (summary["decode_spread"] > WIDE_SPREAD)]
+    if not wide.empty:
+        out.print(f"! {len(wide)} result(s) spread more than ±{WIDE_SPREAD:.0%} between rounds: "
+                  "treat them with care (more rounds or longer rounds help).", style="yellow")
+
+
+def print_failures(failures: list[tuple[str, str]], out: Console | None = None) -> None:
+    """Each failed task with its full message: (what, message)."""
+    out = out or console()
+    if not failures:
+        return
+    out.print(f"\n{len(failures)} task(s) failed:", style="bold red")
+    for what, message in failures:
+        out.print(Text(f"  ✗ {what}: ", style="red") + Text(message))
+
+
+def workers_table(workers) -> Table:
+    table = Table(header_style="bold")
+    for col in ("id", "language", "runtime", "profile", "codecs (decode modes)", "task", "done", "host"):
+        table.add_column(col)
+    for w in workers:
+        env = w.environment
+        codecs = ", ".join(f"{c.id} ({'/'.join(c.decode_modes)})" for c in w.codecs)
+        table.add_row(w.id, env.language, f"{env.runtime} {env.runtime_version}".strip(),
+                      env.build_profile, codecs, w.current_task_id or "—", str(w.tasks_done),
+                      env.hostname)
+    return table
+
+
+def codecs_table(offers) -> Table:
+    table = Table(header_style="bold")
+    for col in ("codec", "worker", "language", "decode modes", "library", "media type", "notes"):
+        table.add_column(col)
+    for o in sorted(offers, key=lambda o: (o.codec.id, o.language, o.worker_id)):
+        c = o.codec
+        table.add_row(c.id, o.worker_id, o.language, ", ".join(c.decode_modes),
+                      f"{c.library} {c.library_version}".strip(), c.media_type, c.notes)
+    return table
+
+
+def runs_table(runs) -> Table:
+    table = Table(header_style="bold")
+    for col in ("id", "name", "status", "created", "tasks", "failed", "message"):
+        table.add_column(col)
+    for r in runs:
+        created = r.created_at.ToDatetime().strftime("%Y-%m-%d %H:%M:%S") if r.HasField("created_at") else ""
+        status = run_status_name(r.status)
+        style = {"finished": "green" if not r.tasks_failed else "yellow", "failed": "red",
+                 "cancelled": "yellow", "running": "cyan"}.get(status, "")
+        table.add_row(r.id, r.name, Text(status, style=style), created,
+                      f"{r.tasks_done}/{r.tasks_total}", str(r.tasks_failed) if r.tasks_failed else "",
+                      _short(r.message, 50))
+    return table

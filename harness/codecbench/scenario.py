@@ -1,0 +1,347 @@
+"""Scenario files: YAML in the proto-JSON mapping of codecbench.v1.Scenario, checked before anything runs.
+
+Every mistake becomes one line naming the file, the line, the key and what is wrong, so a user can
+fix the file without reading the proto. Control checks again at StartRun (codec ids and workers are
+only known there); this module catches everything that can be known without it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from google.protobuf import json_format
+
+from .pb import scenario as scenario_pb2
+
+DATASETS = ("dummy", "numeric", "owners", "docs", "beers", "matrix")
+DECODE_MODES = ("typed", "lazy")
+OPERATIONS = {
+    "encode": "OPERATION_ENCODE",
+    "decode": "OPERATION_DECODE",
+    "transfer": "OPERATION_TRANSFER",
+}
+UINT32_MAX = 2**32 - 1
+UINT64_MAX = 2**64 - 1
+
+# Exit code of every scenario mistake (also used when control rejects the scenario).
+EXIT_INVALID = 2
+
+
+class ScenarioError(Exception):
+    """The scenario cannot run. `problems` holds one human-readable line per mistake."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__("\n".join(problems))
+
+
+@dataclass
+class LoadedScenario:
+    path: Path
+    message: scenario_pb2.Scenario
+    # The friendly dict as written (after operation mapping), kept for run.json.
+    data: dict[str, Any]
+
+
+# Known keys per message, in the proto-JSON mapping (lowerCamelCase), with the proto field names
+# (snake_case) accepted as well, as every proto-JSON parser does.
+def _keys(descriptor) -> dict[str, Any]:
+    keys = {}
+    for field in descriptor.fields:
+        keys[field.json_name] = field
+        keys[field.name] = field
+    return keys
+
+
+_SCENARIO_KEYS = _keys(scenario_pb2.Scenario.DESCRIPTOR)
+_SAMPLING_KEYS = _keys(scenario_pb2.Sampling.DESCRIPTOR)
+
+
+def _camel(fields: dict[str, Any]) -> list[str]:
+    return sorted({f.json_name for f in fields.values()})
+
+
+def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    close = difflib.get_close_matches(str(word), list(choices), n=1, cutoff=0.6)
+    if not close:
+        # Case-only mistakes ("DecodeModes") are below difflib's cutoff for short words.
+        close = [c for c in choices if c.lower() == str(word).lower()]
+    return f'; did you mean "{close[0]}"?' if close else ""
+
+
+def _type_name(value: Any) -> str:
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, int):
+        return f"a number ({value})"
+    if isinstance(value, float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f'a string ("{value}")'
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+class _Checker:
+    def __init__(self, path: Path, lines: dict[tuple, int]):
+        self.path = path
+        self.lines = lines
+        self.problems: list[str] = []
+
+    def where(self, key_path: tuple) -> str:
+        # The deepest part of the path that has a recorded line.
+        for n in range(len(key_path), 0, -1):
+            line = self.lines.get(key_path[:n])
+            if line is not None:
+                return f"{self.path}:{line}"
+        return str(self.path)
+
+    def problem(self, key_path: tuple, text: str) -> None:
+        self.problems.append(f"{self.where(key_path)}: {text}")
+
+
+def _record_lines(node: yaml.Node, key_path: tuple, lines: dict[tuple, int]) -> None:
+    """Remember the 1-based line of every key and list item, for messages."""
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            child = key_path + (key_node.value,)
+            lines[child] = key_node.start_mark.line + 1
+            _record_lines(value_node, child, lines)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            child = key_path + (i,)
+            lines[child] = item.start_mark.line + 1
+            _record_lines(item, child, lines)
+
+
+def _parse_yaml(path: Path, text: str) -> tuple[Any, dict[tuple, int]]:
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.load(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        what = exc.problem or exc.context or "invalid YAML"
+        ctx = ""
+        if exc.context and exc.problem:
+            ctx = f" ({exc.context}"
+            if exc.context_mark and exc.context_mark.line != (mark.line if mark else -1):
+                ctx += f" started at line {exc.context_mark.line + 1}"
+            ctx += ")"
+        raise ScenarioError([f"{where}: YAML syntax error: {what}{ctx}"]) from None
+    except yaml.YAMLError as exc:
+        raise ScenarioError([f"{path}: YAML syntax error: {exc}"]) from None
+    lines: dict[tuple, int] = {}
+    if node is not None:
+        _record_lines(node, (), lines)
+    return data, lines
+
+
+def _check_string_list(c: _Checker, data: dict, key: str, what: str, *, required: bool,
+                       known: tuple[str, ...] | None = None, known_name: str = "") -> list[str]:
+    if key not in data or data[key] is None:
+        if required:
+            c.problem((key,), f'"{key}" is missing or empty: name at least one {what}'
+                      + (f" ({', '.join(known)})" if known else ""))
+        return []
+    value = data[key]
+    if not isinstance(value, list):
+        hint = f' (write it as a list: {key}: [{value}])' if isinstance(value, str) else ""
+        c.problem((key,), f'"{key}" must be a list of {what}s, got {_type_name(value)}{hint}')
+        return []
+    if required and not value:
+        c.problem((key,), f'"{key}" is empty: name at least one {what}'
+                  + (f" ({', '.join(known)})" if known else ""))
+        return []
+    out = []
+    seen = set()
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            c.problem((key, i), f'"{key}" item {i + 1} must be a {what} (a non-empty string), '
+                      f"got {_type_name(item)}")
+            continue
+        if known is not None and item not in known:
+            c.problem((key, i), f'unknown {known_name or what} "{item}" in "{key}"'
+                      f"{_did_you_mean(item, known)} (known: {', '.join(known)})")
+            continue
+        if item in seen:
+            c.problem((key, i), f'{what} "{item}" is listed twice in "{key}"')
+            continue
+        seen.add(item)
+        out.append(item)
+    return out
+
+
+def _check_uint(c: _Checker, key_path: tuple, value: Any, *, maximum: int, positive: bool) -> bool:
+    name = ".".join(str(k) for k in key_path)
+    # YAML booleans are ints in Python; a count of `true` is a mistake, not 1.
+    if isinstance(value, bool) or not isinstance(value, int):
+        c.problem(key_path, f'"{name}" must be a whole number, got {_type_name(value)}')
+        return False
+    if positive and value <= 0:
+        c.problem(key_path, f'"{name}" must be a positive whole number, got {value}')
+        return False
+    if value < 0:
+        c.problem(key_path, f'"{name}" must not be negative, got {value}')
+        return False
+    if value > maximum:
+        c.problem(key_path, f'"{name}" is too large ({value} > {maximum})')
+        return False
+    return True
+
+
+def _check_unknown_keys(c: _Checker, data: dict, known: dict[str, Any], prefix: tuple,
+                        where_name: str) -> None:
+    for key in data:
+        if key not in known:
+            c.problem(prefix + (key,), f'unknown key "{key}" in {where_name}'
+                      f"{_did_you_mean(key, _camel(known))} (known keys: {', '.join(_camel(known))})")
+
+
+def _canonical_key(data: dict, fields: dict[str, Any]) -> dict:
+    """Map snake_case keys to their JSON names so later checks look up one spelling."""
+    out = {}
+    for key, value in data.items():
+        field = fields.get(key)
+        out[field.json_name if field is not None else key] = value
+    return out
+
+
+def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> LoadedScenario:
+    """Check a parsed scenario mapping; raise ScenarioError listing every mistake."""
+    c = _Checker(path, lines or {})
+    if data is None:
+        raise ScenarioError([f"{path}: the scenario file is empty; it needs at least "
+                             "datasets, codecs and counts"])
+    if not isinstance(data, dict):
+        raise ScenarioError([f"{path}: a scenario must be a mapping of keys (datasets, codecs, "
+                             f"counts, ...), got {_type_name(data)}"])
+
+    _check_unknown_keys(c, data, _SCENARIO_KEYS, (), "the scenario")
+    for key in data:
+        if not isinstance(key, str):
+            c.problem((key,), f"keys must be strings, got {_type_name(key)}")
+    data = _canonical_key({k: v for k, v in data.items() if k in _SCENARIO_KEYS}, _SCENARIO_KEYS)
+    out: dict[str, Any] = {}
+
+    for key in ("name", "description"):
+        if key in data and data[key] is not None:
+            if not isinstance(data[key], str):
+                c.problem((key,), f'"{key}" must be a string, got {_type_name(data[key])}')
+            else:
+                out[key] = data[key]
+
+    datasets = _check_string_list(c, data, "datasets", "dataset", required=True, known=DATASETS)
+    codecs = _check_string_list(c, data, "codecs", "codec id", required=True)
+    modes = _check_string_list(c, data, "decodeModes", "decode mode", required=False,
+                               known=DECODE_MODES)
+    producers = _check_string_list(c, data, "producers", "worker (language or worker id)",
+                                   required=False)
+    consumers = _check_string_list(c, data, "consumers", "worker (language or worker id)",
+                                   required=False)
+    out.update({"datasets": datasets, "codecs": codecs, "decodeModes": modes,
+                "producers": producers, "consumers": consumers})
+
+    counts_value = data.get("counts")
+    counts: list[int] = []
+    if counts_value is None:
+        c.problem(("counts",), '"counts" is missing: give at least one record count, e.g. counts: [10, 100]')
+    elif not isinstance(counts_value, list):
+        hint = f" (write it as a list: counts: [{counts_value}])" if isinstance(counts_value, int) \
+            and not isinstance(counts_value, bool) else ""
+        c.problem(("counts",), f'"counts" must be a list of positive whole numbers, got '
+                  f"{_type_name(counts_value)}{hint}")
+    elif not counts_value:
+        c.problem(("counts",), '"counts" is empty: give at least one record count, e.g. counts: [10, 100]')
+    else:
+        for i, item in enumerate(counts_value):
+            if isinstance(item, bool) or not isinstance(item, int):
+                c.problem(("counts", i), f'"counts" item {i + 1} must be a positive whole number, '
+                          f"got {_type_name(item)}")
+            elif item <= 0:
+                c.problem(("counts", i), f'"counts" item {i + 1} must be a positive whole number, got {item}')
+            elif item > UINT32_MAX:
+                c.problem(("counts", i), f'"counts" item {i + 1} is too large ({item} > {UINT32_MAX})')
+            elif item in counts:
+                c.problem(("counts", i), f'count {item} is listed twice in "counts"')
+            else:
+                counts.append(item)
+    out["counts"] = counts
+
+    ops_value = data.get("operations")
+    ops: list[str] = []
+    if ops_value is not None:
+        if not isinstance(ops_value, list):
+            c.problem(("operations",), f'"operations" must be a list (of {", ".join(OPERATIONS)}), '
+                      f"got {_type_name(ops_value)}")
+        else:
+            enum_names = {v: k for k, v in OPERATIONS.items()}
+            for i, item in enumerate(ops_value):
+                name = item.lower() if isinstance(item, str) else None
+                if isinstance(item, str) and item in enum_names:
+                    name = enum_names[item]  # OPERATION_ENCODE written as in proto-JSON
+                if name not in OPERATIONS:
+                    shown = f'"{item}"' if isinstance(item, str) else _type_name(item)
+                    c.problem(("operations", i), f'unknown operation {shown} in "operations"'
+                              f"{_did_you_mean(str(item).lower(), tuple(OPERATIONS))} "
+                              f"(known: {', '.join(OPERATIONS)})")
+                elif OPERATIONS[name] in ops:
+                    c.problem(("operations", i), f'operation "{name}" is listed twice in "operations"')
+                else:
+                    ops.append(OPERATIONS[name])
+    out["operations"] = ops
+
+    sampling = data.get("sampling")
+    if sampling is not None:
+        if not isinstance(sampling, dict):
+            c.problem(("sampling",), f'"sampling" must be a mapping (warmupMs, rounds, minRoundMs, '
+                      f"taskTimeoutS), got {_type_name(sampling)}")
+        else:
+            _check_unknown_keys(c, sampling, _SAMPLING_KEYS, ("sampling",), '"sampling"')
+            canon = _canonical_key({k: v for k, v in sampling.items() if k in _SAMPLING_KEYS},
+                                   _SAMPLING_KEYS)
+            out_sampling = {}
+            for key, value in canon.items():
+                if _check_uint(c, ("sampling", key), value, maximum=UINT32_MAX, positive=False):
+                    out_sampling[key] = value
+            out["sampling"] = out_sampling
+
+    if "seed" in data and data["seed"] is not None:
+        if _check_uint(c, ("seed",), data["seed"], maximum=UINT64_MAX, positive=False):
+            out["seed"] = data["seed"]
+
+    if c.problems:
+        raise ScenarioError(c.problems)
+
+    message = scenario_pb2.Scenario()
+    try:
+        json_format.ParseDict(out, message)
+    except json_format.ParseError as exc:  # should not happen after the checks above
+        raise ScenarioError([f"{path}: {exc}"]) from None
+    return LoadedScenario(path=path, message=message, data=out)
+
+
+def load(path: str | Path) -> LoadedScenario:
+    """Read and check a scenario file; raise ScenarioError with every mistake found."""
+    path = Path(path)
+    if not path.exists():
+        raise ScenarioError([f"{path}: scenario file not found"])
+    if path.is_dir():
+        raise ScenarioError([f"{path}: is a folder, not a scenario file"])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ScenarioError([f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})"]) from None
+    except OSError as exc:
+        raise ScenarioError([f"{path}: cannot read: {exc.strerror}"]) from None
+    data, lines = _parse_yaml(path, text)
+    return validate(data, path, lines)
