@@ -6,6 +6,7 @@
 mod bson_codec;
 mod json;
 mod payload;
+pub mod vectors;
 
 use codecbench_datasets::Records;
 

@@ -64,3 +64,14 @@ fn typed_decode_rejects_a_payload_of_another_dataset() {
         assert!(codec.decode("numeric", &bytes).is_err(), "{}", codec.meta().id);
     }
 }
+
+/// The committed vectors must be what the generator and codecs produce now (json and bson are
+/// deterministic): regenerate with `make vectors` when a change is intended.
+#[test]
+fn committed_vectors_match_fresh_ones() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../codecs/canonical");
+    for (name, fresh) in vectors::all() {
+        let committed = std::fs::read(dir.join(&name)).unwrap_or_else(|e| panic!("codecs/canonical/{name}: {e} (run `make vectors`)"));
+        assert!(committed == fresh, "codecs/canonical/{name} differs from a fresh one: run `make vectors` if the change is intended");
+    }
+}

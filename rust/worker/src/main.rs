@@ -1,1 +1,136 @@
-fn main(){}
+//! The Rust worker: attaches to control, announces its codecs and environment, and runs the tasks
+//! it is given, one at a time, by the worker protocol (proto/README.md).
+mod alloc;
+mod blobs;
+mod environment;
+mod measure;
+mod task;
+
+use anyhow::{bail, Context, Result};
+use clap::{Parser, Subcommand};
+use codecbench_proto::v1::{
+    attach_response, worker_service_client::WorkerServiceClient, AttachRequest, CodecInfo,
+};
+use std::time::{Duration, Instant};
+use tonic::transport::Channel;
+
+#[global_allocator]
+static ALLOCATOR: alloc::Counting = alloc::Counting;
+
+#[derive(Parser)]
+#[command(name = "codecbench-worker", about = "codecbench's Rust worker")]
+struct Args {
+    /// Control's address.
+    #[arg(long, env = "CODECBENCH_CONTROL", default_value = "http://127.0.0.1:7600")]
+    control: String,
+    /// Name announced to control (it makes the id unique: name-1, name-2...).
+    #[arg(long, default_value = "rust")]
+    name: String,
+    /// Give up when control cannot be reached for this long (at start or after losing it).
+    #[arg(long, default_value_t = 60)]
+    reconnect_timeout_s: u64,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Writes the canonical records and this worker's payloads of a few records per dataset
+    /// (the test vectors other languages check against) into DIR.
+    Vectors { dir: std::path::PathBuf },
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let result = match &args.command {
+        Some(Command::Vectors { dir }) => codecbench_codecs::vectors::write(dir).map(|files| {
+            println!("wrote {} files to {}", files, dir.display());
+        }).map_err(Into::into),
+        None => run(&args).await,
+    };
+    if let Err(e) = result {
+        eprintln!("codecbench-worker: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+fn codec_infos() -> Vec<CodecInfo> {
+    codecbench_codecs::registry()
+        .iter()
+        .map(|c| {
+            let m = c.meta();
+            CodecInfo {
+                id: m.id.into(),
+                media_type: m.media_type.into(),
+                decode_modes: m.decode_modes.iter().map(|s| s.to_string()).collect(),
+                library: m.library.into(),
+                library_version: m.library_version.into(),
+                notes: m.notes.into(),
+            }
+        })
+        .collect()
+}
+
+async fn run(args: &Args) -> Result<()> {
+    let environment = environment::current();
+    if environment.build_profile != "release" {
+        tracing::warn!("this is a {} build: its timings are not representative", environment.build_profile);
+    }
+    let mut last_attached = Instant::now();
+    loop {
+        match attach_once(args, &environment).await {
+            Ok(()) => {
+                tracing::info!("control closed the stream; reattaching");
+                last_attached = Instant::now();
+            }
+            Err(e) => {
+                if last_attached.elapsed() > Duration::from_secs(args.reconnect_timeout_s) {
+                    bail!("cannot reach control at {} for {} s: {e:#}", args.control, args.reconnect_timeout_s);
+                }
+                tracing::debug!("attach failed: {e:#}; retrying");
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    }
+}
+
+/// One attachment: runs tasks until the stream ends. Errors before `attached` arrives are retried.
+async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environment) -> Result<()> {
+    let channel = Channel::from_shared(args.control.clone())
+        .with_context(|| format!("bad control address {:?}", args.control))?
+        .connect()
+        .await
+        .with_context(|| format!("connecting to {}", args.control))?;
+    let mut client = WorkerServiceClient::new(channel);
+    let mut stream = client
+        .attach(AttachRequest { name: args.name.clone(), environment: Some(environment.clone()), codecs: codec_infos() })
+        .await
+        .context("attach")?
+        .into_inner();
+    let mut runner = task::Runner::new(client.clone(), environment.clone());
+    let mut worker_id = String::new();
+    while let Some(msg) = stream.message().await.context("attach stream")? {
+        match msg.message {
+            Some(attach_response::Message::Attached(info)) => {
+                worker_id = info.id;
+                tracing::info!(worker_id, "attached to {}", args.control);
+            }
+            Some(attach_response::Message::Task(task)) => {
+                let (id, what) = (task.id.clone(), format!("{} {} {} {} x{}", task.operation().as_str_name(), task.dataset, task.codec, task.decode_mode, task.record_count));
+                tracing::info!(task = id, "{what}");
+                let report = runner.run(&worker_id, task).await;
+                if !report.failure.is_empty() {
+                    tracing::warn!(task = id, "failed: {}", report.failure);
+                }
+                client.report_result(report).await.with_context(|| format!("reporting task {id}"))?;
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,32 @@
+//! Test vectors shared with the other languages (`codecs/canonical/`): for each dataset, a few
+//! canonical records (protobuf, as control ships them) and this implementation's payload per codec.
+use crate::registry;
+use codecbench_datasets::{generate, DATASETS};
+use std::path::Path;
+
+/// Records per dataset in the vectors, and their seed.
+pub const COUNT: u32 = 3;
+pub const SEED: u64 = 1;
+
+/// (file name, bytes) of every vector.
+pub fn all() -> Vec<(String, Vec<u8>)> {
+    let mut out = vec![];
+    for d in DATASETS {
+        let records = generate(d, COUNT, SEED).expect("known dataset");
+        out.push((format!("{d}.pb"), records.to_canonical_bytes()));
+        for codec in registry() {
+            let id = codec.meta().id;
+            out.push((format!("{d}.{id}"), codec.encode(&records).expect("encoding generated records")));
+        }
+    }
+    out
+}
+
+pub fn write(dir: &Path) -> std::io::Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let files = all();
+    for (name, bytes) in &files {
+        std::fs::write(dir.join(name), bytes)?;
+    }
+    Ok(files.len())
+}
