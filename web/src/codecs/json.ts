@@ -1,0 +1,72 @@
+import type { Dataset } from "../model/dataset";
+import { readLazyField } from "../model/dataset";
+import { int64FieldNames } from "../model/schema";
+import { recordsOf, type Codec, type PreparedCodec } from "./codec";
+
+// json: TextDecoder + JSON.parse to decode, JSON.stringify + TextEncoder to encode.
+//
+// int64 fields are bigint in the native model. JSON.stringify cannot write a bigint and
+// JSON.parse reads numbers as doubles, which would round anything above 2^53. So, only for
+// datasets that have int64 fields: the replacer writes a bigint as its exact digits
+// (JSON.rawJSON), and the reviver reads those fields back from their source text
+// (context.source). Datasets without int64 pay for neither.
+
+type Reviver = (key: string, value: unknown, context: JSONReviverContext) => unknown;
+
+export function sourceTextAccessMissing(): string | null {
+  if (typeof JSON.rawJSON !== "function") return "JSON.rawJSON is missing";
+  let source: string | undefined;
+  JSON.parse("[1]", (key, value, context) => ((source ??= context?.source), value));
+  return source === "1" ? null : "JSON.parse gives revivers no source text";
+}
+
+function int64Reviver(names: ReadonlySet<string>): Reviver {
+  const only = names.size === 1 ? [...names][0] : undefined;
+  const toBigInt = (key: string, value: unknown, context: JSONReviverContext): unknown => {
+    // A number whose digits are not an integer (e.g. 1.5, 1e3) is left as a number; verification
+    // then reports it as a wrong type instead of silently converting it.
+    if (typeof value !== "number" || context.source === undefined) return value;
+    try {
+      return BigInt(context.source);
+    } catch {
+      return value;
+    }
+  };
+  return only !== undefined
+    ? (key, value, context) => (key === only ? toBigInt(key, value, context) : value)
+    : (key, value, context) => (names.has(key) ? toBigInt(key, value, context) : value);
+}
+
+function bigintReplacer(_key: string, value: unknown): unknown {
+  return typeof value === "bigint" ? JSON.rawJSON(value.toString()) : value;
+}
+
+export const jsonCodec: Codec = {
+  info: {
+    id: "json",
+    mediaType: "application/json",
+    decodeModes: ["typed", "lazy"],
+    library: "JSON (built in) + TextEncoder/TextDecoder",
+    libraryVersion: "ECMAScript",
+    notes:
+      "int64 fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
+      "only for datasets with int64 fields; lazy = JSON.parse without reviver, then one field per record",
+  },
+  prepare(dataset: Dataset): PreparedCodec {
+    const int64Names = int64FieldNames(dataset.record);
+    if (int64Names.size > 0) {
+      const missing = sourceTextAccessMissing();
+      if (missing) throw new Error(`this JavaScript engine cannot keep int64 values exact in JSON: ${missing}`);
+    }
+    const reviver = int64Names.size > 0 ? int64Reviver(int64Names) : undefined;
+    const replacer = int64Names.size > 0 ? bigintReplacer : undefined;
+    // fatal: invalid UTF-8 is an error, not U+FFFD.
+    const decoder = new TextDecoder("utf-8", { fatal: true });
+    const encoder = new TextEncoder();
+    return {
+      encode: (records) => encoder.encode(JSON.stringify({ records }, replacer)),
+      decodeTyped: (payload) => recordsOf(reviver ? JSON.parse(decoder.decode(payload), reviver) : JSON.parse(decoder.decode(payload))),
+      decodeLazy: (payload, field) => recordsOf(JSON.parse(decoder.decode(payload))).map((record) => readLazyField(record, field)),
+    };
+  },
+};

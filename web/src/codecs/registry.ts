@@ -1,0 +1,12 @@
+import { bsonCodec } from "./bson";
+import type { Codec } from "./codec";
+import { jsonCodec } from "./json";
+
+// Every codec the browser worker offers, by id. Adding a codec = one module + one line here.
+export const codecs: ReadonlyMap<string, Codec> = new Map([jsonCodec, bsonCodec].map((codec) => [codec.info.id, codec]));
+
+export function codecById(id: string): Codec {
+  const codec = codecs.get(id);
+  if (!codec) throw new Error(`unknown codec ${JSON.stringify(id)} (this worker offers ${[...codecs.keys()].join(", ")})`);
+  return codec;
+}

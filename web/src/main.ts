@@ -1,0 +1,52 @@
+import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { PageView } from "./ui/view";
+import { runWorker } from "./worker/attach";
+import { workerClient } from "./worker/client";
+import { collectEnvironment } from "./worker/environment";
+
+// The browser worker page. It measures only when cross-origin isolated (COOP/COEP from control):
+// otherwise performance.now() is coarsened to 100 µs and the page says so and does not attach,
+// so no run ever waits on a worker that cannot time.
+
+async function start(): Promise<void> {
+  const view = new PageView();
+  const environment = await collectEnvironment();
+  view.showEnvironment(environment);
+  console.log(`codecbench browser worker: crossOriginIsolated=${crossOriginIsolated}, timer resolution ${environment.details["timerResolutionUs"]} µs, ${environment.runtime} ${environment.runtimeVersion}`);
+  if (!crossOriginIsolated) {
+    view.notIsolated();
+    console.error("codecbench browser worker: not cross-origin isolated, refusing to measure; not attaching");
+    return;
+  }
+  const client = workerClient(createGrpcWebTransport({ baseUrl: location.origin }));
+  await runWorker({
+    client,
+    name: "browser",
+    environment,
+    events: {
+      connecting: () => view.connecting(),
+      attached: (id) => (console.log(`codecbench browser worker: attached as ${id}`), view.attached(id)),
+      detached: (reason, retryMs) => (console.warn(`codecbench browser worker: detached (${reason}), retrying in ${retryMs} ms`), view.detached(reason, retryMs)),
+      taskStarted: (task) => view.taskStarted(task),
+      step: (task, step) => view.step(task, step),
+      taskFinished: (task, outcome, reported) => {
+        const what = `task ${task.id} (${task.dataset} ${task.codec} ${task.decodeMode || "encode"})`;
+        if (outcome.failure) console.error(`codecbench browser worker: ${what} failed: ${outcome.failure}`);
+        else console.log(`codecbench browser worker: ${what} done, ${outcome.measurements.length} measurement(s)${reported ? "" : ", NOT reported"}`);
+        view.taskFinished(task, outcome, reported);
+      },
+      error: (message) => (console.error(`codecbench browser worker: ${message}`), view.error(message)),
+    },
+  });
+}
+
+start().catch((error: unknown) => {
+  const message = error instanceof Error ? error.message : String(error);
+  console.error(`codecbench browser worker stopped: ${message}`);
+  const status = document.getElementById("status");
+  if (status) {
+    status.textContent = `Stopped: ${message}`;
+    status.className = "status status-bad";
+    status.dataset.state = "detached";
+  }
+});

@@ -1,0 +1,43 @@
+import { fromBinary } from "@bufbuild/protobuf";
+import { NumericDatasetSchema, type NumericRecord } from "../gen/codecbench/v1/datasets_pb";
+import type { Dataset } from "./dataset";
+import { message, repeated } from "./schema";
+
+// numeric: number-heavy. Timestamps are int64 and stay bigint: above 2^53 a double would round
+// them silently.
+
+export interface NumericCoordinate {
+  timestamp: bigint;
+  latitude: number;
+  longitude: number;
+}
+
+export interface Numeric {
+  _id: string;
+  index: number;
+  numbr: number;
+  coordinates: NumericCoordinate[];
+}
+
+export const numericRecord = message({
+  _id: "string",
+  index: "int32",
+  numbr: "int32",
+  coordinates: repeated(message({ timestamp: "int64", latitude: "double", longitude: "double" })),
+});
+
+export function numericFromProto(r: NumericRecord): Numeric {
+  return {
+    _id: r.id,
+    index: r.index,
+    numbr: r.numbr,
+    coordinates: r.coordinates.map((c) => ({ timestamp: c.timestamp, latitude: c.latitude, longitude: c.longitude })),
+  };
+}
+
+export const numeric: Dataset<Numeric> = {
+  id: "numeric",
+  record: numericRecord,
+  lazyField: "_id",
+  fromCanonical: (bytes) => fromBinary(NumericDatasetSchema, bytes).records.map(numericFromProto),
+};

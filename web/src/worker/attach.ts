@@ -1,0 +1,103 @@
+import { create } from "@bufbuild/protobuf";
+import { CodecInfoSchema, type Environment } from "../gen/codecbench/v1/results_pb";
+import type { Task } from "../gen/codecbench/v1/worker_service_pb";
+import { codecs } from "../codecs/registry";
+import { CanonicalCache } from "./canonical";
+import type { WorkerClient } from "./client";
+import { runTask, type TaskOutcome } from "./task";
+
+// The worker's life: attach, run each task the stream brings, report it, and attach again when
+// the stream drops (control restarted, network hiccup), with a growing pause.
+
+export interface WorkerEvents {
+  connecting(): void;
+  attached(workerId: string): void;
+  detached(reason: string, retryInMs: number): void;
+  taskStarted(task: Task): void;
+  step(task: Task, step: string): void;
+  taskFinished(task: Task, outcome: TaskOutcome, reported: boolean): void;
+  error(message: string): void;
+}
+
+export interface WorkerOptions {
+  client: WorkerClient;
+  name: string;
+  environment: Environment;
+  events: WorkerEvents;
+  signal?: AbortSignal;
+  firstRetryMs?: number;
+  maxRetryMs?: number;
+}
+
+export function codecAnnouncements() {
+  return [...codecs.values()].map(({ info }) =>
+    create(CodecInfoSchema, {
+      id: info.id,
+      mediaType: info.mediaType,
+      decodeModes: [...info.decodeModes],
+      library: info.library,
+      libraryVersion: info.libraryVersion,
+      notes: info.notes,
+    }),
+  );
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+export async function runWorker(options: WorkerOptions): Promise<void> {
+  const { client, events, signal } = options;
+  const firstRetryMs = options.firstRetryMs ?? 1000;
+  const maxRetryMs = options.maxRetryMs ?? 10_000;
+  const canonical = new CanonicalCache(client);
+  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements() };
+  let retryMs = firstRetryMs;
+  while (!signal?.aborted) {
+    let reason = "control closed the stream";
+    try {
+      events.connecting();
+      let workerId = "";
+      for await (const response of client.attach(request, { signal })) {
+        const message = response.message;
+        if (message.case === "attached") {
+          workerId = message.value.id;
+          retryMs = firstRetryMs;
+          events.attached(workerId);
+        } else if (message.case === "task") {
+          const task = message.value;
+          if (!workerId) throw new Error(`control sent task ${task.id} before saying which worker this is`);
+          events.taskStarted(task);
+          const outcome = await runTask(task, {
+            client,
+            canonical,
+            environment: options.environment,
+            onStep: (name) => events.step(task, name),
+          });
+          let reported = false;
+          try {
+            await client.reportResult({ workerId, taskId: task.id, ...outcome }, { signal });
+            reported = true;
+          } catch (error) {
+            events.error(`report failed for task ${task.id}: ${describe(error)}`);
+          }
+          events.taskFinished(task, outcome, reported);
+        }
+      }
+    } catch (error) {
+      if (signal?.aborted) break;
+      reason = `connection lost: ${describe(error)}`;
+    }
+    if (signal?.aborted) break;
+    events.detached(reason, retryMs);
+    await sleep(retryMs, signal);
+    retryMs = Math.min(retryMs * 2, maxRetryMs);
+  }
+}

@@ -1,0 +1,89 @@
+import { create } from "@bufbuild/protobuf";
+import { EnvironmentSchema, type Environment } from "../gen/codecbench/v1/results_pb";
+import { codecs } from "../codecs/registry";
+import { timerResolutionUs } from "./timing";
+
+// What ran (DESIGN.md rule 7), as far as a page can know it: the browser and its version from
+// User-Agent Client Hints when available (the UA string is frozen at "X.0.0.0"), the clock's
+// measured resolution, isolation, cores. A page cannot see the CPU model or the host name.
+
+interface UADataValues {
+  brands?: Array<{ brand: string; version: string }>;
+  fullVersionList?: Array<{ brand: string; version: string }>;
+  platform?: string;
+  platformVersion?: string;
+  architecture?: string;
+}
+
+interface NavigatorUAData {
+  getHighEntropyValues(hints: string[]): Promise<UADataValues>;
+}
+
+export interface Browser {
+  name: string;
+  version: string;
+  os: string;
+}
+
+/** The browser's name and version from Client Hints, falling back to the UA string. */
+export async function detectBrowser(nav: Navigator = navigator): Promise<Browser> {
+  const uaData = (nav as Navigator & { userAgentData?: NavigatorUAData }).userAgentData;
+  if (uaData) {
+    try {
+      const values = await uaData.getHighEntropyValues(["fullVersionList", "platformVersion", "architecture"]);
+      const list = values.fullVersionList ?? values.brands ?? [];
+      // Real brands first; "Not A;Brand"-style entries are deliberately bogus.
+      const real = list.filter((b) => !/not.?a.?brand/i.test(b.brand));
+      const pick = real.find((b) => b.brand !== "Chromium") ?? real.find((b) => b.brand === "Chromium");
+      if (pick) {
+        const os = [values.platform, values.platformVersion, values.architecture].filter(Boolean).join(" ");
+        return { name: pick.brand, version: pick.version, os };
+      }
+    } catch {
+      // Fall through to the UA string.
+    }
+  }
+  return parseUserAgent(nav.userAgent);
+}
+
+export function parseUserAgent(userAgent: string): Browser {
+  const os = /\(([^)]*)\)/.exec(userAgent)?.[1] ?? "";
+  const patterns: Array<[string, RegExp]> = [
+    ["Edge", /Edg\/([\d.]+)/],
+    ["Firefox", /Firefox\/([\d.]+)/],
+    ["Chromium", /(?:Headless)?Chrom(?:e|ium)\/([\d.]+)/],
+    ["Safari", /Version\/([\d.]+).*Safari/],
+  ];
+  for (const [name, pattern] of patterns) {
+    const match = pattern.exec(userAgent);
+    if (match) return { name, version: match[1]!, os };
+  }
+  return { name: "unknown browser", version: "", os };
+}
+
+export async function collectEnvironment(): Promise<Environment> {
+  const browser = await detectBrowser();
+  const resolutionUs = timerResolutionUs();
+  const details: Record<string, string> = {
+    crossOriginIsolated: String(globalThis.crossOriginIsolated === true),
+    userAgent: navigator.userAgent,
+    timerResolutionUs: resolutionUs.toFixed(1),
+    hardwareConcurrency: String(navigator.hardwareConcurrency ?? ""),
+    origin: location.origin,
+    allocBytes: "not counted: a page cannot count heap allocation per operation",
+  };
+  const memory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
+  if (memory !== undefined) details.deviceMemoryGiB = String(memory);
+  for (const codec of codecs.values()) details[`library.${codec.info.id}`] = `${codec.info.library} ${codec.info.libraryVersion}`;
+  return create(EnvironmentSchema, {
+    language: "browser",
+    runtime: browser.name,
+    runtimeVersion: browser.version,
+    buildProfile: import.meta.env.MODE,
+    cpuModel: "",
+    cores: navigator.hardwareConcurrency ?? 0,
+    hostname: "",
+    os: browser.os,
+    details,
+  });
+}
