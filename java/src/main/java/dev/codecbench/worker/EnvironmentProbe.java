@@ -1,0 +1,64 @@
+package dev.codecbench.worker;
+
+import codecbench.v1.Results.Environment;
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Collectors;
+
+/** What ran (DESIGN.md rule 7): the JVM, its flags and GC, the machine, the libraries. */
+public final class EnvironmentProbe {
+  private EnvironmentProbe() {}
+
+  public static Environment probe(long jvmMinWarmupMs) {
+    Runtime rt = Runtime.getRuntime();
+    Environment.Builder env =
+        Environment.newBuilder()
+            .setLanguage("java")
+            .setRuntime(System.getProperty("java.vm.name", "unknown JVM"))
+            .setRuntimeVersion(System.getProperty("java.runtime.version", Runtime.version().toString()))
+            .setBuildProfile("jit")
+            .setCpuModel(cpuModel())
+            .setCores(rt.availableProcessors())
+            .setHostname(hostname())
+            .setOs(System.getProperty("os.name") + " " + System.getProperty("os.version") + " "
+                + System.getProperty("os.arch"));
+    env.putDetails("jvm_vendor", System.getProperty("java.vm.vendor", ""));
+    env.putDetails("java_version", System.getProperty("java.version", ""));
+    env.putDetails("max_heap_bytes", Long.toString(rt.maxMemory()));
+    env.putDetails("gc", ManagementFactory.getGarbageCollectorMXBeans().stream()
+        .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", ")));
+    env.putDetails("jvm_flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+    env.putDetails("jvm_min_warmup_ms", Long.toString(jvmMinWarmupMs));
+    LibraryVersions.all().forEach((lib, v) -> env.putDetails("lib_" + lib, v));
+    return env.build();
+  }
+
+  private static String cpuModel() {
+    try {
+      for (String line : Files.readAllLines(Path.of("/proc/cpuinfo"))) {
+        if (line.startsWith("model name")) {
+          return line.substring(line.indexOf(':') + 1).trim();
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not Linux, or not readable: say so rather than guess.
+    }
+    return "unknown (" + System.getProperty("os.arch") + ")";
+  }
+
+  private static String hostname() {
+    String env = System.getenv("HOSTNAME");
+    if (env != null && !env.isBlank()) {
+      return env;
+    }
+    try {
+      return InetAddress.getLocalHost().getHostName();
+    } catch (IOException e) {
+      return "unknown";
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package dev.codecbench.worker;
+
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import java.util.concurrent.TimeUnit;
+
+/** Entry point: {@code java -jar codecbench-java-worker.jar --control http://HOST:PORT --name java}. */
+public final class Main {
+  private Main() {}
+
+  public static void main(String[] args) {
+    Options options;
+    try {
+      options = Options.parse(args, System.getenv());
+    } catch (Options.UsageException e) {
+      if (!e.getMessage().isEmpty()) {
+        System.err.println("codecbench-java-worker: " + e.getMessage());
+      }
+      System.err.print(Options.USAGE);
+      System.exit(e.getMessage().isEmpty() ? 0 : 2);
+      return;
+    }
+    ManagedChannel channel = ManagedChannelBuilder.forTarget(options.target()).usePlaintext().build();
+    String why;
+    try {
+      why = new WorkerLoop(options, channel).run();
+    } finally {
+      channel.shutdownNow();
+      try {
+        channel.awaitTermination(2, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    WorkerLoop.log(why);
+    System.exit(1);
+  }
+}

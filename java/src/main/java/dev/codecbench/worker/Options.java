@@ -1,0 +1,89 @@
+package dev.codecbench.worker;
+
+import java.net.URI;
+import java.util.Map;
+
+/** Command line of the worker. */
+record Options(URI control, String name, long minWarmupMs, long connectTimeoutMs) {
+  static final String USAGE =
+      """
+      usage: java -jar codecbench-java-worker.jar [--control URL] [--name NAME]
+                                                  [--min-warmup-ms MS] [--connect-timeout-s S]
+        --control URL          control's address, http://HOST:PORT (default: $CODECBENCH_CONTROL,
+                               else http://127.0.0.1:7600)
+        --name NAME            worker name; control makes the id unique (default: java)
+        --min-warmup-ms MS     JVM minimum warm-up per operation, for the JIT (default: 1000)
+        --connect-timeout-s S  how long to keep trying to attach before giving up (default: 15)
+      """;
+
+  static final String DEFAULT_CONTROL = "http://127.0.0.1:7600";
+
+  /** Thrown for a bad command line; the message says what was wrong. */
+  static final class UsageException extends Exception {
+    UsageException(String message) {
+      super(message);
+    }
+  }
+
+  static Options parse(String[] args, Map<String, String> env) throws UsageException {
+    String control = env.getOrDefault("CODECBENCH_CONTROL", DEFAULT_CONTROL);
+    String name = "java";
+    long minWarmupMs = 1000;
+    long connectTimeoutS = 15;
+    for (int i = 0; i < args.length; i++) {
+      String flag = args[i];
+      switch (flag) {
+        case "--control" -> control = value(args, ++i, flag);
+        case "--name" -> name = value(args, ++i, flag);
+        case "--min-warmup-ms" -> minWarmupMs = number(value(args, ++i, flag), flag);
+        case "--connect-timeout-s" -> connectTimeoutS = number(value(args, ++i, flag), flag);
+        case "-h", "--help" -> throw new UsageException("");
+        default -> throw new UsageException("unknown argument '" + flag + "'");
+      }
+    }
+    if (name.isBlank()) {
+      throw new UsageException("--name must not be empty");
+    }
+    return new Options(controlUri(control), name, minWarmupMs, connectTimeoutS * 1000);
+  }
+
+  /** host:port for the gRPC channel. */
+  String target() {
+    return control.getHost() + ":" + control.getPort();
+  }
+
+  private static URI controlUri(String s) throws UsageException {
+    URI uri;
+    try {
+      uri = URI.create(s.contains("://") ? s : "http://" + s);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException("--control '" + s + "' is not a URL: " + e.getMessage());
+    }
+    if (!"http".equals(uri.getScheme())) {
+      throw new UsageException("--control '" + s + "': only http:// (plaintext gRPC) is supported");
+    }
+    if (uri.getHost() == null || uri.getPort() < 0) {
+      throw new UsageException("--control '" + s + "' must name a host and a port, e.g. " + DEFAULT_CONTROL);
+    }
+    return uri;
+  }
+
+  private static String value(String[] args, int i, String flag) throws UsageException {
+    if (i >= args.length) {
+      throw new UsageException(flag + " needs a value");
+    }
+    return args[i];
+  }
+
+  private static long number(String s, String flag) throws UsageException {
+    try {
+      long v = Long.parseLong(s);
+      if (v < 0) {
+        throw new NumberFormatException();
+      }
+      return v;
+    } catch (NumberFormatException e) {
+      throw new UsageException(flag + " needs a non-negative whole number, got '" + s + "'");
+    }
+  }
+}

@@ -1,0 +1,168 @@
+package dev.codecbench.worker.codec;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import de.undercouch.bson4jackson.BsonFactory;
+import dev.codecbench.worker.LibraryVersions;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.Records;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonValue;
+import org.bson.RawBsonDocument;
+
+/**
+ * bson: encode and typed decode through bson4jackson (Jackson over BSON) into the same Java
+ * records as json; lazy decode with org.mongodb:bson's RawBsonDocument. Java int fields are
+ * written as BSON int32 and long fields as int64, as the contract requires.
+ */
+public final class BsonCodec implements Codec {
+  private static final String ID = "bson";
+
+  private final ObjectReader[] readers;
+  private final ObjectWriter[] writers;
+
+  public BsonCodec() {
+    ObjectMapper mapper = new ObjectMapper(new BsonFactory());
+    mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+    mapper.enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
+    List<Dataset<?>> all = Dataset.all();
+    this.readers = new ObjectReader[all.size()];
+    this.writers = new ObjectWriter[all.size()];
+    for (Dataset<?> d : all) {
+      readers[d.index()] = mapper.readerFor(d.recordsType());
+      writers[d.index()] = mapper.writerFor(d.recordsType());
+    }
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String mediaType() {
+    return "application/bson";
+  }
+
+  @Override
+  public List<String> decodeModes() {
+    return List.of(TYPED, LAZY);
+  }
+
+  @Override
+  public String library() {
+    return "bson4jackson";
+  }
+
+  @Override
+  public String libraryVersion() {
+    return LibraryVersions.get("bson4jackson");
+  }
+
+  @Override
+  public String notes() {
+    return "encode and typed decode: bson4jackson " + LibraryVersions.get("bson4jackson")
+        + " on jackson-databind " + LibraryVersions.get("jackson")
+        + "; lazy decode: org.mongodb:bson " + LibraryVersions.get("mongodb-bson")
+        + " RawBsonDocument; lazy shares the typed (bson4jackson) encoder";
+  }
+
+  @Override
+  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
+    try {
+      return writers[dataset.index()].writeValueAsBytes(records);
+    } catch (IOException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  @Override
+  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    checkDocumentSize(payload);
+    try {
+      return readers[dataset.index()].readValue(payload);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+  }
+
+  @Override
+  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
+    checkDocumentSize(payload);
+    try {
+      BsonValue records = new RawBsonDocument(payload).get("records");
+      if (records == null || !records.isArray()) {
+        throw new CodecException(ID + " lazy decode: payload has no \"records\" array");
+      }
+      int cell = LazyRecords.arrayIndex(field);
+      List<String> out = new ArrayList<>();
+      int i = 0;
+      // A RawBsonArray decodes each element on iteration: records stay raw documents.
+      for (BsonValue record : (BsonArray) records) {
+        BsonValue value = lazyValue(record, field, cell);
+        if (value == null) {
+          throw LazyRecords.missing(ID, i, field);
+        }
+        out.add(text(value, i, field));
+        i++;
+      }
+      return out;
+    } catch (RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+  }
+
+  private static BsonValue lazyValue(BsonValue record, String field, int cell) {
+    if (record.isDocument()) {
+      return record.asDocument().get(field);
+    }
+    if (record.isArray() && cell >= 0) {
+      // Walk to the cell only: size() or get() on a raw array would scan the whole row.
+      int k = 0;
+      for (BsonValue v : record.asArray()) {
+        if (k++ == cell) {
+          return v;
+        }
+      }
+    }
+    return null;
+  }
+
+  private static String text(BsonValue v, int record, String field) throws CodecException {
+    return switch (v.getBsonType()) {
+      case STRING -> v.asString().getValue();
+      case INT32 -> Integer.toString(v.asInt32().getValue());
+      case INT64 -> Long.toString(v.asInt64().getValue());
+      case DOUBLE -> Double.toString(v.asDouble().getValue());
+      case BOOLEAN -> Boolean.toString(v.asBoolean().getValue());
+      default -> throw new CodecException(ID + " lazy decode: record " + record + " field '"
+          + field + "' is a " + v.getBsonType() + ", not a scalar");
+    };
+  }
+
+  /**
+   * A BSON document starts with its own total size. Checking it against the payload first rejects
+   * truncated or padded payloads before either library reads past the end.
+   */
+  private static void checkDocumentSize(byte[] payload) throws CodecException {
+    if (payload.length < 5) {
+      throw new CodecException(ID + " decode: payload of " + payload.length
+          + " bytes is shorter than the smallest BSON document (5 bytes)");
+    }
+    int declared = (payload[0] & 0xff) | (payload[1] & 0xff) << 8 | (payload[2] & 0xff) << 16
+        | (payload[3] & 0xff) << 24;
+    if (declared != payload.length) {
+      throw new CodecException(ID + " decode: document declares " + Integer.toUnsignedString(declared)
+          + " bytes but the payload has " + payload.length);
+    }
+    if (payload[payload.length - 1] != 0) {
+      throw new CodecException(ID + " decode: document does not end with a 0x00 terminator");
+    }
+  }
+}

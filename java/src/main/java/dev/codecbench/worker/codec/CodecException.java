@@ -1,0 +1,18 @@
+package dev.codecbench.worker.codec;
+
+/** A codec rejected its input or could not write its output; the message is the codec's. */
+public final class CodecException extends Exception {
+  public CodecException(String message) {
+    super(message);
+  }
+
+  public CodecException(String message, Throwable cause) {
+    super(message, cause);
+  }
+
+  /** Wraps a library failure, keeping the library's own message. */
+  static CodecException wrap(String codec, String what, Throwable e) {
+    String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return new CodecException(codec + " " + what + ": " + detail, e);
+  }
+}

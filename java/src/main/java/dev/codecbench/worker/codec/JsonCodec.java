@@ -1,0 +1,125 @@
+package dev.codecbench.worker.codec;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import dev.codecbench.worker.LibraryVersions;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.Records;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** json: Jackson databind into the native records; lazy = readTree into a JsonNode tree. */
+public final class JsonCodec implements Codec {
+  private static final String ID = "json";
+
+  private final ObjectReader treeReader;
+  private final ObjectReader[] readers;
+  private final ObjectWriter[] writers;
+
+  public JsonCodec() {
+    ObjectMapper mapper =
+        JsonMapper.builder()
+            // Shortest round-trip form for doubles (JDK 17's Double.toString is not always shortest).
+            .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+            // Strict reading: a payload is exactly one value with every field present.
+            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+            .build();
+    this.treeReader = mapper.reader();
+    List<Dataset<?>> all = Dataset.all();
+    this.readers = new ObjectReader[all.size()];
+    this.writers = new ObjectWriter[all.size()];
+    for (Dataset<?> d : all) {
+      readers[d.index()] = mapper.readerFor(d.recordsType());
+      writers[d.index()] = mapper.writerFor(d.recordsType());
+    }
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String mediaType() {
+    return "application/json";
+  }
+
+  @Override
+  public List<String> decodeModes() {
+    return List.of(TYPED, LAZY);
+  }
+
+  @Override
+  public String library() {
+    return "jackson-databind";
+  }
+
+  @Override
+  public String libraryVersion() {
+    return LibraryVersions.get("jackson");
+  }
+
+  @Override
+  public String notes() {
+    return "one shared ObjectReader/ObjectWriter per dataset into Java records; fast double "
+        + "writer/parser (shortest round-trip); lazy = ObjectReader.readTree into a JsonNode tree, "
+        + "then one field per record";
+  }
+
+  @Override
+  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
+    try {
+      return writers[dataset.index()].writeValueAsBytes(records);
+    } catch (JsonProcessingException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  @Override
+  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    try {
+      return readers[dataset.index()].readValue(payload);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+  }
+
+  @Override
+  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
+    JsonNode root;
+    try {
+      root = treeReader.readTree(payload);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+    JsonNode records = root == null ? null : root.get("records");
+    if (records == null || !records.isArray()) {
+      throw new CodecException(ID + " lazy decode: payload has no \"records\" array");
+    }
+    int cell = LazyRecords.arrayIndex(field);
+    List<String> out = new ArrayList<>(records.size());
+    for (int i = 0; i < records.size(); i++) {
+      JsonNode record = records.get(i);
+      JsonNode value = record.isArray() && cell >= 0 ? record.get(cell) : record.get(field);
+      if (value == null || value.isContainerNode()) {
+        throw LazyRecords.missing(ID, i, field);
+      }
+      out.add(value.isTextual() ? value.textValue() : value.asText());
+    }
+    return out;
+  }
+}

@@ -1,0 +1,76 @@
+package dev.codecbench.worker.dataset;
+
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import com.google.protobuf.Message;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The expected result of a lazy decode: the named field of every canonical record, as a string,
+ * read from the protobuf messages by their JSON name (for matrix rows, the cell at that index).
+ */
+public final class LazyField {
+  private LazyField() {}
+
+  public static List<String> expected(Canonical<?> canonical, String field) {
+    List<String> out = new ArrayList<>(canonical.size());
+    int i = 0;
+    for (Message record : canonical.proto()) {
+      out.add(valueOf(record, field, i++));
+    }
+    return out;
+  }
+
+  private static String valueOf(Message record, String field, int index) {
+    FieldDescriptor fd = byJsonName(record, field);
+    if (fd == null) {
+      throw new IllegalArgumentException(
+          "lazy field '" + field + "' is not a field of " + record.getDescriptorForType().getName());
+    }
+    if (fd.isRepeated()) {
+      // Matrix rows: the field is a cell index into the one repeated field.
+      int cell = parseIndex(field);
+      int n = record.getRepeatedFieldCount(fd);
+      if (cell >= n) {
+        throw new IllegalArgumentException(
+            "lazy field " + cell + " is out of range: record " + index + " has " + n + " cells");
+      }
+      return scalarText(record.getRepeatedField(fd, cell));
+    }
+    if (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+      throw new IllegalArgumentException("lazy field '" + field + "' is a message, not a scalar");
+    }
+    return scalarText(record.getField(fd));
+  }
+
+  private static FieldDescriptor byJsonName(Message record, String field) {
+    List<FieldDescriptor> fields = record.getDescriptorForType().getFields();
+    // A record that is a single repeated field (a matrix row) is addressed by index.
+    if (fields.size() == 1 && fields.get(0).isRepeated() && isIndex(field)) {
+      return fields.get(0);
+    }
+    for (FieldDescriptor fd : fields) {
+      if (fd.getJsonName().equals(field)) {
+        return fd;
+      }
+    }
+    return null;
+  }
+
+  private static boolean isIndex(String field) {
+    return !field.isEmpty() && field.chars().allMatch(Character::isDigit);
+  }
+
+  private static int parseIndex(String field) {
+    try {
+      return Integer.parseInt(field);
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("lazy field '" + field + "' is not a cell index");
+    }
+  }
+
+  /** The text form codecs use for a scalar: strings as they are, numbers and bools in Java's form. */
+  public static String scalarText(Object value) {
+    return value instanceof String s ? s : String.valueOf(value);
+  }
+}

@@ -1,0 +1,91 @@
+package dev.codecbench.worker.verify;
+
+import dev.codecbench.worker.model.Records;
+import java.lang.reflect.RecordComponent;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Compares decoded records with the canonical ones field by field and names the first difference
+ * ("record 3 field friends[1].name: expected "a", got "b""). Doubles compare exactly: they
+ * round-trip in every codec. Runs outside any timed region, so reflection is fine here.
+ */
+public final class RecordDiff {
+  private RecordDiff() {}
+
+  public static Optional<String> firstDifference(Records<?> expected, Records<?> actual) {
+    List<?> want = expected.records();
+    List<?> got = actual == null ? null : actual.records();
+    if (got == null) {
+      return Optional.of("decoded payload has no records list");
+    }
+    if (want.size() != got.size()) {
+      return Optional.of("expected " + want.size() + " records, got " + got.size());
+    }
+    for (int i = 0; i < want.size(); i++) {
+      String d = diff(want.get(i), got.get(i), "");
+      if (d != null) {
+        return Optional.of("record " + i + (d.startsWith(":") ? d : " field " + d));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Lazy decodes: the field's values, record by record. */
+  public static Optional<String> firstDifference(List<String> expected, List<String> actual, String field) {
+    if (expected.size() != actual.size()) {
+      return Optional.of("expected " + expected.size() + " records, got " + actual.size());
+    }
+    for (int i = 0; i < expected.size(); i++) {
+      if (!Objects.equals(expected.get(i), actual.get(i))) {
+        return Optional.of("record " + i + " field " + field + ": expected " + show(expected.get(i))
+            + ", got " + show(actual.get(i)));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Null when equal; otherwise "path: expected X, got Y" (path empty at the top). */
+  private static String diff(Object want, Object got, String path) {
+    if (want instanceof Record && got != null && want.getClass() == got.getClass()) {
+      for (RecordComponent c : want.getClass().getRecordComponents()) {
+        String d = diff(read(c, want), read(c, got), path.isEmpty() ? c.getName() : path + "." + c.getName());
+        if (d != null) {
+          return d;
+        }
+      }
+      return null;
+    }
+    if (want instanceof List<?> w && got instanceof List<?> g) {
+      if (w.size() != g.size()) {
+        return path + ": expected " + w.size() + " elements, got " + g.size();
+      }
+      for (int i = 0; i < w.size(); i++) {
+        String d = diff(w.get(i), g.get(i), path + "[" + i + "]");
+        if (d != null) {
+          return d;
+        }
+      }
+      return null;
+    }
+    // Boxed Double.equals compares bits, so -0.0 != 0.0 and NaN == NaN: exact round-trip.
+    return Objects.equals(want, got) ? null : path + ": expected " + show(want) + ", got " + show(got);
+  }
+
+  private static Object read(RecordComponent c, Object record) {
+    try {
+      return c.getAccessor().invoke(record);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read " + c.getName() + " of " + record.getClass(), e);
+    }
+  }
+
+  private static String show(Object v) {
+    if (v instanceof String s) {
+      String shown = s.length() > 80 ? s.substring(0, 77) + "..." : s;
+      return '"' + shown.replace("\r", "\\r").replace("\n", "\\n") + '"';
+    }
+    return String.valueOf(v);
+  }
+}
