@@ -161,7 +161,13 @@ def cmd_up(args) -> int:
             "`codecbench down` stops it.")
         return EXIT_OK
     listen = args.listen or os.environ.get("CODECBENCH_LISTEN") or processes.DEFAULT_LISTEN
-    plan, skipped = _worker_plan(local.art, None, args.browsers)
+    wanted = None
+    if args.workers:
+        wanted = {k.strip() for k in args.workers.split(",") if k.strip()}
+        if (unknown := wanted - set(processes.KINDS)):
+            raise CliError(f"--workers: unknown kind(s) {', '.join(sorted(unknown))} "
+                           f"(known: {', '.join(processes.KINDS)})", EXIT_INVALID)
+    plan, skipped = _worker_plan(local.art, wanted, args.browsers)
     for line in skipped:
         err(line)
     started: list[Proc] = []
@@ -549,6 +555,8 @@ def build_parser() -> argparse.ArgumentParser:
     up = sub.add_parser("up", help="start control and workers in the background (state in .state/)")
     up.add_argument("--listen", help="address for control (default $CODECBENCH_LISTEN or 127.0.0.1:7600)")
     up.add_argument("--browsers", type=int, default=1, help="browser workers to start (default 1)")
+    up.add_argument("--workers", metavar="KINDS",
+                    help="comma-separated kinds to start (rust,java,browser; default: every kind that is built)")
     up.add_argument("--timeout", type=float, default=90, help="seconds to wait for workers (default 90)")
     up.set_defaults(fn=cmd_up)
 

@@ -244,10 +244,9 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
     codecs = _check_string_list(c, data, "codecs", "codec id", required=True)
     modes = _check_string_list(c, data, "decodeModes", "decode mode", required=False,
                                known=DECODE_MODES)
-    producers = _check_string_list(c, data, "producers", "worker (language or worker id)",
-                                   required=False)
-    consumers = _check_string_list(c, data, "consumers", "worker (language or worker id)",
-                                   required=False)
+    # A language (rust, java, browser) or a worker id (rust-1): only control knows which exist.
+    producers = _check_string_list(c, data, "producers", "worker name", required=False)
+    consumers = _check_string_list(c, data, "consumers", "worker name", required=False)
     out.update({"datasets": datasets, "codecs": codecs, "decodeModes": modes,
                 "producers": producers, "consumers": consumers})
 

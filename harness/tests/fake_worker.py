@@ -1,0 +1,75 @@
+"""A misbehaving worker for the failure tests, speaking WorkerService like a real one.
+
+    python fake_worker.py --control 127.0.0.1:PORT --behaviour garbage|hang [--name fake]
+
+garbage: answers every encode task by uploading bytes that are no codec's payload and reporting
+         success, so the consumer's decode must fail with the codec's own message.
+hang:    prints "TASK <id>" on stdout when a task arrives and never answers, so that the test can
+         SIGKILL it mid-task.
+It prints "ATTACHED <worker id>" once attached. Every line is flushed for the test to read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import uuid
+
+from codecbench.client import connect
+from codecbench.pb import results, scenario, ws
+
+# Not JSON (starts with 0xff) and not BSON (the length prefix claims ~4 GiB).
+GARBAGE = b"\xff\xff\xff\xffthis is not a payload\x00\x01\x02"
+
+
+def say(line: str) -> None:
+    print(line, flush=True)
+
+
+def environment() -> results.Environment:
+    return results.Environment(language="fake", runtime="python", runtime_version=sys.version.split()[0],
+                               build_profile="test", details={"purpose": "failure tests"})
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--control", required=True)
+    ap.add_argument("--name", default="fake")
+    ap.add_argument("--behaviour", choices=["garbage", "hang"], required=True)
+    args = ap.parse_args()
+
+    control = connect(args.control, ready_timeout=10)
+    codecs = [results.CodecInfo(id=c, media_type="application/octet-stream", decode_modes=["typed"],
+                                library="fake", library_version="0") for c in ("json", "bson")]
+    stream = control.worker.Attach(ws.AttachRequest(name=args.name, environment=environment(), codecs=codecs))
+    worker_id = None
+    for msg in stream:
+        kind = msg.WhichOneof("message")
+        if kind == "attached":
+            worker_id = msg.attached.id
+            say(f"ATTACHED {worker_id}")
+            continue
+        task = msg.task
+        say(f"TASK {task.id} {scenario.Operation.Name(task.operation)}")
+        if args.behaviour == "hang":
+            while True:  # the test kills us here
+                time.sleep(3600)
+        if task.operation == scenario.OPERATION_ENCODE:
+            put = control.worker.PutBlob(ws.PutBlobRequest(upload_id=uuid.uuid4().hex, offset=0,
+                                                           data=GARBAGE, finish=True))
+            m = results.Measurement(operation=scenario.OPERATION_ENCODE, language="fake",
+                                    payload_bytes=len(GARBAGE), round_ns_per_op=[1000.0, 1000.0, 1000.0],
+                                    ops_per_round=1, verified=True, environment=environment(),
+                                    worker_id=worker_id)
+            control.worker.ReportResult(ws.ReportResultRequest(
+                worker_id=worker_id, task_id=task.id, measurements=[m],
+                payload_blob_id=put.blob_id, payload_blob_size=put.size))
+        else:
+            control.worker.ReportResult(ws.ReportResultRequest(
+                worker_id=worker_id, task_id=task.id, failure="decode failed: the fake worker does not decode"))
+        say(f"REPORTED {task.id}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,188 @@
+"""Scenario validation: good files pass; each kind of mistake has its own message and exit code 2,
+before any connection to control is attempted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from codecbench import scenario
+from codecbench.cli import main
+from codecbench.pb import scenario as scenario_pb2
+
+from conftest import DATA
+
+REPO = Path(__file__).resolve().parents[2]
+GOOD = """\
+name: t
+datasets: [dummy, matrix]
+codecs: [json, bson]
+decodeModes: [typed, lazy]
+counts: [10, 100]
+producers: [rust]
+consumers: [rust, java-1]
+operations: [encode, decode, transfer]
+sampling: {warmupMs: 50, rounds: 5, minRoundMs: 5, taskTimeoutS: 60}
+seed: 42
+"""
+
+# Nothing listens here: a test that reached the network would fail with exit code 1, not 2.
+UNREACHABLE = "127.0.0.1:9"
+
+
+def check(tmp_path: Path, text: str, capsys) -> str:
+    """Validate `text` through `codecbench run` and return stderr; asserts exit code 2."""
+    path = tmp_path / "scenario.yaml"
+    path.write_text(text)
+    code = main(["--control", UNREACHABLE, "run", str(path), "--no-progress"])
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert str(path) in err, "every message names the file"
+    assert "cannot reach control" not in err, "validation must happen before connecting"
+    return err
+
+
+def test_good_files_pass(tmp_path, capsys):
+    for path in (REPO / "harness/scenarios/quick.yaml", DATA / "tiny.yaml"):
+        assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+    path = tmp_path / "good.yaml"
+    path.write_text(GOOD)
+    loaded = scenario.load(path)
+    s = loaded.message
+    assert list(s.datasets) == ["dummy", "matrix"]
+    assert list(s.counts) == [10, 100]
+    assert list(s.consumers) == ["rust", "java-1"]
+    assert list(s.operations) == [scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE,
+                                  scenario_pb2.OPERATION_TRANSFER]
+    assert (s.sampling.warmup_ms, s.sampling.rounds, s.sampling.min_round_ms, s.sampling.task_timeout_s) == (50, 5, 5, 60)
+    assert s.seed == 42
+
+
+def test_proto_field_names_and_enum_names_are_accepted(tmp_path):
+    path = tmp_path / "snake.yaml"
+    path.write_text("datasets: [beers]\ncodecs: [json]\ncounts: [1]\ndecode_modes: [lazy]\n"
+                    "operations: [OPERATION_ENCODE, Decode]\nsampling: {min_round_ms: 3}\n")
+    s = scenario.load(path).message
+    assert list(s.decode_modes) == ["lazy"]
+    assert list(s.operations) == [scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE]
+    assert s.sampling.min_round_ms == 3
+
+
+def test_unknown_top_level_key(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("decodeModes:", "decodeMode:"), capsys)
+    assert 'unknown key "decodeMode" in the scenario' in err
+    assert 'did you mean "decodeModes"?' in err
+    assert "scenario.yaml:4:" in err, "names the line"
+    assert len(err.strip().splitlines()) == 1, "one message for one mistake"
+
+
+def test_unknown_nested_key(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("rounds: 5", "rouns: 5"), capsys)
+    assert 'unknown key "rouns" in "sampling"' in err
+    assert 'did you mean "rounds"?' in err
+    assert "scenario.yaml:9:" in err
+
+
+def test_unknown_dataset(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("[dummy, matrix]", "[dummy, matrx]"), capsys)
+    assert 'unknown dataset "matrx" in "datasets"' in err
+    assert 'did you mean "matrix"?' in err
+    assert "known: dummy, numeric, owners, docs, beers, matrix" in err
+
+
+def test_unknown_decode_mode(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("[typed, lazy]", "[typed, raw]"), capsys)
+    assert 'unknown decode mode "raw" in "decodeModes"' in err
+    assert "known: typed, lazy" in err
+
+
+def test_unknown_operation(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("transfer]", "serialize]"), capsys)
+    assert 'unknown operation "serialize" in "operations"' in err
+    assert "known: encode, decode, transfer" in err
+
+
+@pytest.mark.parametrize("counts, expected", [
+    ("[10, 0]", '"counts" item 2 must be a positive whole number, got 0'),
+    ("[-5]", '"counts" item 1 must be a positive whole number, got -5'),
+    ("[2.5]", '"counts" item 1 must be a positive whole number, got a number (2.5)'),
+    ('["10"]', '"counts" item 1 must be a positive whole number, got a string ("10")'),
+    ("[true]", '"counts" item 1 must be a positive whole number, got a boolean (true)'),
+    ("[5000000000]", '"counts" item 1 is too large'),
+])
+def test_counts_must_be_positive_integers(tmp_path, capsys, counts, expected):
+    err = check(tmp_path, GOOD.replace("[10, 100]", counts), capsys)
+    assert expected in err
+
+
+@pytest.mark.parametrize("key, old", [("datasets", "[dummy, matrix]"), ("codecs", "[json, bson]"),
+                                      ("counts", "[10, 100]")])
+def test_empty_required_lists(tmp_path, capsys, key, old):
+    err = check(tmp_path, GOOD.replace(f"{key}: {old}", f"{key}: []"), capsys)
+    assert f'"{key}" is empty' in err
+
+
+def test_missing_required_key(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("codecs: [json, bson]\n", ""), capsys)
+    assert '"codecs" is missing' in err
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ("datasets: [dummy, matrix]", "datasets: dummy",
+     '"datasets" must be a list of datasets, got a string ("dummy") (write it as a list: datasets: [dummy])'),
+    ("name: t", "name: 12", '"name" must be a string, got a number (12)'),
+    ("sampling: {warmupMs: 50, rounds: 5, minRoundMs: 5, taskTimeoutS: 60}", "sampling: [50, 5]",
+     '"sampling" must be a mapping'),
+    ("rounds: 5", "rounds: five", '"sampling.rounds" must be a whole number, got a string ("five")'),
+    ("seed: 42", "seed: -1", '"seed" must not be negative, got -1'),
+    ("codecs: [json, bson]", "codecs: [json, 7]", '"codecs" item 2 must be a codec id (a non-empty string), got a number (7)'),
+])
+def test_wrong_types(tmp_path, capsys, old, new, expected):
+    assert old in GOOD
+    err = check(tmp_path, GOOD.replace(old, new), capsys)
+    assert expected in err
+
+
+def test_duplicates_are_rejected(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("[10, 100]", "[10, 10]"), capsys)
+    assert 'count 10 is listed twice in "counts"' in err
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("codecs: [json, bson]", "codecs: [json, bson"), capsys)
+    assert "YAML syntax error" in err
+    assert "scenario.yaml:4:" in err, err  # where the parser noticed
+    assert "started at line 3" in err, err  # where the unclosed list began
+
+
+def test_tab_indentation_is_a_syntax_error(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("seed: 42", "sampling2:\n\trounds: 3"), capsys)
+    assert "YAML syntax error" in err and "scenario.yaml:11:" in err, err
+
+
+def test_missing_file(tmp_path, capsys):
+    missing = tmp_path / "nope.yaml"
+    code = main(["--control", UNREACHABLE, "run", str(missing)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert f"{missing}: scenario file not found" in err
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("", "the scenario file is empty"),
+    ("- dummy\n- json\n", "a scenario must be a mapping of keys"),
+])
+def test_not_a_scenario(tmp_path, capsys, text, expected):
+    err = check(tmp_path, text, capsys)
+    assert expected in err
+
+
+def test_every_mistake_is_reported_at_once(tmp_path, capsys):
+    text = GOOD.replace("[dummy, matrix]", "[dumy]").replace("[typed, lazy]", "[fast]").replace("seed:", "sed:")
+    err = check(tmp_path, text, capsys)
+    lines = err.strip().splitlines()
+    assert len(lines) == 3, err
+    assert any('unknown dataset "dumy"' in l for l in lines)
+    assert any('unknown decode mode "fast"' in l for l in lines)
+    assert any('unknown key "sed"' in l for l in lines)
