@@ -119,6 +119,7 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
         started.append(wp)
         procs.append(wp)
         local.pids.save(wp, f"{prefix}{kind}")
+        out(f"{kind:<10} started{f' ({count} pages)' if kind == 'browser' else ''}  (pid {wp.pid}, log {wp.log})")
 
     def alive():
         for p in procs:

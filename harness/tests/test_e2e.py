@@ -1,0 +1,315 @@
+"""End to end on loopback: the real control and Rust worker, the installed `codecbench` command.
+
+Skipped only when the Rust binaries are absent (the Makefile builds them before the tests).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import sqlite3
+import subprocess
+import time
+from itertools import product
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from codecbench import processes
+from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
+
+from conftest import ART, CODECBENCH, DATA, run_cli, start_rust_worker, write_scenario
+
+ENC, DEC, TR = scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE, scenario_pb2.OPERATION_TRANSFER
+FINISHED = results_pb2.RUN_STATUS_FINISHED
+
+
+def only_run_dir(results_dir: Path) -> Path:
+    dirs = [d for d in results_dir.iterdir() if d.is_dir()]
+    assert len(dirs) == 1, dirs
+    return dirs[0]
+
+
+def get_run(control, run_id):
+    with control.client() as c:
+        return c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30)
+
+
+def sqlite_rows(state_dir: Path, sql: str, args=()) -> list[sqlite3.Row]:
+    db = state_dir / "codecbench.sqlite"
+    assert db.exists(), f"control keeps no database at {db}"
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    con.row_factory = sqlite3.Row
+    try:
+        return con.execute(sql, args).fetchall()
+    finally:
+        con.close()
+
+
+def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp_path):
+    out = tmp_path / "results"
+    res = run_cli("--control", control.addr, "run", str(DATA / "tiny.yaml"), "--results-dir", str(out))
+    assert res.returncode == 0, res.stdout + res.stderr
+    run_dir = only_run_dir(out)
+    run_id = run_dir.name
+
+    resp = get_run(control, run_id)
+    assert resp.run.status == FINISHED
+    datasets, codecs, modes = ("dummy", "beers"), ("json", "bson"), ("typed", "lazy")
+    # 4 encode tasks; 8 decode tasks, each with a transfer and a decode measurement.
+    assert len(resp.tasks) == 12
+    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), resp.tasks
+    ms = resp.measurements
+    assert len(ms) == 4 + 8 + 8
+    for m in ms:
+        assert m.verified and not m.failure, m
+        assert len(m.round_ns_per_op) == 3 and all(x > 0 for x in m.round_ns_per_op), m
+        assert m.payload_bytes > 0
+    assert {(m.dataset, m.codec) for m in ms if m.operation == ENC} == set(product(datasets, codecs))
+    assert {(m.dataset, m.codec, m.decode_mode) for m in ms if m.operation == DEC} == set(product(datasets, codecs, modes))
+    assert sum(m.operation == TR for m in ms) == 8
+
+    # What the user sees, and the files.
+    assert "✗" not in res.stdout and res.stdout.count("✓") == 8, res.stdout
+    assert "rust-1 → rust-1" in res.stdout
+    csv = pd.read_csv(run_dir / "measurements.csv")
+    assert len(csv) == 20 and csv["verified"].all()
+    assert len(pd.read_parquet(run_dir / "measurements.parquet")) == 20
+    summary = pd.read_csv(run_dir / "summary.csv")
+    assert len(summary) == 8 and summary["verified"].all()
+    assert summary["encode_ns_per_record"].gt(0).all() and summary["decode_ns_per_record"].gt(0).all()
+    doc = json.loads((run_dir / "run.json").read_text())
+    assert doc["run"]["id"] == run_id and doc["workers"]["rust-1"]["language"] == "rust"
+
+    # Every measurement is in SQLite, committed as it was reported.
+    rows = sqlite_rows(control.state_dir, "SELECT * FROM measurements WHERE run_id = ?", (run_id,))
+    assert len(rows) == 20
+    assert all(r["verified"] for r in rows)
+
+    # Control restarts on the same state dir (a new port): the run is still there, unchanged.
+    control.stop()
+    control.start()
+    again = get_run(control, run_id)
+    assert again.run.status == FINISHED
+    assert len(again.measurements) == 20
+    key = lambda m: (m.task_id, m.operation)
+    assert sorted((key(m), list(m.round_ns_per_op)) for m in again.measurements) == \
+        sorted((key(m), list(m.round_ns_per_op)) for m in ms)
+
+    # The reading commands work against the restarted control.
+    shown = run_cli("--control", control.addr, "runs", "show", run_id, "--json", "--results-dir", str(tmp_path / "again"))
+    assert shown.returncode == 0, shown.stderr
+    assert len(json.loads(shown.stdout)["measurements"]) == 20
+    listed = run_cli("--control", control.addr, "runs", "--json")
+    assert run_id in [r["id"] for r in json.loads(listed.stdout)]
+
+
+def test_workers_and_codecs_commands(control, rust_worker):
+    res = run_cli("--control", control.addr, "workers", "--json")
+    assert res.returncode == 0, res.stderr
+    workers = json.loads(res.stdout)
+    assert [w["environment"]["language"] for w in workers] == ["rust"]
+    res = run_cli("--control", control.addr, "codecs", "--json")
+    offers = json.loads(res.stdout)
+    assert {o["codec"]["id"] for o in offers} >= {"json", "bson"}
+    table = run_cli("--control", control.addr, "codecs")
+    assert "json" in table.stdout and "bson" in table.stdout and "rust-1" in table.stdout
+
+
+def test_control_rejects_an_unknown_codec_with_exit_2(control, rust_worker, tmp_path):
+    path = write_scenario(tmp_path / "s.yaml", "datasets: [beers]\ncodecs: [nosuchcodec]\ncounts: [3]\n")
+    res = run_cli("--control", control.addr, "run", str(path), "--results-dir", str(tmp_path / "r"))
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "control rejected the scenario" in res.stderr
+    assert "nosuchcodec" in res.stderr, "control's message names the codec"
+
+
+def test_corrupt_payload_fails_its_decode_task_and_the_run_completes(control, rust_worker, fake_worker, tmp_path):
+    fake = fake_worker("garbage")
+    path = write_scenario(tmp_path / "s.yaml", """\
+datasets: [dummy]
+codecs: [json, bson]
+decodeModes: [typed]
+counts: [5]
+producers: [fake]
+consumers: [rust]
+operations: [encode, decode]
+sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1}
+""")
+    res = run_cli("--control", control.addr, "run", str(path), "--results-dir", str(tmp_path / "r"))
+    assert res.returncode == 1, res.stdout + res.stderr
+    resp = get_run(control, only_run_dir(tmp_path / "r").name)
+    assert resp.run.status == FINISHED
+    decodes = [t for t in resp.tasks if t.operation == DEC]
+    assert len(decodes) == 2
+    for t in decodes:
+        assert t.status == results_pb2.TASK_STATUS_FAILED
+        assert t.consumer_worker_id.startswith("rust-")
+        # The Rust worker names the step, then the codec library's own message.
+        assert t.failure.startswith("decode failed: "), t.failure
+        assert len(t.failure) > len("decode failed: ") + 5
+    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks if t.operation == ENC)
+    assert "2 task(s) failed" in res.stdout and "decode failed: " in res.stdout
+    with control.client() as c:  # control keeps serving
+        assert {w.id for w in c.list_workers()} == {rust_worker_id(c), fake.worker_id}
+
+
+def rust_worker_id(c) -> str:
+    return next(w.id for w in c.list_workers() if w.environment.language == "rust")
+
+
+def test_killed_worker_fails_its_task_and_the_run_finishes(control, rust_worker, fake_worker, tmp_path):
+    fake = fake_worker("hang")
+    path = write_scenario(tmp_path / "s.yaml", """\
+datasets: [beers]
+codecs: [json]
+decodeModes: [typed]
+counts: [5]
+producers: [rust]
+consumers: [fake]
+operations: [encode, decode]
+sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1}
+""")
+    cli = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run", str(path), "--no-progress",
+                            "--results-dir", str(tmp_path / "r")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        task_line = fake.expect("TASK")  # the decode task reached the fake worker
+        task_id = task_line.split()[1]
+        fake.kill()
+        out, err = cli.communicate(timeout=60)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert cli.returncode == 1, out + err
+    resp = get_run(control, only_run_dir(tmp_path / "r").name)
+    assert resp.run.status == FINISHED
+    task = next(t for t in resp.tasks if t.id == task_id)
+    assert task.status == results_pb2.TASK_STATUS_FAILED
+    assert fake.worker_id in task.failure and "gone" in task.failure.lower(), task.failure
+    assert next(t for t in resp.tasks if t.operation == ENC).status == results_pb2.TASK_STATUS_DONE
+    with control.client() as c:
+        assert [w.environment.language for w in c.list_workers()] == ["rust"]
+
+
+def test_ctrl_c_cancels_the_run_and_keeps_what_was_measured(control, rust_worker, tmp_path):
+    path = write_scenario(tmp_path / "s.yaml", """\
+datasets: [dummy, numeric, owners, docs, beers]
+codecs: [json, bson]
+counts: [10, 20]
+sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
+""")
+    cli = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run", str(path), "--no-progress",
+                            "--results-dir", str(tmp_path / "r")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        run = wait_for(lambda: _running_with_progress(control), 60, "a run with a finished task")
+        cli.send_signal(signal.SIGINT)
+        out, err = cli.communicate(timeout=120)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+    assert cli.returncode == 130, out + err
+    assert f"cancelling run {run.id}" in err
+    resp = get_run(control, run.id)
+    assert resp.run.status == results_pb2.RUN_STATUS_CANCELLED
+    statuses = [t.status for t in resp.tasks]
+    assert results_pb2.TASK_STATUS_CANCELLED in statuses and results_pb2.TASK_STATUS_DONE in statuses
+    assert results_pb2.TASK_STATUS_RUNNING not in statuses and results_pb2.TASK_STATUS_PENDING not in statuses
+    csv = pd.read_csv(tmp_path / "r" / run.id / "measurements.csv")
+    assert len(csv) == len(resp.measurements) > 0
+    assert "✓" in out, "what was measured is printed"
+
+
+def _running_with_progress(control):
+    with control.client() as c:
+        for r in c.harness.ListRuns(hs.ListRunsRequest(), timeout=5).runs:
+            if r.status == results_pb2.RUN_STATUS_RUNNING and r.tasks_done >= 1:
+                return r
+    return None
+
+
+def wait_for(fn, timeout, what):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if (value := fn()):
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def test_grpcurl_lists_the_services_through_reflection(control):
+    grpcurl = processes.repo_root() / ".tools/bin/grpcurl"
+    if not grpcurl.exists():
+        pytest.skip(f"{grpcurl} is absent (the Makefile installs it with go install)")
+    res = subprocess.run([str(grpcurl), "-plaintext", control.addr, "list"], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+    services = res.stdout.split()
+    assert "codecbench.v1.HarnessService" in services and "codecbench.v1.WorkerService" in services
+    res = subprocess.run([str(grpcurl), "-plaintext", "-d", "{}", control.addr, "codecbench.v1.HarnessService/ListWorkers"],
+                         capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+
+
+def local_env(tmp_path) -> dict:
+    return {"CODECBENCH_STATE": str(tmp_path / "state"), "CODECBENCH_CONTROL": ""}
+
+
+def test_run_local_starts_and_stops_everything(tmp_path):
+    from conftest import require_rust
+    require_rust()
+    env = local_env(tmp_path)
+    res = run_cli("run", str(DATA / "tiny.yaml"), "--local", "--results-dir", str(tmp_path / "r"), env=env)
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert res.stdout.count("✓") == 8
+    pids = processes.PidDir(tmp_path / "state" / "pids")
+    assert pids.load_all() == [], "pid files of the local processes are removed"
+    logs = tmp_path / "state" / "logs"
+    assert (logs / "local-control.log").exists() and (logs / "local-rust.log").exists()
+    # The run lives in .state/control/, where `up` would find it.
+    run_id = only_run_dir(tmp_path / "r").name
+    rows = sqlite_rows(tmp_path / "state" / "control", "SELECT * FROM runs")
+    assert len(rows) == 1
+    started = started_pids(res.stderr)
+    assert len(started) == 2, res.stderr  # control and the Rust worker
+    assert not [p for p in started if alive(p)], "nothing the run started is left running"
+    assert run_id
+
+
+def started_pids(stderr: str) -> list[int]:
+    return [int(p) for p in re.findall(r"\(pid (\d+), log", stderr)]
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def test_up_workers_down(tmp_path):
+    from conftest import require_rust
+    require_rust()
+    env = local_env(tmp_path)
+    try:
+        up = run_cli("up", "--listen", "127.0.0.1:0", "--workers", "rust", env=env, timeout=120)
+        assert up.returncode == 0, up.stdout + up.stderr
+        assert "worker     rust-1" in up.stderr
+        # Later commands find the control `up` started without --control.
+        workers = run_cli("workers", "--json", env=env)
+        assert workers.returncode == 0, workers.stderr
+        assert [w["id"] for w in json.loads(workers.stdout)] == ["rust-1"]
+        again = run_cli("up", env=env)
+        assert again.returncode == 0 and "already running" in again.stderr
+        started = started_pids(up.stderr)
+        assert len(started) == 2 and all(alive(p) for p in started), up.stderr
+    finally:
+        down = run_cli("down", env=env)
+    assert down.returncode == 0, down.stderr
+    assert "stopped: " in down.stderr and "control" in down.stderr and "rust" in down.stderr
+    assert not [p for p in started if alive(p)]
+    down = run_cli("down", env=env)
+    assert down.returncode == 0 and "nothing was running" in down.stderr
