@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import math
 
@@ -152,7 +153,7 @@ def test_table_renders_every_column(tmp_path):
     ms = synthetic() + [meas(DEC, "bad", mode="typed", consumer="browser-1", rounds=(), verified=False,
                              failure="decode failed: expected value at line 1 column 1")]
     summary = results.summary_frame(results.measurements_frame(ms))
-    con = display.Console(width=220, record=True, file=open(tmp_path / "out.txt", "w"))
+    con = display.Console(width=220, record=True, file=io.StringIO())
     display.print_results(summary, title="run r1", out=con)
     text = con.export_text()
     for header in ("dataset", "codec", "mode", "producer → consumer", "records", "bytes", "encode ns/rec",
