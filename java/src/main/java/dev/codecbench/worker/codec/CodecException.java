@@ -13,6 +13,8 @@ public final class CodecException extends Exception {
   /** Wraps a library failure, keeping the library's own message. */
   static CodecException wrap(String codec, String what, Throwable e) {
     String detail = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    // Jackson puts the location on a second line; a failure message is one line.
+    detail = detail.replaceAll("\\s*\\R\\s*", " ");
     return new CodecException(codec + " " + what + ": " + detail, e);
   }
 }

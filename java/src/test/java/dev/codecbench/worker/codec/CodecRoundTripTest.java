@@ -1,0 +1,120 @@
+package dev.codecbench.worker.codec;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.dataset.Canonical;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.LazyField;
+import dev.codecbench.worker.model.Records;
+import dev.codecbench.worker.verify.RecordDiff;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every codec and mode on every dataset, against the canonical records and Rust's payloads. */
+class CodecRoundTripTest {
+  private static final CodecRegistry CODECS = new CodecRegistry();
+
+  static Stream<Arguments> codecsAndDatasets() {
+    List<Arguments> out = new ArrayList<>();
+    for (Codec c : CODECS.all()) {
+      for (Dataset<?> d : Dataset.all()) {
+        out.add(Arguments.of(c.id(), d.id()));
+      }
+    }
+    return out.stream();
+  }
+
+  static Stream<Arguments> datasets() {
+    return Dataset.all().stream().map(d -> Arguments.of(d.id()));
+  }
+
+  private static Codec codec(String id) {
+    return CODECS.byId(id).orElseThrow();
+  }
+
+  private static Dataset<?> dataset(String id) {
+    return Dataset.byId(id).orElseThrow();
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("codecsAndDatasets")
+  void typedRoundTrip(String codecId, String datasetId) throws Exception {
+    roundTrip(codec(codecId), dataset(datasetId));
+  }
+
+  private static <R> void roundTrip(Codec codec, Dataset<R> dataset) throws Exception {
+    Canonical<R> canonical = CanonicalVectors.canonical(dataset);
+    assertFalse(canonical.model().records().isEmpty(), "vector has records");
+    byte[] payload = codec.encode(dataset, canonical.model());
+    Records<R> decoded = codec.decodeTyped(dataset, payload);
+    assertEquals(Optional.empty(), RecordDiff.firstDifference(canonical.model(), decoded));
+    assertEquals(canonical.model(), decoded);
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("codecsAndDatasets")
+  void lazyOfOwnPayload(String codecId, String datasetId) throws Exception {
+    Codec codec = codec(codecId);
+    Dataset<?> dataset = dataset(datasetId);
+    String field = CanonicalVectors.LAZY_FIELD.get(datasetId);
+    byte[] payload = encode(codec, dataset);
+    assertEquals(LazyField.expected(CanonicalVectors.canonical(dataset), field), codec.decodeLazy(payload, field));
+  }
+
+  private static <R> byte[] encode(Codec codec, Dataset<R> dataset) throws CodecException {
+    return codec.encode(dataset, CanonicalVectors.canonical(dataset).model());
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("codecsAndDatasets")
+  void decodesRustPayloadTypedAndLazy(String codecId, String datasetId) throws Exception {
+    Codec codec = codec(codecId);
+    Dataset<?> dataset = dataset(datasetId);
+    byte[] rust = CanonicalVectors.read(dataset, codecId);
+    Canonical<?> canonical = CanonicalVectors.canonical(dataset);
+    assertEquals(Optional.empty(),
+        RecordDiff.firstDifference(canonical.model(), codec.decodeTyped(dataset, rust)));
+    String field = CanonicalVectors.LAZY_FIELD.get(datasetId);
+    assertEquals(LazyField.expected(canonical, field), codec.decodeLazy(rust, field));
+  }
+
+  @ParameterizedTest(name = "bson {0}")
+  @MethodSource("datasets")
+  void bsonBytesEqualRust(String datasetId) throws Exception {
+    Dataset<?> dataset = dataset(datasetId);
+    assertArrayEquals(CanonicalVectors.read(dataset, "bson"), encode(codec("bson"), dataset),
+        "bson4jackson must write the same bytes as the Rust worker");
+  }
+
+  @ParameterizedTest(name = "json {0}")
+  @MethodSource("datasets")
+  void jsonKeepsFieldOrderAndNames(String datasetId) throws Exception {
+    Dataset<?> dataset = dataset(datasetId);
+    String ours = new String(encode(codec("json"), dataset), StandardCharsets.UTF_8);
+    String rust = new String(CanonicalVectors.read(dataset, "json"), StandardCharsets.UTF_8);
+    // Number spelling may differ between libraries (1e20 vs 1.0E20); keys and their order may not.
+    assertEquals(keys(rust), keys(ours));
+    assertTrue(ours.startsWith("{\"records\":["), ours.substring(0, Math.min(40, ours.length())));
+  }
+
+  private static List<String> keys(String json) {
+    List<String> out = new ArrayList<>();
+    Matcher m = Pattern.compile("\"((?:[^\"\\\\]|\\\\.)*)\":").matcher(json);
+    while (m.find()) {
+      out.add(m.group(1));
+    }
+    return out;
+  }
+}
