@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { DecodeMode } from "../codecs/codec";
 import { codecById } from "../codecs/registry";
-import { readLazyField } from "../model/dataset";
+import { readLazyField, type Dataset } from "../model/dataset";
 import { compareRecords } from "../model/compare";
 import { datasetById } from "../model/registry";
 import { MeasurementSchema, type Environment, type Measurement } from "../gen/codecbench/v1/results_pb";
@@ -51,7 +51,7 @@ async function step<T>(name: string, context: TaskContext, work: () => T | Promi
 }
 
 function measurement(task: Task, context: TaskContext, operation: Operation, payloadBytes: number, sample: Sample, verified: boolean, resolutionUs?: number): Measurement {
-  const extras: Record<string, number> = { warmup_ms: sample.warmupMs };
+  const extras: Record<string, number> = { warmup_ms: sample.warmupMs, warmup_ops: sample.warmupOps };
   if (resolutionUs !== undefined) extras.timer_resolution_us = resolutionUs;
   return create(MeasurementSchema, {
     // Identity is control's to fill; copied here so the page can show its own results.
@@ -83,9 +83,17 @@ function timerResolution(context: TaskContext): number | undefined {
   return Number.isFinite(value) ? value : undefined;
 }
 
+async function canonicalRecords(task: Task, context: TaskContext, dataset: Dataset): Promise<unknown[]> {
+  return step("canonical records", context, async () => {
+    const records = await context.canonical.records(dataset, task.canonicalBlobId, Number(task.canonicalBlobSize));
+    if (records.length !== task.recordCount) throw new Error(`the canonical blob has ${records.length} records, the task says ${task.recordCount}`);
+    return records;
+  });
+}
+
 async function encodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
   const [dataset, codec] = await step("encode", context, () => [datasetById(task.dataset), codecById(task.codec)] as const);
-  const records = await step("canonical records", context, () => context.canonical.records(dataset, task.canonicalBlobId, Number(task.canonicalBlobSize)));
+  const records = await canonicalRecords(task, context, dataset);
   const prepared = await step("encode", context, () => codec.prepare(dataset));
   const payload = await step("encode", context, () => prepared.encode(records));
   await step("verification", context, () => {
@@ -112,7 +120,7 @@ async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome
     throw new StepError("decode", `codec ${codec.info.id} has no decode mode ${JSON.stringify(task.decodeMode)} (it has ${codec.info.decodeModes.join(", ")})`);
   }
   if (!task.payloadBlobId) throw new StepError("transfer", "the task names no payload blob");
-  const records = await step("canonical records", context, () => context.canonical.records(dataset, task.canonicalBlobId, Number(task.canonicalBlobSize)));
+  const records = await canonicalRecords(task, context, dataset);
   const payload = await step("transfer", context, async () => {
     const bytes = await fetchBlob(context.client, task.payloadBlobId);
     const size = Number(task.payloadBlobSize);

@@ -16,8 +16,9 @@ export interface Sample {
   /** Each round's elapsed ns divided by opsPerRound, in order. */
   readonly roundNsPerOp: number[];
   readonly opsPerRound: number;
-  /** How long the warm-up actually ran. */
+  /** How long the warm-up actually ran, and how many operations it did. */
   readonly warmupMs: number;
+  readonly warmupOps: number;
 }
 
 /** Runs `n` operations and returns the elapsed milliseconds. */
@@ -29,11 +30,15 @@ const YIELD_EVERY_MS = 50;
 const MAX_OPS_PER_ROUND = 2 ** 40;
 
 async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
-  if (!(sampling.rounds >= 1)) throw new Error(`sampling asks for ${sampling.rounds} rounds; at least 1 is needed`);
+  // As the Rust reference does: at least one round, and rounds of at least 1 ms.
+  const rounds = Math.max(1, sampling.rounds);
+  const minRoundMs = Math.max(1, sampling.minRoundMs);
   const warmupStart = performance.now();
   let lastYield = warmupStart;
+  let warmupOps = 0;
   do {
     await timeOps(1);
+    warmupOps++;
     const now = performance.now();
     if (now - lastYield >= YIELD_EVERY_MS) {
       await yieldToEventLoop();
@@ -45,17 +50,17 @@ async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
   let opsPerRound = 1;
   for (;;) {
     await yieldToEventLoop();
-    if ((await timeOps(opsPerRound)) >= sampling.minRoundMs) break;
+    if ((await timeOps(opsPerRound)) >= minRoundMs) break;
     if (opsPerRound >= MAX_OPS_PER_ROUND) throw new Error(`${opsPerRound} operations took no measurable time; the clock does not advance`);
     opsPerRound *= 2;
   }
 
   const roundNsPerOp: number[] = [];
-  for (let round = 0; round < sampling.rounds; round++) {
+  for (let round = 0; round < rounds; round++) {
     await yieldToEventLoop();
     roundNsPerOp.push(((await timeOps(opsPerRound)) * 1e6) / opsPerRound);
   }
-  return { roundNsPerOp, opsPerRound, warmupMs };
+  return { roundNsPerOp, opsPerRound, warmupMs, warmupOps };
 }
 
 /** Times a synchronous operation (a codec call): no await inside the timed loop. */

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// Opens N headless Chromium tabs on control's worker page (each tab is one browser worker),
+// forwards every page's console to a log file, and on SIGTERM/SIGINT optionally screenshots the
+// first tab, closes Chromium and exits 0.
+//
+//   node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE]
+
+import { createWriteStream, mkdtempSync, rmSync, mkdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { parseArgs } from "node:util";
+import puppeteer from "puppeteer-core";
+
+const CHROMIUM = process.env.CODECBENCH_CHROMIUM || "/usr/bin/chromium";
+// The flags that work as root on these machines (TOOLCHAIN.md); the background-networking ones
+// stop Chromium from retrying a closed network. Timer throttling off: background tabs are workers too.
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--disable-background-timer-throttling",
+  "--disable-renderer-backgrounding",
+  "--disable-backgrounding-occluded-windows",
+];
+
+function usage(message) {
+  process.stderr.write(`driver: ${message}\nusage: node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE]\n`);
+  process.exit(2);
+}
+
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: {
+      control: { type: "string" },
+      count: { type: "string", default: "1" },
+      log: { type: "string" },
+      screenshot: { type: "string" },
+    },
+    strict: true,
+  }));
+} catch (error) {
+  usage(error.message);
+}
+if (!options.control) usage("--control is required");
+if (!options.log) usage("--log is required");
+const count = Number(options.count);
+if (!Number.isInteger(count) || count < 1) usage(`--count must be a whole number of at least 1, got ${options.count}`);
+let pageUrl;
+try {
+  pageUrl = new URL("/", options.control).href;
+} catch {
+  usage(`--control is not a URL: ${options.control}`);
+}
+
+mkdirSync(dirname(resolve(options.log)), { recursive: true });
+const log = createWriteStream(options.log, { flags: "a" });
+const write = (line) => log.write(`${new Date().toISOString()} ${line}\n`);
+
+const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-chromium-"));
+let browser;
+let stopping = false;
+
+async function stop(signal) {
+  if (stopping) return;
+  stopping = true;
+  write(`driver: ${signal}, stopping`);
+  let code = 0;
+  try {
+    if (options.screenshot && browser) {
+      const [first] = await browser.pages();
+      if (first) {
+        mkdirSync(dirname(resolve(options.screenshot)), { recursive: true });
+        await first.screenshot({ path: options.screenshot, fullPage: true });
+        write(`driver: screenshot of tab 1 written to ${options.screenshot}`);
+      }
+    }
+  } catch (error) {
+    write(`driver: screenshot failed: ${error.message}`);
+    process.stderr.write(`driver: screenshot failed: ${error.message}\n`);
+    code = 1;
+  }
+  try {
+    await browser?.close();
+  } catch (error) {
+    write(`driver: closing Chromium failed: ${error.message}`);
+  }
+  rmSync(userDataDir, { recursive: true, force: true });
+  log.end(() => process.exit(code));
+}
+
+process.on("SIGTERM", () => void stop("SIGTERM"));
+process.on("SIGINT", () => void stop("SIGINT"));
+
+function follow(page, tab) {
+  const prefix = `tab ${tab}:`;
+  page.on("console", (message) => write(`${prefix} console.${message.type()}: ${message.text()}`));
+  page.on("pageerror", (error) => write(`${prefix} page error: ${error.message}`));
+  page.on("requestfailed", (request) => {
+    // An aborted stream when a tab closes is expected; everything else is worth a line.
+    if (!stopping) write(`${prefix} request failed: ${request.url()} ${request.failure()?.errorText ?? ""}`);
+  });
+  page.on("crash", () => write(`${prefix} crashed`));
+}
+
+try {
+  browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    userDataDir,
+    args: FLAGS,
+    // One tab per worker: no viewport emulation, a page the size a person would see.
+    defaultViewport: { width: 1280, height: 900 },
+    handleSIGINT: false,
+    handleSIGTERM: false,
+    handleSIGHUP: false,
+  });
+  write(`driver: ${await browser.version()} started, opening ${count} tab(s) on ${pageUrl}`);
+  browser.on("disconnected", () => {
+    if (stopping) return;
+    write("driver: Chromium exited unexpectedly");
+    process.stderr.write("driver: Chromium exited unexpectedly\n");
+    rmSync(userDataDir, { recursive: true, force: true });
+    log.end(() => process.exit(1));
+  });
+  const [blank] = await browser.pages();
+  for (let tab = 1; tab <= count; tab++) {
+    const page = tab === 1 && blank ? blank : await browser.newPage();
+    follow(page, tab);
+    await page.goto(pageUrl, { waitUntil: "domcontentloaded" });
+    write(`tab ${tab}: opened ${pageUrl}`);
+  }
+  process.stdout.write(`codecbench driver: ${count} tab(s) open on ${pageUrl}, console in ${options.log}\n`);
+} catch (error) {
+  write(`driver: could not start: ${error.message}`);
+  process.stderr.write(`driver: could not start Chromium or open the page: ${error.message}\n`);
+  await browser?.close().catch(() => {});
+  rmSync(userDataDir, { recursive: true, force: true });
+  log.end(() => process.exit(1));
+}

@@ -1,0 +1,147 @@
+import { createHash } from "node:crypto";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { ConnectRouter, HandlerContext } from "@connectrpc/connect";
+import { ConnectError, Code } from "@connectrpc/connect";
+import { Operation, SamplingSchema } from "../src/gen/codecbench/v1/scenario_pb";
+import {
+  TaskSchema,
+  WorkerInfoSchema,
+  WorkerService,
+  type AttachRequest,
+  type AttachResponseSchema,
+  type ReportResultRequest,
+  type Task,
+} from "../src/gen/codecbench/v1/worker_service_pb";
+
+// A WorkerService of control's shape for tests of the worker without the Rust binaries: a blob
+// store keyed by SHA-256 with 1 MiB chunks, and an attach stream handing out queued tasks one at
+// a time, each only after the previous one was reported.
+
+export const CHUNK = 1 << 20;
+
+export function sha256(data: Uint8Array): string {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+export class FakeControl {
+  readonly blobs = new Map<string, Uint8Array>();
+  readonly reports: ReportResultRequest[] = [];
+  readonly attaches: AttachRequest[] = [];
+  private readonly uploads = new Map<string, Uint8Array[]>();
+  private readonly queue: Task[] = [];
+  private wake: (() => void) | undefined;
+  private reported: ((report: ReportResultRequest) => void) | undefined;
+  private workers = 0;
+  /** When set, the attach stream ends after this many tasks (to test reconnects). */
+  dropAfterTasks = Infinity;
+
+  putBlob(data: Uint8Array): string {
+    const id = sha256(data);
+    this.blobs.set(id, data);
+    return id;
+  }
+
+  enqueue(...tasks: Task[]): void {
+    this.queue.push(...tasks);
+    this.wake?.();
+  }
+
+  /** Resolves once `count` reports arrived in total. */
+  async waitForReports(count: number, timeoutMs = 20_000): Promise<ReportResultRequest[]> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.reports.length < count) {
+      if (Date.now() > deadline) throw new Error(`only ${this.reports.length} of ${count} reports arrived in ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    return this.reports.slice(0, count);
+  }
+
+  routes = (router: ConnectRouter): void => {
+    router.service(WorkerService, {
+      attach: (request, context) => this.attach(request, context),
+      reportResult: async (request) => {
+        this.reports.push(request);
+        this.reported?.(request);
+        return {};
+      },
+      getBlob: (request) => this.getBlob(request.blobId, Number(request.offset)),
+      putBlob: async (request) => {
+        if (request.data.length > CHUNK) throw new ConnectError(`chunk of ${request.data.length} bytes`, Code.InvalidArgument);
+        const chunks = this.uploads.get(request.uploadId) ?? [];
+        const sent = chunks.reduce((n, c) => n + c.length, 0);
+        if (Number(request.offset) !== sent) throw new ConnectError(`offset ${request.offset}, expected ${sent}`, Code.InvalidArgument);
+        chunks.push(new Uint8Array(request.data));
+        this.uploads.set(request.uploadId, chunks);
+        if (!request.finish) return { blobId: "", size: 0n };
+        this.uploads.delete(request.uploadId);
+        const whole = new Uint8Array(sent + request.data.length);
+        let at = 0;
+        for (const chunk of chunks) whole.set(chunk, at), (at += chunk.length);
+        return { blobId: this.putBlob(whole), size: BigInt(whole.length) };
+      },
+    });
+  };
+
+  private async *getBlob(blobId: string, from: number): AsyncGenerator<{ data: Uint8Array; offset: bigint; totalSize: bigint }> {
+    const blob = this.blobs.get(blobId);
+    if (!blob) throw new ConnectError(`no blob ${blobId}`, Code.NotFound);
+    if (blob.length === 0) yield { data: new Uint8Array(0), offset: 0n, totalSize: 0n };
+    for (let offset = from; offset < blob.length; offset += CHUNK) {
+      yield { data: blob.subarray(offset, offset + CHUNK), offset: BigInt(offset), totalSize: BigInt(blob.length) };
+    }
+  }
+
+  private async *attach(request: AttachRequest, context: HandlerContext): AsyncGenerator<MessageInitShape<typeof AttachResponseSchema>> {
+    this.attaches.push(request);
+    const id = `${request.name}-${++this.workers}`;
+    yield { message: { case: "attached", value: create(WorkerInfoSchema, { id, name: request.name, environment: request.environment, codecs: request.codecs }) } };
+    let sent = 0;
+    while (!context.signal.aborted && sent < this.dropAfterTasks) {
+      const task = this.queue.shift();
+      if (!task) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          context.signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+        continue;
+      }
+      const done = new Promise<ReportResultRequest>((resolve) => (this.reported = resolve));
+      yield { message: { case: "task", value: task } };
+      sent++;
+      await Promise.race([done, new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }))]);
+    }
+  }
+}
+
+let taskCounter = 0;
+
+/** A task as control would send it, with small sampling values. */
+export function task(fields: {
+  operation: Operation;
+  dataset: string;
+  codec: string;
+  recordCount: number;
+  canonical: { id: string; size: number };
+  payload?: { id: string; size: number };
+  decodeMode?: string;
+  lazyField?: string;
+  measureTransfer?: boolean;
+}): Task {
+  return create(TaskSchema, {
+    id: `task-${++taskCounter}`,
+    runId: "run-1",
+    operation: fields.operation,
+    dataset: fields.dataset,
+    codec: fields.codec,
+    decodeMode: fields.decodeMode ?? (fields.operation === Operation.DECODE ? "typed" : ""),
+    recordCount: fields.recordCount,
+    canonicalBlobId: fields.canonical.id,
+    canonicalBlobSize: BigInt(fields.canonical.size),
+    payloadBlobId: fields.payload?.id ?? "",
+    payloadBlobSize: BigInt(fields.payload?.size ?? 0),
+    lazyField: fields.lazyField ?? "",
+    sampling: create(SamplingSchema, { warmupMs: 5, rounds: 3, minRoundMs: 2, taskTimeoutS: 60 }),
+    measureTransfer: fields.measureTransfer ?? false,
+    producerWorkerId: "rust-1",
+  });
+}

@@ -1,0 +1,170 @@
+import { create, toBinary } from "@bufbuild/protobuf";
+import { createRouterTransport } from "@connectrpc/connect";
+import { afterEach, describe, expect, it } from "vitest";
+import { EnvironmentSchema } from "../src/gen/codecbench/v1/results_pb";
+import { MatrixDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
+import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
+import { runWorker, type WorkerEvents } from "../src/worker/attach";
+import { workerClient } from "../src/worker/client";
+import { FakeControl, sha256, task } from "./fake-control";
+import { vector } from "./canonical";
+
+// The worker protocol of proto/README.md against an in-memory control: attach, tasks one at a
+// time, verification before timing, blobs in 1 MiB chunks, failures that name their step,
+// reattaching after the stream drops.
+
+const environment = create(EnvironmentSchema, { language: "browser", runtime: "test", details: { timerResolutionUs: "1" } });
+const quiet: WorkerEvents = { connecting() {}, attached() {}, detached() {}, taskStarted() {}, step() {}, taskFinished() {}, error() {} };
+
+let stopWorker: AbortController | undefined;
+afterEach(() => stopWorker?.abort());
+
+function start(control: FakeControl, events: Partial<WorkerEvents> = {}): void {
+  stopWorker = new AbortController();
+  const client = workerClient(createRouterTransport(control.routes));
+  void runWorker({ client, name: "browser", environment, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10 });
+}
+
+function withCanonical(control: FakeControl, dataset: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") {
+  const pb = vector(dataset, "pb");
+  return { id: control.putBlob(pb), size: pb.length };
+}
+
+function blobOf(control: FakeControl, bytes: Uint8Array) {
+  return { id: control.putBlob(bytes), size: bytes.length };
+}
+
+describe("worker protocol", () => {
+  it("announces itself and its codecs", async () => {
+    const control = new FakeControl();
+    let attachedAs = "";
+    start(control, { attached: (id) => (attachedAs = id) });
+    await expect.poll(() => attachedAs).toBe("browser-1");
+    const request = control.attaches[0]!;
+    expect(request.name).toBe("browser");
+    expect(request.environment?.language).toBe("browser");
+    expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual([
+      ["json", ["typed", "lazy"]],
+      ["bson", ["typed"]],
+    ]);
+  });
+
+  it("encodes, verifies, times and uploads", async () => {
+    const control = new FakeControl();
+    control.enqueue(task({ operation: Operation.ENCODE, dataset: "owners", codec: "bson", recordCount: 3, canonical: withCanonical(control, "owners") }));
+    start(control);
+    const [report] = await control.waitForReports(1);
+    expect(report!.failure).toBe("");
+    expect(report!.workerId).toBe("browser-1");
+    // The stored payload is byte for byte the Rust one (BSON is deterministic).
+    expect(report!.payloadBlobId).toBe(sha256(vector("owners", "bson")));
+    expect(Number(report!.payloadBlobSize)).toBe(vector("owners", "bson").length);
+    const [m] = report!.measurements;
+    expect(m!.operation).toBe(Operation.ENCODE);
+    expect(m!.verified).toBe(true);
+    expect(m!.language).toBe("browser");
+    expect(m!.roundNsPerOp).toHaveLength(3);
+    expect(Math.log2(Number(m!.opsPerRound)) % 1).toBe(0);
+    expect(m!.extras["warmup_ms"]).toBeGreaterThanOrEqual(5);
+  });
+
+  it("times transfer, verifies and times decode of a Rust payload", async () => {
+    const control = new FakeControl();
+    const payload = blobOf(control, vector("numeric", "json"));
+    control.enqueue(task({ operation: Operation.DECODE, dataset: "numeric", codec: "json", recordCount: 3, canonical: withCanonical(control, "numeric"), payload, measureTransfer: true }));
+    start(control);
+    const [report] = await control.waitForReports(1);
+    expect(report!.failure).toBe("");
+    expect(report!.measurements.map((m) => [Operation[m.operation], m.verified, Number(m.payloadBytes)])).toEqual([
+      ["TRANSFER", true, payload.size],
+      ["DECODE", true, payload.size],
+    ]);
+  });
+
+  it("decodes lazily, reading the task's field", async () => {
+    const control = new FakeControl();
+    const payload = blobOf(control, vector("dummy", "json"));
+    control.enqueue(task({ operation: Operation.DECODE, dataset: "dummy", codec: "json", decodeMode: "lazy", lazyField: "guid", recordCount: 3, canonical: withCanonical(control, "dummy"), payload }));
+    start(control);
+    const [report] = await control.waitForReports(1);
+    expect(report!.failure).toBe("");
+    expect(report!.measurements[0]!.decodeMode).toBe("lazy");
+  });
+
+  it("reports a verification failure with record and field, and no timing", async () => {
+    const control = new FakeControl();
+    const text = new TextDecoder().decode(vector("dummy", "json"));
+    const email = /"email":"([^"]+)"/.exec(text)![1]!;
+    const wrong = new TextEncoder().encode(text.replace(email, `x${email}`));
+    control.enqueue(task({ operation: Operation.DECODE, dataset: "dummy", codec: "json", recordCount: 3, canonical: withCanonical(control, "dummy"), payload: blobOf(control, wrong) }));
+    start(control);
+    const [report] = await control.waitForReports(1);
+    expect(report!.failure).toBe(`verification failed: record 0 field email: expected "${email}", got "x${email}"`);
+    expect(report!.measurements).toEqual([]);
+  });
+
+  it("reports corrupt payloads as decode failures, keeping the transfer measurement", async () => {
+    const control = new FakeControl();
+    const corrupt = vector("beers", "bson").slice(0, 100);
+    control.enqueue(task({ operation: Operation.DECODE, dataset: "beers", codec: "bson", recordCount: 3, canonical: withCanonical(control, "beers"), payload: blobOf(control, corrupt), measureTransfer: true }));
+    start(control);
+    const [report] = await control.waitForReports(1);
+    expect(report!.failure).toMatch(/^decode failed: /);
+    expect(report!.measurements.map((m) => m.operation)).toEqual([Operation.TRANSFER]);
+  });
+
+  it("names the step for unknown codecs, missing blobs and wrong record counts", async () => {
+    const control = new FakeControl();
+    const canonical = withCanonical(control, "docs");
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "docs", codec: "xml", recordCount: 3, canonical }),
+      task({ operation: Operation.ENCODE, dataset: "docs", codec: "json", recordCount: 3, canonical: { id: "0".repeat(64), size: 10 } }),
+      task({ operation: Operation.ENCODE, dataset: "docs", codec: "json", recordCount: 4, canonical }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "lazy", recordCount: 3, canonical, payload: canonical }),
+    );
+    start(control);
+    const reports = await control.waitForReports(4);
+    expect(reports.map((r) => r.failure)).toEqual([
+      `encode failed: unknown codec "xml" (this worker offers json, bson)`,
+      expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
+      "canonical records failed: the canonical blob has 3 records, the task says 4",
+      `decode failed: codec bson has no decode mode "lazy" (it has typed)`,
+    ]);
+  });
+
+  it("moves blobs larger than 1 MiB in chunks, both ways", async () => {
+    const control = new FakeControl();
+    const rows = Array.from({ length: 4000 }, (_, r) => ({ cells: Array.from({ length: 40 }, (_, c) => `${r}.${String(c).padStart(10, "0")}`) }));
+    const pb = toBinary(MatrixDatasetSchema, create(MatrixDatasetSchema, { records: rows }));
+    const canonical = blobOf(control, pb);
+    expect(canonical.size).toBeGreaterThan(2 << 20);
+    control.enqueue(task({ operation: Operation.ENCODE, dataset: "matrix", codec: "json", recordCount: rows.length, canonical }));
+    start(control);
+    const [encoded] = await control.waitForReports(1);
+    expect(encoded!.failure).toBe("");
+    const payload = { id: encoded!.payloadBlobId, size: Number(encoded!.payloadBlobSize) };
+    expect(payload.size).toBeGreaterThan(2 << 20);
+    control.enqueue(task({ operation: Operation.DECODE, dataset: "matrix", codec: "json", recordCount: rows.length, canonical, payload, measureTransfer: true }));
+    const [, decoded] = await control.waitForReports(2);
+    expect(decoded!.failure).toBe("");
+    expect(decoded!.measurements.every((m) => m.verified)).toBe(true);
+  });
+
+  it("attaches again when the stream drops and goes on with the next task", async () => {
+    const control = new FakeControl();
+    control.dropAfterTasks = 1;
+    const canonical = withCanonical(control, "beers");
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "beers", codec: "json", recordCount: 3, canonical }),
+      task({ operation: Operation.ENCODE, dataset: "beers", codec: "bson", recordCount: 3, canonical }),
+    );
+    const detached: string[] = [];
+    start(control, { detached: (reason) => detached.push(reason) });
+    const reports = await control.waitForReports(2);
+    expect(reports.map((r) => [r.workerId, r.failure])).toEqual([
+      ["browser-1", ""],
+      ["browser-2", ""],
+    ]);
+    expect(detached[0]).toBe("control closed the stream");
+  });
+});
