@@ -27,7 +27,7 @@ final class CanonicalCache {
   }
 
   @SuppressWarnings("unchecked")
-  <R> Canonical<R> get(Dataset<R> dataset, String blobId) throws TaskFailure {
+  <R> Canonical<R> get(Dataset<R> dataset, String blobId, int recordCount) throws TaskFailure {
     Canonical<?> hit = byBlob.get(blobId);
     if (hit != null && hit.dataset() == dataset) {
       return (Canonical<R>) hit;
@@ -44,6 +44,10 @@ final class CanonicalCache {
     } catch (IOException e) {
       throw TaskFailure.at("fetch", "canonical blob " + blobId + " is not a " + dataset.id()
           + " dataset message: " + e.getMessage());
+    }
+    if (canonical.size() != recordCount) {
+      throw TaskFailure.at("fetch", "canonical blob " + blobId + " has " + canonical.size()
+          + " records, the task says " + recordCount);
     }
     byBlob.put(blobId, canonical);
     return canonical;

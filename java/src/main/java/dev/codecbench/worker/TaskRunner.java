@@ -67,7 +67,7 @@ public final class TaskRunner {
 
   private <R> void encode(Task task, Dataset<R> dataset, Codec codec, ReportResultRequest.Builder report)
       throws Exception {
-    Canonical<R> canonical = canonicals.get(dataset, task.getCanonicalBlobId());
+    Canonical<R> canonical = canonicals.get(dataset, task.getCanonicalBlobId(), task.getRecordCount());
     Records<R> model = canonical.model();
     byte[] payload;
     try {
@@ -101,7 +101,7 @@ public final class TaskRunner {
       throw TaskFailure.at("setup", "codec '" + codec.id() + "' has no decode mode '" + mode
           + "' (it has " + String.join(", ", codec.decodeModes()) + ")");
     }
-    Canonical<R> canonical = canonicals.get(dataset, task.getCanonicalBlobId());
+    Canonical<R> canonical = canonicals.get(dataset, task.getCanonicalBlobId(), task.getRecordCount());
     String blobId = task.getPayloadBlobId();
     byte[] payload;
     try {

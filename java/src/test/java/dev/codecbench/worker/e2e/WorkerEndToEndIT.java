@@ -1,0 +1,170 @@
+package dev.codecbench.worker.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import codecbench.v1.HarnessServiceOuterClass.GetRunRequest;
+import codecbench.v1.HarnessServiceOuterClass.GetRunResponse;
+import codecbench.v1.HarnessServiceOuterClass.StartRunRequest;
+import codecbench.v1.HarnessServiceOuterClass.StartRunResponse;
+import codecbench.v1.Results.Measurement;
+import codecbench.v1.Results.RunStatus;
+import codecbench.v1.Results.TaskStatus;
+import codecbench.v1.Results.TaskSummary;
+import codecbench.v1.ScenarioOuterClass.Operation;
+import codecbench.v1.ScenarioOuterClass.Sampling;
+import codecbench.v1.ScenarioOuterClass.Scenario;
+import codecbench.v1.WorkerServiceOuterClass.WorkerInfo;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Control + Rust worker + Java worker: each encodes and the other decodes, for json and bson,
+ * typed and lazy, every measurement verified; and a garbage payload fails the Java worker's tasks
+ * with the codec's message while the worker stays attached and takes the next task.
+ */
+@Tag("e2e")
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class WorkerEndToEndIT {
+  private static final Sampling QUICK = Sampling.newBuilder().setWarmupMs(20).setRounds(3).setMinRoundMs(2).build();
+
+  @TempDir static Path stateDir;
+  private static Cluster cluster;
+  private static WorkerInfo rust;
+  private static WorkerInfo java;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = Cluster.start(stateDir, "WorkerEndToEndIT");
+    rust = cluster.awaitWorker("rust");
+    java = cluster.awaitWorker("java");
+  }
+
+  @AfterAll
+  static void stop() {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void rustAndJavaDecodeEachOthersPayloads() {
+    GetRunResponse run = runToEnd(Scenario.newBuilder().setName("e2e-cross").addDatasets("dummy")
+        .addDatasets("numeric").addCodecs("json").addCodecs("bson").addCounts(20).setSampling(QUICK).build());
+
+    List<TaskSummary> failed = run.getTasksList().stream()
+        .filter(t -> t.getStatus() != TaskStatus.TASK_STATUS_DONE).toList();
+    assertTrue(failed.isEmpty(), "every task done, not: " + failed + "; logs in " + cluster.logs());
+
+    String[][] pairs = {{rust.getId(), java.getId()}, {java.getId(), rust.getId()}, {java.getId(), java.getId()}};
+    for (String dataset : List.of("dummy", "numeric")) {
+      for (String codec : List.of("json", "bson")) {
+        Measurement encode = find(run, Operation.OPERATION_ENCODE, dataset, codec, "", java.getId(), java.getId());
+        assertJavaMeasurement(encode);
+        for (String mode : List.of("typed", "lazy")) {
+          for (String[] pair : pairs) {
+            Measurement decode = find(run, Operation.OPERATION_DECODE, dataset, codec, mode, pair[0], pair[1]);
+            assertTrue(decode.getVerified(), "verified: " + decode);
+            assertTrue(decode.getFailure().isEmpty(), decode.getFailure());
+            assertEquals(3, decode.getRoundNsPerOpCount());
+            if (pair[1].equals(java.getId())) {
+              assertJavaMeasurement(decode);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  private static void assertJavaMeasurement(Measurement m) {
+    assertEquals("java", m.getLanguage());
+    assertTrue(m.getVerified(), "verified: " + m);
+    assertEquals(3, m.getRoundNsPerOpCount());
+    assertTrue(m.getRoundNsPerOpList().stream().allMatch(ns -> ns > 0), "positive timings: " + m);
+    assertTrue(m.getOpsPerRound() >= 1);
+    assertTrue(m.hasAllocBytesPerOp() && m.getAllocBytesPerOp() > 0, "allocation counted: " + m);
+    assertTrue(m.getExtrasOrThrow("warmup_ms") >= 100, "JVM minimum warm-up applied: " + m.getExtrasMap());
+    assertEquals(100.0, m.getExtrasOrThrow("jvm_min_warmup_ms"));
+    assertTrue(m.getExtrasMap().containsKey("gc_ms") && m.getExtrasMap().containsKey("gc_count"));
+    assertEquals("jit", m.getEnvironment().getBuildProfile());
+    assertFalse(m.getEnvironment().getDetailsOrThrow("gc").isEmpty());
+    assertTrue(m.getEnvironment().getDetailsMap().containsKey("jvm_flags"));
+    assertTrue(m.getEnvironment().getDetailsMap().containsKey("max_heap_bytes"));
+  }
+
+  @Test
+  void garbagePayloadFailsWithTheCodecsMessageAndTheWorkerTakesTheNextTask() throws Exception {
+    try (GarbageProducer garbage = new GarbageProducer(cluster.channel)) {
+      String fakeId = garbage.awaitId();
+      GetRunResponse bad = runToEnd(Scenario.newBuilder().setName("e2e-garbage").addDatasets("dummy")
+          .addCodecs("json").addCodecs("bson").addCounts(5).addProducers(fakeId).addConsumers(java.getId())
+          .addOperations(Operation.OPERATION_ENCODE).addOperations(Operation.OPERATION_DECODE)
+          .setSampling(QUICK).build());
+
+      List<TaskSummary> decodes = bad.getTasksList().stream()
+          .filter(t -> t.getOperation() == Operation.OPERATION_DECODE).toList();
+      // Two codecs x two modes: four tasks in a row, each failing, each taken after the last failed.
+      assertEquals(4, decodes.size(), "decode tasks: " + decodes);
+      for (TaskSummary t : decodes) {
+        assertEquals(TaskStatus.TASK_STATUS_FAILED, t.getStatus(), t.toString());
+        assertEquals(java.getId(), t.getConsumerWorkerId());
+        assertTrue(t.getFailure().startsWith("decode failed: " + t.getCodec() + " decode: "),
+            "failure names the step and the codec: " + t.getFailure());
+      }
+    }
+
+    // Still the same attachment, and it still does real work.
+    assertEquals(java.getId(), cluster.worker("java").orElseThrow().getId());
+    GetRunResponse good = runToEnd(Scenario.newBuilder().setName("e2e-after-garbage").addDatasets("beers")
+        .addCodecs("json").addCounts(5).addProducers(java.getId()).addConsumers(java.getId())
+        .setSampling(QUICK).build());
+    Map<TaskStatus, Long> statuses = good.getTasksList().stream()
+        .collect(Collectors.groupingBy(TaskSummary::getStatus, Collectors.counting()));
+    assertEquals(Map.of(TaskStatus.TASK_STATUS_DONE, (long) good.getTasksCount()), statuses,
+        "tasks after the failures: " + good.getTasksList());
+  }
+
+  /** Starts a run, follows its stream until it ends, and returns it as stored. */
+  private static GetRunResponse runToEnd(Scenario scenario) {
+    Iterator<StartRunResponse> events = cluster.harness.withDeadlineAfter(5, TimeUnit.MINUTES)
+        .startRun(StartRunRequest.newBuilder().setScenario(scenario).setSource("WorkerEndToEndIT").build());
+    String runId = null;
+    while (events.hasNext()) {
+      StartRunResponse e = events.next();
+      if (e.getEvent().hasRun()) {
+        runId = e.getEvent().getRun().getId();
+        RunStatus status = e.getEvent().getRun().getStatus();
+        if (status == RunStatus.RUN_STATUS_FINISHED) {
+          return cluster.harness.getRun(GetRunRequest.newBuilder().setRunId(runId).build());
+        }
+        if (status == RunStatus.RUN_STATUS_FAILED || status == RunStatus.RUN_STATUS_CANCELLED) {
+          fail("run " + scenario.getName() + " ended " + status + ": " + e.getEvent().getRun().getMessage());
+        }
+      }
+    }
+    return fail("run " + runId + " (" + scenario.getName() + ") stream ended before FINISHED; logs in " + cluster.logs());
+  }
+
+  private static Measurement find(GetRunResponse run, Operation op, String dataset, String codec, String mode,
+      String producer, String consumer) {
+    return run.getMeasurementsList().stream()
+        .filter(m -> m.getOperation() == op && m.getDataset().equals(dataset) && m.getCodec().equals(codec)
+            && m.getDecodeMode().equals(mode) && m.getProducerWorkerId().equals(producer)
+            && (op == Operation.OPERATION_ENCODE || m.getConsumerWorkerId().equals(consumer)))
+        .findFirst()
+        .orElseGet(() -> fail("no " + op + " measurement " + dataset + "/" + codec + "/" + mode + " "
+            + producer + " -> " + consumer + "; logs in " + cluster.logs()));
+  }
+}
