@@ -1,1 +1,113 @@
-fn main(){}
+//! codecbench's control plane: one port for gRPC (HTTP/2), gRPC-web (HTTP/1.1), reflection,
+//! health and the browser worker page. Workers attach to it; it never dials them.
+mod blobs;
+mod harness_service;
+mod scenario;
+mod state;
+mod store;
+mod web;
+mod worker_service;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use codecbench_proto::v1::{harness_service_server::HarnessServiceServer, worker_service_server::WorkerServiceServer};
+use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use tonic::service::Routes;
+use tonic::transport::{server::TcpIncoming, Server};
+use tonic_web::GrpcWebLayer;
+
+#[derive(Parser)]
+#[command(name = "codecbench-control", about = "codecbench's control plane")]
+struct Args {
+    /// Address to listen on; port 0 picks a free port (printed once bound).
+    #[arg(long, env = "CODECBENCH_LISTEN", default_value = "127.0.0.1:7600")]
+    listen: SocketAddr,
+    /// Where the SQLite database and the blob store live.
+    #[arg(long, env = "CODECBENCH_STATE_DIR", default_value = ".state/control")]
+    state_dir: PathBuf,
+    /// The built browser worker page (web/dist), served at /.
+    #[arg(long, env = "CODECBENCH_WEB_DIR")]
+    web_dir: Option<PathBuf>,
+    /// Size of gRPC messages control accepts (chunks are at most 1 MiB; reports carry rounds).
+    #[arg(long, default_value_t = 16 << 20, hide = true)]
+    max_message_bytes: usize,
+}
+
+#[tokio::main]
+async fn main() {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .init();
+    if let Err(e) = run(Args::parse()).await {
+        eprintln!("codecbench-control: {e:#}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(args: Args) -> Result<()> {
+    std::fs::create_dir_all(&args.state_dir).with_context(|| format!("creating {}", args.state_dir.display()))?;
+    let store = store::Store::open(&args.state_dir.join("codecbench.sqlite"))?;
+    store.close_interrupted_runs()?;
+    let blobs = blobs::BlobStore::open(&args.state_dir.join("blobs")).context("opening the blob store")?;
+    let control = Arc::new(state::Control::new(store, blobs));
+
+    let ticker = control.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(1));
+        loop {
+            tick.tick().await;
+            ticker.check_timeouts();
+        }
+    });
+
+    let descriptors = [codecbench_proto::FILE_DESCRIPTOR_SET, tonic_health::pb::FILE_DESCRIPTOR_SET];
+    let mut v1 = tonic_reflection::server::Builder::configure();
+    let mut v1alpha = tonic_reflection::server::Builder::configure();
+    for d in descriptors {
+        v1 = v1.register_encoded_file_descriptor_set(d);
+        v1alpha = v1alpha.register_encoded_file_descriptor_set(d);
+    }
+    let (health, health_service) = tonic_health::server::health_reporter();
+    let harness = HarnessServiceServer::new(harness_service::Service { control: control.clone() })
+        .max_decoding_message_size(args.max_message_bytes);
+    let worker = WorkerServiceServer::new(worker_service::Service { control: control.clone() })
+        .max_decoding_message_size(args.max_message_bytes);
+    health.set_serving::<HarnessServiceServer<harness_service::Service>>().await;
+    health.set_serving::<WorkerServiceServer<worker_service::Service>>().await;
+
+    let mut routes = Routes::builder();
+    routes
+        .add_service(harness)
+        .add_service(worker)
+        .add_service(health_service)
+        .add_service(v1.build_v1()?)
+        .add_service(v1alpha.build_v1alpha()?);
+    let routes = Routes::from(routes.routes().into_axum_router().fallback_service(web::router(args.web_dir.as_deref())));
+
+    let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("binding {}", args.listen))?;
+    let bound = listener.local_addr()?;
+    // Tests and the CLI read this line to learn an ephemeral port.
+    println!("codecbench-control listening on {bound}");
+    tracing::info!("serving gRPC, gRPC-web and {} on {bound}", args.web_dir.as_ref().map(|d| format!("the page from {}", d.display())).unwrap_or("no page".into()));
+
+    Server::builder()
+        .accept_http1(true)
+        .http2_keepalive_interval(Some(Duration::from_secs(10)))
+        .http2_keepalive_timeout(Some(Duration::from_secs(20)))
+        .layer(GrpcWebLayer::new())
+        .add_routes(routes)
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown())
+        .await
+        .context("serving")?;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown() {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}

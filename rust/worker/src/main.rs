@@ -127,7 +127,11 @@ async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environmen
                 if !report.failure.is_empty() {
                     tracing::warn!(task = id, "failed: {}", report.failure);
                 }
-                client.report_result(report).await.with_context(|| format!("reporting task {id}"))?;
+                // A refused report (the task timed out meanwhile) is control's decision, not a reason
+                // to drop the attachment; a broken connection shows on the stream next.
+                if let Err(status) = client.report_result(report).await {
+                    tracing::warn!(task = id, "report refused: {}", status.message());
+                }
             }
             None => {}
         }

@@ -1,0 +1,428 @@
+//! Control's live state: attached workers and active runs. Tasks run one at a time across the
+//! whole machine (workers share its cores; two timed loops at once would disturb each other).
+//! Every change that matters is written to SQLite before it is announced.
+use crate::blobs::BlobStore;
+use crate::scenario::{Planned, WorkerView};
+use crate::store::Store;
+use codecbench_proto::v1::{
+    attach_response, run_event, AttachRequest, AttachResponse, Measurement, Operation, ReportResultRequest, Run,
+    RunEvent, RunStatus, TaskStatus, TaskSummary, WorkerInfo, Task,
+};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
+use tonic::Status;
+
+pub type TaskSender = UnboundedSender<Result<AttachResponse, Status>>;
+
+pub struct Control {
+    pub store: Store,
+    pub blobs: BlobStore,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    workers: BTreeMap<String, Worker>,
+    name_counters: HashMap<String, u32>,
+    /// Active runs, oldest first.
+    runs: Vec<ActiveRun>,
+    running: Option<Running>,
+}
+
+struct Worker {
+    info: WorkerInfo,
+    tx: TaskSender,
+}
+
+struct ActiveRun {
+    run: Run,
+    tasks: Vec<Entry>,
+    subscribers: Vec<UnboundedSender<RunEvent>>,
+    cancelled: bool,
+}
+
+struct Entry {
+    summary: TaskSummary,
+    task: Task,
+    depends_on: Option<usize>,
+}
+
+struct Running {
+    run_id: String,
+    index: usize,
+    worker_id: String,
+    deadline: Instant,
+    timeout: Duration,
+}
+
+fn now() -> prost_types::Timestamp {
+    SystemTime::now().into()
+}
+
+fn is_terminal(s: TaskStatus) -> bool {
+    matches!(s, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Cancelled)
+}
+
+impl Entry {
+    /// The worker that runs this task: the producer encodes, the consumer decodes.
+    fn worker_id(&self) -> &str {
+        if self.summary.operation() == Operation::Encode { &self.summary.producer_worker_id } else { &self.summary.consumer_worker_id }
+    }
+}
+
+impl ActiveRun {
+    fn emit(&mut self, event: run_event::Event) {
+        let ev = RunEvent { event: Some(event) };
+        self.subscribers.retain(|s| s.send(ev.clone()).is_ok());
+    }
+}
+
+impl Control {
+    pub fn new(store: Store, blobs: BlobStore) -> Self {
+        Control { store, blobs, inner: Mutex::new(Inner::default()) }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    // ---- workers ----------------------------------------------------------------------------
+
+    /// Registers a worker and returns its info and the receiving end of its task stream.
+    pub fn attach(&self, req: AttachRequest) -> (WorkerInfo, UnboundedReceiver<Result<AttachResponse, Status>>) {
+        let (tx, rx) = unbounded_channel();
+        let mut inner = self.lock();
+        let name: String = req.name.chars().filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_').collect();
+        let name = if name.is_empty() { "worker".to_string() } else { name };
+        let n = inner.name_counters.entry(name.clone()).or_insert(0);
+        *n += 1;
+        let info = WorkerInfo {
+            id: format!("{name}-{n}"),
+            name,
+            environment: req.environment,
+            codecs: req.codecs,
+            attached_at: Some(now()),
+            current_task_id: String::new(),
+            tasks_done: 0,
+        };
+        let _ = tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Attached(info.clone())) }));
+        inner.workers.insert(info.id.clone(), Worker { info: info.clone(), tx });
+        tracing::info!(worker = info.id, language = info.environment.as_ref().map(|e| e.language.as_str()).unwrap_or("?"), "attached");
+        self.dispatch(&mut inner);
+        (info, rx)
+    }
+
+    /// The worker's stream closed: it is gone. Its running task fails, and so do the tasks that
+    /// were waiting for it; the runs go on.
+    pub fn detach(&self, worker_id: &str) {
+        let mut inner = self.lock();
+        if inner.workers.remove(worker_id).is_none() {
+            return;
+        }
+        tracing::warn!(worker = worker_id, "detached");
+        if let Some(r) = inner.running.as_ref().filter(|r| r.worker_id == worker_id) {
+            let (run_id, index) = (r.run_id.clone(), r.index);
+            let msg = format!("worker {worker_id} went away while running the task (its stream closed: the process died or was stopped)");
+            self.finish(&mut inner, &run_id, index, Err(msg), vec![], None);
+        }
+        let waiting: Vec<(String, usize)> = inner.runs.iter().flat_map(|r| {
+            r.tasks.iter().enumerate()
+                .filter(|(_, t)| t.summary.status() == TaskStatus::Pending && t.worker_id() == worker_id)
+                .map(|(i, _)| (r.run.id.clone(), i))
+                .collect::<Vec<_>>()
+        }).collect();
+        for (run_id, i) in waiting {
+            let msg = format!("worker {worker_id} detached before the task ran");
+            self.finish(&mut inner, &run_id, i, Err(msg), vec![], None);
+        }
+        self.dispatch(&mut inner);
+    }
+
+    pub fn workers(&self) -> Vec<WorkerInfo> {
+        self.lock().workers.values().map(|w| w.info.clone()).collect()
+    }
+
+    pub fn worker_views(&self) -> Vec<WorkerView> {
+        self.lock().workers.values().map(|w| WorkerView {
+            id: w.info.id.clone(),
+            name: w.info.name.clone(),
+            language: w.info.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default(),
+            codecs: w.info.codecs.clone(),
+        }).collect()
+    }
+
+    // ---- runs -------------------------------------------------------------------------------
+
+    /// Stores a planned run and starts it; returns its event stream (the run comes first).
+    pub fn start_run(&self, run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<UnboundedReceiver<RunEvent>> {
+        let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
+        self.store.insert_run(&run, source, &summaries)?;
+        let (tx, rx) = unbounded_channel();
+        let mut inner = self.lock();
+        let run_id = run.id.clone();
+        let mut active = ActiveRun {
+            run,
+            tasks: planned.into_iter().map(|p| Entry { summary: p.summary, task: p.task, depends_on: p.depends_on }).collect(),
+            subscribers: vec![tx],
+            cancelled: false,
+        };
+        active.emit(run_event::Event::Run(active.run.clone()));
+        inner.runs.push(active);
+        tracing::info!(run = run_id, tasks = summaries.len(), "run started");
+        // A worker chosen while planning may have gone since.
+        let gone: Vec<usize> = inner.runs.last().unwrap().tasks.iter().enumerate()
+            .filter(|(_, t)| !inner.workers.contains_key(t.worker_id()))
+            .map(|(i, _)| i).collect();
+        for i in gone {
+            let w = inner.runs.last().unwrap().tasks[i].worker_id().to_string();
+            self.finish(&mut inner, &run_id, i, Err(format!("worker {w} detached before the task ran")), vec![], None);
+        }
+        self.dispatch(&mut inner);
+        Ok(rx)
+    }
+
+    /// Events of a run: what is stored so far, then live events while it is active.
+    pub fn watch_run(&self, run_id: &str) -> anyhow::Result<Option<UnboundedReceiver<RunEvent>>> {
+        let mut inner = self.lock();
+        let (tx, rx) = unbounded_channel();
+        let send = |e: run_event::Event| { let _ = tx.send(RunEvent { event: Some(e) }); };
+        if let Some(active) = inner.runs.iter_mut().find(|r| r.run.id == run_id) {
+            send(run_event::Event::Run(active.run.clone()));
+            active.tasks.iter().for_each(|t| send(run_event::Event::Task(t.summary.clone())));
+            self.store.measurements(run_id)?.into_iter().for_each(|m| send(run_event::Event::Measurement(m)));
+            active.subscribers.push(tx);
+            return Ok(Some(rx));
+        }
+        let Some(run) = self.store.get_run(run_id)? else { return Ok(None) };
+        send(run_event::Event::Run(run));
+        self.store.tasks(run_id)?.into_iter().for_each(|t| send(run_event::Event::Task(t)));
+        self.store.measurements(run_id)?.into_iter().for_each(|m| send(run_event::Event::Measurement(m)));
+        Ok(Some(rx))
+    }
+
+    /// The run as it stands, from memory while active, else from SQLite.
+    pub fn get_run(&self, run_id: &str) -> anyhow::Result<Option<(Run, Vec<TaskSummary>)>> {
+        if let Some(r) = self.lock().runs.iter().find(|r| r.run.id == run_id) {
+            return Ok(Some((r.run.clone(), r.tasks.iter().map(|t| t.summary.clone()).collect())));
+        }
+        Ok(match self.store.get_run(run_id)? {
+            Some(run) => Some((run, self.store.tasks(run_id)?)),
+            None => None,
+        })
+    }
+
+    /// Cancels pending tasks; a running task finishes and its result is kept.
+    pub fn cancel_run(&self, run_id: &str) -> anyhow::Result<Option<Run>> {
+        let mut inner = self.lock();
+        let Some(pos) = inner.runs.iter().position(|r| r.run.id == run_id) else {
+            return self.store.get_run(run_id);
+        };
+        let run = &mut inner.runs[pos];
+        run.cancelled = true;
+        run.run.message = "cancelled".into();
+        for i in 0..run.tasks.len() {
+            if run.tasks[i].summary.status() == TaskStatus::Pending {
+                run.tasks[i].summary.status = TaskStatus::Cancelled as i32;
+                self.store.update_task(&run.tasks[i].summary)?;
+                let s = run.tasks[i].summary.clone();
+                run.emit(run_event::Event::Task(s));
+            }
+        }
+        tracing::info!(run = run_id, "cancelled");
+        let snapshot = inner.runs[pos].run.clone();
+        self.complete_if_done(&mut inner, run_id);
+        self.dispatch(&mut inner);
+        Ok(Some(snapshot))
+    }
+
+    // ---- tasks ------------------------------------------------------------------------------
+
+    /// A worker's report. Stored before anything else happens.
+    pub fn report(&self, req: ReportResultRequest) -> Result<(), Status> {
+        let mut inner = self.lock();
+        let Some(r) = inner.running.as_ref() else {
+            return Err(Status::failed_precondition(format!("task {} is not running (it timed out, or control restarted)", req.task_id)));
+        };
+        let (run_id, index, worker_id) = (r.run_id.clone(), r.index, r.worker_id.clone());
+        let run = inner.runs.iter().find(|r| r.run.id == run_id).expect("running task belongs to an active run");
+        if run.tasks[index].summary.id != req.task_id {
+            return Err(Status::failed_precondition(format!("task {} is not running (it timed out, or control restarted)", req.task_id)));
+        }
+        if req.worker_id != worker_id {
+            return Err(Status::permission_denied(format!("task {} was given to {worker_id}, not {}", req.task_id, req.worker_id)));
+        }
+        let is_encode = run.tasks[index].summary.operation() == Operation::Encode;
+        let outcome = if !req.failure.is_empty() {
+            Err(req.failure)
+        } else if is_encode && req.payload_blob_id.is_empty() {
+            Err("the worker reported an encode without a payload".to_string())
+        } else if is_encode && self.blobs.path(&req.payload_blob_id).is_err() {
+            Err(format!("the worker reported payload {} but control has no such blob", req.payload_blob_id))
+        } else {
+            Ok(())
+        };
+        let payload = is_encode.then_some((req.payload_blob_id, req.payload_blob_size));
+        self.finish(&mut inner, &run_id, index, outcome, req.measurements, payload);
+        self.dispatch(&mut inner);
+        Ok(())
+    }
+
+    /// Fails the running task when it overran its timeout.
+    pub fn check_timeouts(&self) {
+        let mut inner = self.lock();
+        let Some(r) = inner.running.as_ref().filter(|r| Instant::now() > r.deadline) else { return };
+        let (run_id, index, secs) = (r.run_id.clone(), r.index, r.timeout.as_secs());
+        self.finish(&mut inner, &run_id, index, Err(format!("timed out after {secs} s (sampling.taskTimeoutS)")), vec![], None);
+        self.dispatch(&mut inner);
+    }
+
+    /// Ends a task: stores its measurements (or its failure), unblocks or fails its dependents,
+    /// frees its worker, and completes the run when nothing is left.
+    fn finish(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>) {
+        if inner.running.as_ref().is_some_and(|r| r.run_id == run_id && r.index == index) {
+            let r = inner.running.take().unwrap();
+            if let Some(w) = inner.workers.get_mut(&r.worker_id) {
+                w.info.current_task_id.clear();
+                w.info.tasks_done += 1;
+            }
+        }
+        let Some(run) = inner.runs.iter_mut().find(|r| r.run.id == run_id) else { return };
+        let entry = &run.tasks[index];
+        let (summary, worker_id) = (entry.summary.clone(), entry.worker_id().to_string());
+        let identify = |mut m: Measurement| {
+            m.run_id = run_id.into();
+            m.task_id = summary.id.clone();
+            m.dataset = summary.dataset.clone();
+            m.codec = summary.codec.clone();
+            m.decode_mode = if m.operation() == Operation::Decode { summary.decode_mode.clone() } else { String::new() };
+            m.record_count = summary.record_count;
+            m.producer_worker_id = summary.producer_worker_id.clone();
+            m.consumer_worker_id = summary.consumer_worker_id.clone();
+            m.worker_id = worker_id.clone();
+            m.recorded_at = Some(now());
+            m
+        };
+        let mut stored: Vec<Measurement> = measurements.into_iter().map(&identify).collect();
+        if let Err(msg) = &outcome {
+            // The failure is a row too, so reports list it beside the cells that worked.
+            let language = stored.first().map(|m| m.language.clone()).unwrap_or_default();
+            stored.push(identify(Measurement { operation: summary.operation, language, verified: false, failure: msg.clone(), ..Default::default() }));
+        }
+        for m in stored {
+            if let Err(e) = self.store.insert_measurement(&m) {
+                tracing::error!("storing a measurement of {}: {e:#}", summary.id);
+            }
+            run.emit(run_event::Event::Measurement(m));
+        }
+        let mut changed = vec![index];
+        match &outcome {
+            Ok(()) => {
+                run.tasks[index].summary.status = TaskStatus::Done as i32;
+                if let Some((id, size)) = payload {
+                    for t in run.tasks.iter_mut().filter(|t| t.depends_on == Some(index)) {
+                        t.task.payload_blob_id = id.clone();
+                        t.task.payload_blob_size = size;
+                    }
+                }
+            }
+            Err(msg) => {
+                tracing::warn!(task = summary.id, "failed: {msg}");
+                run.tasks[index].summary.status = TaskStatus::Failed as i32;
+                run.tasks[index].summary.failure = msg.clone();
+                let mut cascade = vec![];
+                for (i, t) in run.tasks.iter_mut().enumerate() {
+                    if t.depends_on == Some(index) && t.summary.status() == TaskStatus::Pending {
+                        t.summary.status = TaskStatus::Failed as i32;
+                        t.summary.failure = format!("not run: the payload's encode ({}) failed: {msg}", summary.id);
+                        changed.push(i);
+                        cascade.push(Measurement {
+                            task_id: t.summary.id.clone(), decode_mode: t.summary.decode_mode.clone(),
+                            consumer_worker_id: t.summary.consumer_worker_id.clone(), worker_id: t.summary.consumer_worker_id.clone(),
+                            ..identify(Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() })
+                        });
+                    }
+                }
+                for m in cascade {
+                    if let Err(e) = self.store.insert_measurement(&m) {
+                        tracing::error!("storing a failure of {}: {e:#}", m.task_id);
+                    }
+                    run.emit(run_event::Event::Measurement(m));
+                }
+            }
+        }
+        for i in changed {
+            if let Err(e) = self.store.update_task(&run.tasks[i].summary) {
+                tracing::error!("storing task {}: {e:#}", run.tasks[i].summary.id);
+            }
+            let s = run.tasks[i].summary.clone();
+            run.emit(run_event::Event::Task(s));
+        }
+        Self::recount(run);
+        if let Err(e) = self.store.update_run(&run.run) {
+            tracing::error!("storing run {run_id}: {e:#}");
+        }
+        let r = run.run.clone();
+        run.emit(run_event::Event::Run(r));
+        self.complete_if_done(inner, run_id);
+    }
+
+    fn recount(run: &mut ActiveRun) {
+        run.run.tasks_done = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Done).count() as u32;
+        run.run.tasks_failed = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Failed).count() as u32;
+    }
+
+    fn complete_if_done(&self, inner: &mut Inner, run_id: &str) {
+        let Some(pos) = inner.runs.iter().position(|r| r.run.id == run_id) else { return };
+        let run = &mut inner.runs[pos];
+        if !run.tasks.iter().all(|t| is_terminal(t.summary.status())) {
+            return;
+        }
+        Self::recount(run);
+        run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
+        run.run.finished_at = Some(now());
+        if let Err(e) = self.store.update_run(&run.run) {
+            tracing::error!("storing run {run_id}: {e:#}");
+        }
+        let r = run.run.clone();
+        run.emit(run_event::Event::Run(r));
+        tracing::info!(run = run_id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
+        // Dropping the run drops its subscribers: their streams end.
+        inner.runs.remove(pos);
+    }
+
+    /// Gives the next ready task to its idle worker, if no task is running anywhere.
+    fn dispatch(&self, inner: &mut Inner) {
+        if inner.running.is_some() {
+            return;
+        }
+        for run in inner.runs.iter_mut().filter(|r| !r.cancelled) {
+            for i in 0..run.tasks.len() {
+                let ready = run.tasks[i].summary.status() == TaskStatus::Pending
+                    && run.tasks[i].depends_on.is_none_or(|d| run.tasks[d].summary.status() == TaskStatus::Done);
+                if !ready {
+                    continue;
+                }
+                let worker_id = run.tasks[i].worker_id().to_string();
+                let Some(worker) = inner.workers.get_mut(&worker_id) else { continue };
+                let task = run.tasks[i].task.clone();
+                let timeout = Duration::from_secs(u64::from(task.sampling.map(|s| s.task_timeout_s).unwrap_or(300).max(1)));
+                if worker.tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Task(task)) })).is_err() {
+                    continue; // Its stream is closing; detach will fail its tasks.
+                }
+                worker.info.current_task_id = run.tasks[i].summary.id.clone();
+                run.tasks[i].summary.status = TaskStatus::Running as i32;
+                if let Err(e) = self.store.update_task(&run.tasks[i].summary) {
+                    tracing::error!("storing task: {e:#}");
+                }
+                let s = run.tasks[i].summary.clone();
+                run.emit(run_event::Event::Task(s));
+                inner.running = Some(Running { run_id: run.run.id.clone(), index: i, worker_id, deadline: Instant::now() + timeout, timeout });
+                return;
+            }
+        }
+    }
+}
+
+pub type Shared = Arc<Control>;

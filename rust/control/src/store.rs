@@ -1,0 +1,244 @@
+//! Embedded SQLite: runs, tasks and measurements, each committed when it happens, readable after a
+//! restart. Readable columns for people with `sqlite3`, plus the exact protobuf of each measurement
+//! and scenario so the API returns what was reported, byte for byte.
+use anyhow::{Context, Result};
+use codecbench_proto::v1::{Measurement, Operation, Run, RunStatus, Scenario, TaskStatus, TaskSummary};
+use prost::Message;
+use rusqlite::{params, Connection, OptionalExtension};
+use std::path::Path;
+use std::sync::Mutex;
+
+pub struct Store {
+    db: Mutex<Connection>,
+}
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS runs (
+  id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
+  message TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, finished_at TEXT,
+  tasks_total INTEGER NOT NULL, tasks_done INTEGER NOT NULL DEFAULT 0,
+  tasks_failed INTEGER NOT NULL DEFAULT 0, scenario BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS tasks (
+  id TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
+  operation TEXT NOT NULL, dataset TEXT NOT NULL, codec TEXT NOT NULL, decode_mode TEXT NOT NULL,
+  record_count INTEGER NOT NULL, producer_worker_id TEXT NOT NULL, consumer_worker_id TEXT NOT NULL,
+  status TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '');
+CREATE INDEX IF NOT EXISTS tasks_run ON tasks(run_id, seq);
+CREATE TABLE IF NOT EXISTS measurements (
+  id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL REFERENCES runs(id),
+  task_id TEXT NOT NULL, dataset TEXT NOT NULL, codec TEXT NOT NULL, decode_mode TEXT NOT NULL,
+  record_count INTEGER NOT NULL, producer_worker_id TEXT NOT NULL, consumer_worker_id TEXT NOT NULL,
+  worker_id TEXT NOT NULL, language TEXT NOT NULL, operation TEXT NOT NULL,
+  payload_bytes INTEGER NOT NULL, median_ns_per_op REAL, round_ns_per_op TEXT NOT NULL,
+  alloc_bytes_per_op REAL, verified INTEGER NOT NULL, failure TEXT NOT NULL,
+  recorded_at TEXT NOT NULL, proto BLOB NOT NULL);
+CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run_id, id);
+";
+
+pub fn status_name(s: RunStatus) -> &'static str {
+    s.as_str_name().trim_start_matches("RUN_STATUS_")
+}
+
+pub fn task_status_name(s: TaskStatus) -> &'static str {
+    s.as_str_name().trim_start_matches("TASK_STATUS_")
+}
+
+pub fn operation_name(op: Operation) -> String {
+    op.as_str_name().trim_start_matches("OPERATION_").to_lowercase()
+}
+
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(v[n / 2]),
+        n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
+    }
+}
+
+fn ts(t: &Option<prost_types::Timestamp>) -> Option<String> {
+    t.as_ref().map(|t| {
+        let st = std::time::UNIX_EPOCH + std::time::Duration::new(t.seconds.max(0) as u64, t.nanos.max(0) as u32);
+        humantime::format_rfc3339_millis(st).to_string()
+    })
+}
+
+fn parse_ts(s: Option<String>) -> Option<prost_types::Timestamp> {
+    let st = humantime::parse_rfc3339(&s?).ok()?;
+    Some(prost_types::Timestamp::from(st))
+}
+
+impl Store {
+    pub fn open(path: &Path) -> Result<Self> {
+        let db = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
+        // WAL: readers (sqlite3, the harness) never block the writer; NORMAL is durable across a
+        // process crash, which is what "a reported result is never lost" asks of control.
+        db.pragma_update(None, "journal_mode", "WAL")?;
+        db.pragma_update(None, "synchronous", "NORMAL")?;
+        db.execute_batch(SCHEMA).context("creating the schema")?;
+        Ok(Store { db: Mutex::new(db) })
+    }
+
+    fn db(&self) -> std::sync::MutexGuard<'_, Connection> {
+        self.db.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Runs left RUNNING by a control that stopped: they can't go on, so they are closed as FAILED
+    /// with their unfinished tasks; their measurements stay.
+    pub fn close_interrupted_runs(&self) -> Result<usize> {
+        let db = self.db();
+        let n = db.execute(
+            "UPDATE tasks SET status = 'FAILED', failure = 'control stopped before the task ended'
+             WHERE status IN ('PENDING', 'RUNNING')",
+            [],
+        )?;
+        let runs = db.execute(
+            "UPDATE runs SET status = 'FAILED', message = 'control stopped before the run ended',
+             tasks_failed = (SELECT COUNT(*) FROM tasks t WHERE t.run_id = runs.id AND t.status = 'FAILED'),
+             finished_at = COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
+             WHERE status = 'RUNNING'",
+            [],
+        )?;
+        if n > 0 || runs > 0 {
+            tracing::warn!("closed {runs} interrupted run(s) and {n} unfinished task(s)");
+        }
+        Ok(runs)
+    }
+
+    pub fn insert_run(&self, run: &Run, source: &str, tasks: &[TaskSummary]) -> Result<()> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        tx.execute(
+            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![run.id, run.name, source, status_name(run.status()), run.message, ts(&run.created_at), run.tasks_total,
+                run.scenario.clone().unwrap_or_default().encode_to_vec()],
+        )?;
+        for (seq, t) in tasks.iter().enumerate() {
+            tx.execute(
+                "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
+                 producer_worker_id, consumer_worker_id, status, failure) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
+                params![t.id, run.id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
+                    t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure],
+            )?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn update_run(&self, run: &Run) -> Result<()> {
+        self.db().execute(
+            "UPDATE runs SET status = ?2, message = ?3, finished_at = ?4, tasks_done = ?5, tasks_failed = ?6 WHERE id = ?1",
+            params![run.id, status_name(run.status()), run.message, ts(&run.finished_at), run.tasks_done, run.tasks_failed],
+        )?;
+        Ok(())
+    }
+
+    pub fn update_task(&self, t: &TaskSummary) -> Result<()> {
+        self.db().execute(
+            "UPDATE tasks SET status = ?2, failure = ?3 WHERE id = ?1",
+            params![t.id, task_status_name(t.status()), t.failure],
+        )?;
+        Ok(())
+    }
+
+    pub fn insert_measurement(&self, m: &Measurement) -> Result<()> {
+        self.db().execute(
+            "INSERT INTO measurements (run_id, task_id, dataset, codec, decode_mode, record_count, producer_worker_id,
+             consumer_worker_id, worker_id, language, operation, payload_bytes, median_ns_per_op, round_ns_per_op,
+             alloc_bytes_per_op, verified, failure, recorded_at, proto)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
+            params![m.run_id, m.task_id, m.dataset, m.codec, m.decode_mode, m.record_count, m.producer_worker_id,
+                m.consumer_worker_id, m.worker_id, m.language, operation_name(m.operation()), m.payload_bytes,
+                median(&m.round_ns_per_op), serde_json::to_string(&m.round_ns_per_op)?, m.alloc_bytes_per_op,
+                m.verified, m.failure, ts(&m.recorded_at), m.encode_to_vec()],
+        )?;
+        Ok(())
+    }
+
+    fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
+        let status: String = row.get("status")?;
+        let scenario: Vec<u8> = row.get("scenario")?;
+        Ok(Run {
+            id: row.get("id")?,
+            name: row.get("name")?,
+            scenario: Scenario::decode(scenario.as_slice()).ok(),
+            status: RunStatus::from_str_name(&format!("RUN_STATUS_{status}")).unwrap_or_default() as i32,
+            created_at: parse_ts(row.get("created_at")?),
+            finished_at: parse_ts(row.get("finished_at")?),
+            tasks_total: row.get("tasks_total")?,
+            tasks_done: row.get("tasks_done")?,
+            tasks_failed: row.get("tasks_failed")?,
+            message: row.get("message")?,
+        })
+    }
+
+    pub fn get_run(&self, id: &str) -> Result<Option<Run>> {
+        Ok(self.db().query_row("SELECT * FROM runs WHERE id = ?1", [id], Self::run_from_row).optional()?)
+    }
+
+    pub fn list_runs(&self, limit: u32) -> Result<Vec<Run>> {
+        let db = self.db();
+        let mut stmt = db.prepare("SELECT * FROM runs ORDER BY created_at DESC, id DESC LIMIT ?1")?;
+        let rows = stmt.query_map([limit], Self::run_from_row)?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn tasks(&self, run_id: &str) -> Result<Vec<TaskSummary>> {
+        let db = self.db();
+        let mut stmt = db.prepare("SELECT * FROM tasks WHERE run_id = ?1 ORDER BY seq")?;
+        let rows = stmt.query_map([run_id], |row| {
+            let op: String = row.get("operation")?;
+            let status: String = row.get("status")?;
+            Ok(TaskSummary {
+                id: row.get("id")?,
+                operation: Operation::from_str_name(&format!("OPERATION_{}", op.to_uppercase())).unwrap_or_default() as i32,
+                dataset: row.get("dataset")?,
+                codec: row.get("codec")?,
+                decode_mode: row.get("decode_mode")?,
+                record_count: row.get("record_count")?,
+                producer_worker_id: row.get("producer_worker_id")?,
+                consumer_worker_id: row.get("consumer_worker_id")?,
+                status: TaskStatus::from_str_name(&format!("TASK_STATUS_{status}")).unwrap_or_default() as i32,
+                failure: row.get("failure")?,
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    pub fn measurements(&self, run_id: &str) -> Result<Vec<Measurement>> {
+        let db = self.db();
+        let mut stmt = db.prepare("SELECT proto FROM measurements WHERE run_id = ?1 ORDER BY id")?;
+        let rows = stmt.query_map([run_id], |row| row.get::<_, Vec<u8>>(0))?;
+        rows.map(|b| Ok(Measurement::decode(b?.as_slice())?)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_and_measurements_survive_reopening() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let run = Run { id: "r1".into(), name: "n".into(), status: RunStatus::Running as i32, tasks_total: 1,
+            created_at: Some(std::time::SystemTime::now().into()), ..Default::default() };
+        let task = TaskSummary { id: "r1-t0".into(), status: TaskStatus::Running as i32, ..Default::default() };
+        {
+            let s = Store::open(&path).unwrap();
+            s.insert_run(&run, "x.yaml", &[task]).unwrap();
+            let m = Measurement { run_id: "r1".into(), task_id: "r1-t0".into(), round_ns_per_op: vec![3.0, 1.0, 2.0], verified: true, ..Default::default() };
+            s.insert_measurement(&m).unwrap();
+        }
+        let s = Store::open(&path).unwrap();
+        assert_eq!(s.measurements("r1").unwrap()[0].round_ns_per_op, vec![3.0, 1.0, 2.0]);
+        assert_eq!(s.close_interrupted_runs().unwrap(), 1);
+        let back = s.get_run("r1").unwrap().unwrap();
+        assert_eq!(back.status(), RunStatus::Failed);
+        assert_eq!(back.tasks_failed, 1);
+        assert_eq!(s.tasks("r1").unwrap()[0].status(), TaskStatus::Failed);
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+    }
+}
