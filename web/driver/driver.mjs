@@ -65,6 +65,11 @@ const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-chromium-"));
 let browser;
 let stopping = false;
 
+function withTimeout(promise, ms, message) {
+  let timer;
+  return Promise.race([promise, new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(message)), ms)))]).finally(() => clearTimeout(timer));
+}
+
 async function stop(signal) {
   if (stopping) return;
   stopping = true;
@@ -75,7 +80,9 @@ async function stop(signal) {
       const [first] = await browser.pages();
       if (first) {
         mkdirSync(dirname(resolve(options.screenshot)), { recursive: true });
-        await first.screenshot({ path: options.screenshot, fullPage: true });
+        // A tab behind others renders no frames, and a screenshot of it would wait forever.
+        await first.bringToFront();
+        await withTimeout(first.screenshot({ path: options.screenshot, fullPage: true }), 20_000, "the screenshot took longer than 20 s");
         write(`driver: screenshot of tab 1 written to ${options.screenshot}`);
       }
     }
@@ -85,9 +92,11 @@ async function stop(signal) {
     code = 1;
   }
   try {
-    await browser?.close();
+    await withTimeout(browser?.close() ?? Promise.resolve(), 10_000, "Chromium did not close within 10 s");
   } catch (error) {
-    write(`driver: closing Chromium failed: ${error.message}`);
+    // Chromium is our child: end it by its pid rather than leave it behind.
+    write(`driver: closing Chromium failed: ${error.message}; killing it`);
+    browser?.process()?.kill("SIGKILL");
   }
   rmSync(userDataDir, { recursive: true, force: true });
   log.end(() => process.exit(code));

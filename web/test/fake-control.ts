@@ -29,8 +29,8 @@ export class FakeControl {
   readonly attaches: AttachRequest[] = [];
   private readonly uploads = new Map<string, Uint8Array[]>();
   private readonly queue: Task[] = [];
-  private wake: (() => void) | undefined;
-  private reported: ((report: ReportResultRequest) => void) | undefined;
+  private readonly idle = new Set<() => void>();
+  private readonly awaitingReport = new Map<string, () => void>();
   private workers = 0;
   /** When set, the attach stream ends after this many tasks (to test reconnects). */
   dropAfterTasks = Infinity;
@@ -43,7 +43,7 @@ export class FakeControl {
 
   enqueue(...tasks: Task[]): void {
     this.queue.push(...tasks);
-    this.wake?.();
+    for (const wake of this.idle) wake();
   }
 
   /** Resolves once `count` reports arrived in total. */
@@ -61,7 +61,7 @@ export class FakeControl {
       attach: (request, context) => this.attach(request, context),
       reportResult: async (request) => {
         this.reports.push(request);
-        this.reported?.(request);
+        this.awaitingReport.get(request.taskId)?.();
         return {};
       },
       getBlob: (request) => this.getBlob(request.blobId, Number(request.offset)),
@@ -100,15 +100,17 @@ export class FakeControl {
       const task = this.queue.shift();
       if (!task) {
         await new Promise<void>((resolve) => {
-          this.wake = resolve;
+          const wake = () => (this.idle.delete(wake), resolve());
+          this.idle.add(wake);
           context.signal.addEventListener("abort", () => resolve(), { once: true });
         });
         continue;
       }
-      const done = new Promise<ReportResultRequest>((resolve) => (this.reported = resolve));
+      const done = new Promise<void>((resolve) => this.awaitingReport.set(task.id, resolve));
       yield { message: { case: "task", value: task } };
       sent++;
       await Promise.race([done, new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }))]);
+      this.awaitingReport.delete(task.id);
     }
   }
 }
