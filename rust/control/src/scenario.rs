@@ -219,6 +219,6 @@ mod tests {
         assert!(err(&|s| s.decode_modes = vec!["eager".into()]).starts_with("decodeModes: unknown decode mode"));
         assert!(err(&|s| s.decode_modes = vec!["lazy".into()]).contains("no selected consumer offers mode \"lazy\""));
         assert!(err(&|s| s.operations = vec![Operation::Transfer as i32]).contains("needs decode"));
-        assert!(plan("r", &scenario(), &[]).unwrap_err().contains("no worker is attached"));
+        assert!(plan("r", &scenario(), &[]).err().unwrap().contains("no worker is attached"));
     }
 }

@@ -229,7 +229,8 @@ mod tests {
         {
             let s = Store::open(&path).unwrap();
             s.insert_run(&run, "x.yaml", &[task]).unwrap();
-            let m = Measurement { run_id: "r1".into(), task_id: "r1-t0".into(), round_ns_per_op: vec![3.0, 1.0, 2.0], verified: true, ..Default::default() };
+            let m = Measurement { run_id: "r1".into(), task_id: "r1-t0".into(), round_ns_per_op: vec![3.0, 1.0, 2.0], verified: true,
+                recorded_at: Some(std::time::SystemTime::now().into()), ..Default::default() };
             s.insert_measurement(&m).unwrap();
         }
         let s = Store::open(&path).unwrap();
