@@ -1,0 +1,74 @@
+# codecbench: `make demo` runs a real benchmark across every worker; `make test` runs every test.
+# Both install what is missing first (apt packages, grpcurl, Python venv, npm, Maven, cargo).
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+ROOT := $(CURDIR)
+TOOLS := $(ROOT)/.tools
+VENV := $(ROOT)/.venv
+GRPCURL_VERSION := v1.9.3
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CARGO_FLAGS := --release --locked
+MVN := mvn -B -ntp
+
+.PHONY: demo test setup build rust java web harness apt grpcurl lint vectors up down clean
+
+demo: build
+	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
+
+test: build
+	@echo "== proto: buf lint + format"
+	$(MAKE) --no-print-directory lint
+	@echo "== rust"
+	cd rust && cargo test $(CARGO_FLAGS)
+	@echo "== java"
+	cd java && $(MVN) verify
+	@echo "== web"
+	cd web && npm test
+	@echo "== harness (end to end across processes)"
+	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v
+
+build: setup rust java web harness
+
+setup: apt grpcurl
+
+# Chromium for the browser worker; sqlite3 to look into results by hand.
+apt:
+	@missing=""; command -v chromium >/dev/null || missing="$$missing chromium"; \
+	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+
+grpcurl: $(TOOLS)/bin/grpcurl
+$(TOOLS)/bin/grpcurl:
+	GOBIN=$(TOOLS)/bin go install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
+
+rust:
+	cd rust && cargo build $(CARGO_FLAGS)
+
+java:
+	cd java && $(MVN) package -DskipTests
+
+web:
+	cd web && npm ci --no-audit --no-fund && npm run build
+
+harness: $(VENV)/.installed
+	$(VENV)/bin/python harness/gen_proto.py
+$(VENV)/.installed: harness/pyproject.toml
+	python3 -m venv $(VENV)
+	$(VENV)/bin/pip install -q --disable-pip-version-check -e 'harness[dev]'
+	touch $@
+
+lint:
+	cd $(ROOT) && web/node_modules/.bin/buf lint && web/node_modules/.bin/buf format -d --exit-code
+
+# Regenerates the test vectors in codecs/ (commit them when a change is intended).
+vectors: rust
+	rust/target/release/codecbench-worker vectors codecs/canonical
+
+up: build
+	$(VENV)/bin/codecbench up
+down:
+	$(VENV)/bin/codecbench down
+
+clean:
+	rm -rf rust/target java/target web/dist web/node_modules $(VENV) .state
