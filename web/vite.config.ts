@@ -12,6 +12,7 @@ export default defineConfig({
   build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
   test: {
     include: ["test/**/*.test.ts"],
+    reporters: ["default", "./test/summary-reporter.ts"],
     pool: "forks",
     execArgv: ["--harmony-json-parse-with-source"],
     testTimeout: 30_000,

@@ -6,11 +6,10 @@ export function formatBytes(bytes: number): string {
   return `${(bytes / 1024 / 1024).toFixed(2)} MiB`;
 }
 
+/** Nanoseconds as a plain number with digit groups (the column says the unit). */
 export function formatNs(ns: number): string {
   if (!Number.isFinite(ns)) return "–";
-  if (ns >= 1e6) return `${(ns / 1e6).toFixed(2)} ms`;
-  if (ns >= 1e3) return `${(ns / 1e3).toFixed(2)} µs`;
-  return `${ns.toFixed(1)} ns`;
+  return ns >= 100 ? Math.round(ns).toLocaleString("en-US") : ns.toFixed(1);
 }
 
 export function formatPercent(fraction: number): string {

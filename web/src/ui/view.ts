@@ -136,6 +136,8 @@ export class PageView implements WorkerEvents {
     cell(row, task.codec);
     cell(row, operation === Operation.DECODE ? task.decodeMode : "");
     cell(row, operationName[operation] ?? "?");
+    // Decode and transfer rows differ by who produced the payload; encode rows are this worker's.
+    cell(row, task.operation === Operation.DECODE ? task.producerWorkerId : "this tab");
     cell(row, String(task.recordCount), "num");
     return row;
   }

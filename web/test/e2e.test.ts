@@ -1,0 +1,121 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { create } from "@bufbuild/protobuf";
+import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HarnessService } from "../src/gen/codecbench/v1/harness_service_pb";
+import type { Measurement, Run } from "../src/gen/codecbench/v1/results_pb";
+import { RunStatus } from "../src/gen/codecbench/v1/results_pb";
+import { Operation, ScenarioSchema } from "../src/gen/codecbench/v1/scenario_pb";
+import { repoRoot } from "./canonical";
+import { requireChromium } from "./chromium";
+import { startProcess, type Child } from "./processes";
+import { requireBuiltPage } from "./serve-page";
+
+// The real thing: Rust control serving the built page, a Rust worker, and the driver's headless
+// Chromium tab as the browser worker; this test is the harness client. A scenario runs json and
+// bson both ways between rust and browser, and every measurement must be verified.
+
+const control = `${repoRoot}rust/target/release/codecbench-control`;
+const rustWorker = `${repoRoot}rust/target/release/codecbench-worker`;
+const driverPath = `${repoRoot}web/driver/driver.mjs`;
+const screenshot = `${repoRoot}results/browser-e2e.png`;
+const binariesMissing = [control, rustWorker].filter((path) => !existsSync(path));
+
+if (binariesMissing.length > 0) {
+  console.warn(`SKIPPED browser end-to-end test: ${binariesMissing.join(" and ")} not built (run \`make\` or cargo build --release in rust/)`);
+}
+
+describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust control and worker", () => {
+  const children: Child[] = [];
+  const dir = mkdtempSync(join(tmpdir(), "codecbench-e2e-"));
+  const logFile = join(dir, "driver.log");
+  let controlUrl = "";
+
+  beforeAll(async () => {
+    requireBuiltPage();
+    requireChromium();
+    const controlProcess = startProcess("control", control, ["--listen", "127.0.0.1:0", "--state-dir", join(dir, "state"), "--web-dir", `${repoRoot}web/dist`]);
+    children.push(controlProcess);
+    const [, address] = await controlProcess.waitForLine(/codecbench-control listening on (\S+)/, 30_000);
+    controlUrl = `http://${address}`;
+    const page = await fetch(`${controlUrl}/`);
+    if (page.status !== 200) throw new Error(`control answered GET / with ${page.status}; it must serve web/dist there (the page cannot load otherwise)`);
+    expect(page.headers.get("cross-origin-opener-policy")).toBe("same-origin");
+    expect(page.headers.get("cross-origin-embedder-policy")).toBe("require-corp");
+    children.push(startProcess("rust worker", rustWorker, ["--control", controlUrl, "--name", "rust"]));
+    children.push(startProcess("driver", process.execPath, [driverPath, "--control", controlUrl, "--count", "1", "--log", logFile, "--screenshot", screenshot]));
+    mkdirSync(`${repoRoot}results`, { recursive: true });
+  });
+
+  afterAll(async () => {
+    // Driver first (it takes the screenshot and closes Chromium), then the worker, then control.
+    for (const child of [...children].reverse()) await child.stop("SIGTERM");
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs rust→browser and browser→rust for json and bson, all verified", async () => {
+    const harness = createClient(HarnessService, createGrpcTransport({ baseUrl: controlUrl }));
+
+    // Both workers attached (the page attaches once Chromium has loaded it).
+    const deadline = Date.now() + 60_000;
+    let languages: string[] = [];
+    while (Date.now() < deadline) {
+      languages = (await harness.listWorkers({})).workers.map((w) => w.environment?.language ?? "");
+      if (languages.includes("rust") && languages.includes("browser")) break;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    const driverLog = () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : "(no driver log)");
+    expect(languages, `workers attached: ${languages.join(", ")}; driver log:\n${driverLog()}`).toEqual(expect.arrayContaining(["rust", "browser"]));
+
+    const scenario = create(ScenarioSchema, {
+      name: "browser-e2e",
+      description: "json and bson between the Rust worker and the browser page",
+      datasets: ["dummy", "numeric"],
+      codecs: ["json", "bson"],
+      counts: [20],
+      sampling: { warmupMs: 20, rounds: 3, minRoundMs: 2 },
+    });
+    const measurements: Measurement[] = [];
+    let run: Run | undefined;
+    for await (const response of harness.startRun({ scenario, source: "web/test/e2e.test.ts" }, { timeoutMs: 180_000 })) {
+      const event = response.event?.event;
+      if (event?.case === "measurement") measurements.push(event.value);
+      if (event?.case === "run") {
+        run = event.value;
+        if (run.status !== RunStatus.RUNNING && run.status !== RunStatus.UNSPECIFIED) break;
+      }
+    }
+    expect(run?.status, `run ended as ${run ? RunStatus[run.status] : "nothing"}: ${run?.message}`).toBe(RunStatus.FINISHED);
+
+    const failures = measurements.filter((m) => m.failure || !m.verified).map((m) => `${m.dataset} ${m.codec} ${Operation[m.operation]} ${m.producerWorkerId}→${m.consumerWorkerId}: ${m.failure || "not verified"}`);
+    expect(failures, `driver log:\n${driverLog()}`).toEqual([]);
+    expect(run!.tasksFailed).toBe(0);
+
+    const language = (workerId: string) => workerId.replace(/-\d+$/, "");
+    const cells = new Set(
+      measurements
+        .filter((m) => m.operation === Operation.DECODE)
+        .map((m) => `${m.dataset} ${m.codec} ${m.decodeMode} ${language(m.producerWorkerId)}→${language(m.consumerWorkerId)}`),
+    );
+    for (const dataset of ["dummy", "numeric"]) {
+      for (const codec of ["json", "bson"]) {
+        expect(cells).toContain(`${dataset} ${codec} typed rust→browser`);
+        expect(cells).toContain(`${dataset} ${codec} typed browser→rust`);
+        expect(cells).toContain(`${dataset} ${codec} typed browser→browser`);
+      }
+    }
+    const browserEncodes = measurements.filter((m) => m.operation === Operation.ENCODE && m.language === "browser");
+    expect(browserEncodes.map((m) => `${m.dataset} ${m.codec}`).sort()).toEqual(["dummy bson", "dummy json", "numeric bson", "numeric json"]);
+    const browserMeasurement = browserEncodes[0]!;
+    expect(browserMeasurement.environment?.details["crossOriginIsolated"]).toBe("true");
+    expect(browserMeasurement.roundNsPerOp).toHaveLength(3);
+
+    // Stop the driver now so it writes the screenshot of the page after the run.
+    const driver = children.find((child) => child.name === "driver")!;
+    expect(await driver.stop("SIGTERM"), `driver log:\n${driverLog()}`).toBe(0);
+    expect(statSync(screenshot).size).toBeGreaterThan(10_000);
+  }, 240_000);
+});
