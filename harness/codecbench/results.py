@@ -131,9 +131,16 @@ def _first(values: pd.Series):
 
 def _failures(frame: pd.DataFrame) -> str:
     # Worker messages start with their step ("decode failed: ..."); others get the operation.
-    seen = [msg if msg.startswith(op) else f"{op}: {msg}"
-            for op, msg in zip(frame["operation"], frame["failure"]) if isinstance(msg, str) and msg]
-    return "; ".join(dict.fromkeys(seen))
+    # A message that quotes one already kept (control's "not run: the payload's encode (...)
+    # failed: <its message>") adds nothing.
+    raw: list[str] = []
+    shown: list[str] = []
+    for op, msg in zip(frame["operation"], frame["failure"]):
+        if not isinstance(msg, str) or not msg or any(prev in msg for prev in raw):
+            continue
+        raw.append(msg)
+        shown.append(msg if msg.startswith(op) else f"{op}: {msg}")
+    return "; ".join(shown)
 
 
 def _side(frame: pd.DataFrame, prefix: str) -> dict:
@@ -161,8 +168,10 @@ SUMMARY_COLUMNS = SUMMARY_KEYS + [
 
 
 def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Join encode measurements (keyed dataset, codec, count, producer) with decode and transfer
-    measurements (keyed by their decode task: dataset, codec, mode, count, producer, consumer).
+    """Join encode measurements (keyed dataset, codec, count, producer) with decode measurements
+    (one per decode task: dataset, codec, mode, count, producer, consumer) and transfer
+    measurements (keyed dataset, codec, count, producer, consumer: control times the transfer of
+    a payload once per consumer, on one of its decode tasks, and it holds for every mode).
 
     Encode results without any decode task (a scenario measuring encode only, or decode tasks
     that never ran) get a row of their own with an empty mode and consumer.
@@ -170,16 +179,18 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     if df.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     enc_key = ["dataset", "codec", "record_count", "producer"]
+    tr_key = enc_key + ["consumer"]
     encodes = {k: g for k, g in df[df["operation"] == "encode"].groupby(enc_key, sort=False)}
+    transfers = {k: g for k, g in df[df["operation"] == "transfer"].groupby(tr_key, sort=False)}
     rows = []
     used_encodes = set()
-    consumer_side = df[df["operation"].isin(["decode", "transfer"])]
-    for _, task in consumer_side.groupby("task_id", sort=False):
+    empty = df.iloc[0:0]
+    for _, task in df[df["operation"].isin(["decode", "transfer"])].groupby("task_id", sort=False):
         dec = task[task["operation"] == "decode"]
-        tr = task[task["operation"] == "transfer"]
         ident = (dec if not dec.empty else task).iloc[0]
         key = tuple(ident[k] for k in enc_key)
-        enc = encodes.get(key, df.iloc[0:0])
+        enc = encodes.get(key, empty)
+        tr = transfers.get(key + (ident["consumer"],), empty)
         used_encodes.add(key)
         parts = pd.concat([enc, tr, dec])
         rows.append({
@@ -201,8 +212,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             "dataset": ident["dataset"], "codec": ident["codec"], "mode": "",
             "record_count": int(ident["record_count"]), "producer": ident["producer"],
             "consumer": "", "payload_bytes": int(enc["payload_bytes"].max()),
-            **_side(enc, "encode"), **_side(enc.iloc[0:0], "decode"),
-            **_side(enc.iloc[0:0], "transfer"),
+            **_side(enc, "encode"), **_side(empty, "decode"), **_side(empty, "transfer"),
             "verified": bool(enc["verified"].all() and not _failures(enc)),
             "failure": _failures(enc),
         })

@@ -40,7 +40,8 @@ def synthetic():
         for mode, base in (("typed", 2000.0), ("lazy", 500.0)):
             n += 1
             task = f"d{n}"
-            ms.append(meas(TR, task, consumer=consumer, language=lang, rounds=(7000.0,) * 3))
+            if mode == "typed":  # control times a payload's transfer once per consumer
+                ms.append(meas(TR, task, consumer=consumer, language=lang, rounds=(7000.0,) * 3))
             ms.append(meas(DEC, task, mode=mode, consumer=consumer, language=lang,
                            rounds=(base, base * 1.1, base * 1.2, base * 1.3, base * 1.4)))
     return ms
@@ -55,7 +56,7 @@ def test_round_stats_median_and_half_iqr_over_median():
 
 def test_measurements_frame_one_row_per_measurement():
     df = results.measurements_frame(synthetic())
-    assert len(df) == 9
+    assert len(df) == 7
     enc = df[df["operation"] == "encode"].iloc[0]
     assert enc["median_ns_per_op"] == 1200
     assert enc["ns_per_record"] == 120
@@ -76,6 +77,7 @@ def test_summary_joins_encode_decode_and_transfer():
     assert row["decode_ns_per_record"] == pytest.approx(240)  # median 2400
     assert row["decode_spread"] == pytest.approx((2600 - 2200) / 2 / 2400)
     assert row["transfer_ns_per_op"] == 7000
+    assert (summary["transfer_ns_per_op"] == 7000).all(), "both modes show their payload's transfer"
     assert row["decode_language"] == "java"
     assert row["payload_bytes"] == 1234
     assert bool(row["verified"]) and row["failure"] == ""
@@ -101,7 +103,7 @@ def test_failed_task_without_measurement_gets_a_row():
                                    status=results_pb2.TASK_STATUS_FAILED, failure="worker fake-1 is gone")
     done = results_pb2.TaskSummary(id="e1", operation=ENC, status=results_pb2.TASK_STATUS_DONE)
     df = results.measurements_frame(synthetic(), [task, done], run_id="r1")
-    assert len(df) == 10
+    assert len(df) == 8
     summary = results.summary_frame(df)
     row = summary[summary["dataset"] == "beers"].iloc[0]
     assert (row["codec"], row["mode"], row["consumer"]) == ("bson", "lazy", "fake-1")
@@ -119,11 +121,12 @@ def test_encode_only_scenarios_get_rows_of_their_own():
 
 
 def test_an_encode_failure_shows_on_its_decode_rows():
+    # As control stores it: the encode's failure, and a failure row for each dependent decode.
     ms = [meas(ENC, "e1", rounds=(), verified=False, failure="encode failed: boom", payload=0),
           meas(DEC, "d1", mode="typed", consumer="rust-1", rounds=(), verified=False,
-               failure="decode failed: no payload")]
+               failure="not run: the payload's encode (e1) failed: encode failed: boom")]
     row = results.summary_frame(results.measurements_frame(ms)).iloc[0]
-    assert row["failure"] == "encode failed: boom; decode failed: no payload"
+    assert row["failure"] == "encode failed: boom", "the cascade message adds nothing"
     assert not row["verified"]
 
 
@@ -137,10 +140,10 @@ def test_write_results_files(tmp_path):
     run = results_pb2.Run(id="r1", name="t", status=results_pb2.RUN_STATUS_FINISHED, tasks_total=5, tasks_done=5)
     files = results.write_results(tmp_path / "r1", run, [], synthetic(), control_addr="127.0.0.1:1")
     csv = pd.read_csv(files["csv"])
-    assert len(csv) == 9
+    assert len(csv) == 7
     assert json.loads(csv[csv["operation"] == "encode"].iloc[0]["round_ns_per_op"]) == [1000, 1100, 1200, 1300, 1400]
     parquet = pd.read_parquet(files["parquet"])
-    assert len(parquet) == 9
+    assert len(parquet) == 7
     assert list(parquet[parquet["operation"] == "encode"].iloc[0]["round_ns_per_op"]) == [1000, 1100, 1200, 1300, 1400]
     assert len(pd.read_csv(files["summary"])) == 4
     doc = json.loads(files["run"].read_text())
