@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bsonCodec } from "../src/codecs/bson";
 import { jsonCodec } from "../src/codecs/json";
@@ -29,6 +29,7 @@ describe("json rejects", () => {
 
   // JSONTestSuite: every n_* case must be rejected by the json codec's decoder.
   const suite = `${repoRoot}../shared/testdata/JSONTestSuite/test_parsing/`;
+  if (!existsSync(suite)) throw new Error(`${suite} is missing: the shared test data lives in shared/ beside the repository`);
   const rejected = readdirSync(suite).filter((name) => name.startsWith("n_"));
   it(`every JSONTestSuite n_* case (${rejected.length})`, () => {
     const accepted = rejected.filter((name) => {
