@@ -57,7 +57,13 @@ describe("bson rejects", () => {
     bad[4] = 0x7e;
     expect(() => bson.decodeTyped(bad)).toThrow();
   });
+  it("a truncated payload, read lazily", () => expect(() => bson.decodeLazy!(good.subarray(0, good.length - 5), "guid")).toThrow());
+  it("a lazy field that is missing or not text", () => {
+    expect(() => bson.decodeLazy!(good, "nope")).toThrow(/record 0 has no field "nope"/);
+    expect(() => bson.decodeLazy!(good, "tags")).toThrow(/field "tags" has BSON type 0x4/);
+  });
   it("a document without a records array", () => {
+    expect(() => bson.decodeLazy!(new Uint8Array([5, 0, 0, 0, 0]), "guid")).toThrow(/no "records" array/);
     expect(() => bson.decodeTyped(new Uint8Array([5, 0, 0, 0, 0]))).toThrow(/no "records" array/);
   });
 });

@@ -45,7 +45,7 @@ describe("worker protocol", () => {
     expect(request.environment?.language).toBe("browser");
     expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual([
       ["json", ["typed", "lazy"]],
-      ["bson", ["typed"]],
+      ["bson", ["typed", "lazy"]],
     ]);
   });
 
@@ -120,7 +120,7 @@ describe("worker protocol", () => {
       task({ operation: Operation.ENCODE, dataset: "docs", codec: "xml", recordCount: 3, canonical }),
       task({ operation: Operation.ENCODE, dataset: "docs", codec: "json", recordCount: 3, canonical: { id: "0".repeat(64), size: 10 } }),
       task({ operation: Operation.ENCODE, dataset: "docs", codec: "json", recordCount: 4, canonical }),
-      task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "lazy", recordCount: 3, canonical, payload: canonical }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "eager", recordCount: 3, canonical, payload: canonical }),
     );
     start(control);
     const reports = await control.waitForReports(4);
@@ -128,7 +128,7 @@ describe("worker protocol", () => {
       `encode failed: unknown codec "xml" (this worker offers json, bson)`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
-      `decode failed: codec bson has no decode mode "lazy" (it has typed)`,
+      `decode failed: codec bson has no decode mode "eager" (it has typed, lazy)`,
     ]);
   });
 

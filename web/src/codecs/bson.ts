@@ -1,9 +1,10 @@
 import { BSON, Double } from "bson";
 import type { Dataset } from "../model/dataset";
 import { hasDouble, type FieldType } from "../model/schema";
+import { readLazyBson } from "./bson-lazy";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 
-// bson: js-bson, one document {"records": [...]}.
+// bson: js-bson, one document {"records": [...]}; lazy reads are in bson-lazy.ts.
 //
 // Types on the wire follow the proto types (proto/README.md): js-bson writes a JS number that is
 // an integer in int32 range as int32 (0x10), which is right for int32 fields, and a bigint as
@@ -38,10 +39,12 @@ export const bsonCodec: Codec = {
   info: {
     id: "bson",
     mediaType: "application/bson",
-    decodeModes: ["typed"],
+    decodeModes: ["typed", "lazy"],
     library: "bson (js-bson)",
     libraryVersion: __BSON_VERSION__,
-    notes: "double fields wrapped in bson.Double during encode so integral doubles stay 0x01; int64 as bigint (useBigInt64)",
+    notes:
+      "double fields wrapped in bson.Double during encode so integral doubles stay 0x01; int64 as bigint (useBigInt64); " +
+      "lazy = onDemand.parseToElements (experimental in js-bson 7) walking element offsets, decoding only the lazy field",
   },
   prepare(dataset: Dataset): PreparedCodec {
     const wrap = doubleWrapper(dataset.record);
@@ -60,6 +63,7 @@ export const bsonCodec: Codec = {
     return {
       encode: (records) => serialize({ records: wrap ? records.map(wrap) : records }),
       decodeTyped: (payload) => recordsOf(BSON.deserialize(payload, deserializeOptions)),
+      decodeLazy: readLazyBson,
     };
   },
 };
