@@ -29,7 +29,9 @@ describe("the page in Chromium against a gRPC-web control", () => {
     server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
   });
   afterAll(async () => {
-    await driver?.stop("SIGKILL");
+    // SIGTERM, not SIGKILL: the driver must close its Chromium (puppeteer starts it in its own
+    // process group, so killing the driver alone would leave Chromium behind).
+    await driver?.stop("SIGTERM");
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -68,5 +70,5 @@ describe("the page in Chromium against a gRPC-web control", () => {
     expect(log).toMatch(/tab 1: console\.log: codecbench browser worker: attached as browser-\d/);
     expect(log).toMatch(/tab 2: console\.log: codecbench browser worker: attached as browser-\d/);
     expect(log).toContain("driver: SIGTERM, stopping");
-  });
+  }, 120_000);
 });
