@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import queue
+import signal
 import sys
 import threading
 import time
@@ -604,8 +605,17 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _terminate(signum, frame):
+    # SIGTERM (a CI timeout, `kill`): unwind like Ctrl-C's second half, so that `run --local`
+    # still stops the processes it started.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    previous = None
+    if threading.current_thread() is threading.main_thread():
+        previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         return args.fn(args)
     except ScenarioError as exc:
@@ -626,4 +636,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         err("interrupted")
         return EXIT_INTERRUPTED
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
 

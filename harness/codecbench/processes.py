@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import signal
 import subprocess
 import time
@@ -76,6 +77,10 @@ class Artifacts:
                 return f"{_rel(self.web_dist / 'index.html', self.root)} is not built"
             if not self.browser_driver.exists():
                 return f"{_rel(self.browser_driver, self.root)} does not exist"
+            if not (self.root / "web/node_modules/puppeteer-core").exists():
+                return "web/node_modules/puppeteer-core is not installed (npm ci in web/)"
+            if not (shutil.which("chromium") or Path("/usr/bin/chromium").exists()):
+                return "chromium is not installed (apt-get install chromium)"
             return None
         raise ValueError(f"unknown process kind {kind!r}")
 

@@ -6,7 +6,9 @@ Skipped only when the Rust binaries are absent (the Makefile builds them before 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -240,17 +242,22 @@ def wait_for(fn, timeout, what):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
-def test_grpcurl_lists_the_services_through_reflection(control):
-    grpcurl = processes.repo_root() / ".tools/bin/grpcurl"
-    if not grpcurl.exists():
-        pytest.skip(f"{grpcurl} is absent (the Makefile installs it with go install)")
-    res = subprocess.run([str(grpcurl), "-plaintext", control.addr, "list"], capture_output=True, text=True, timeout=30)
-    assert res.returncode == 0, res.stderr
-    services = res.stdout.split()
+def test_grpcurl_lists_the_services_through_reflection(control, rust_worker):
+    # The Makefile installs grpcurl into .tools/bin and puts that on PATH for the tests.
+    grpcurl = shutil.which("grpcurl") or str(processes.repo_root() / ".tools/bin/grpcurl")
+    if not Path(grpcurl).exists():
+        pytest.skip("grpcurl is absent (neither on PATH nor in .tools/bin; the Makefile installs it)")
+
+    def call(*args: str) -> str:
+        res = subprocess.run([grpcurl, "-plaintext", *args], capture_output=True, text=True, timeout=30)
+        assert res.returncode == 0, f"grpcurl {' '.join(args)}: {res.stderr}"
+        return res.stdout
+
+    services = call(control.addr, "list").split()
     assert "codecbench.v1.HarnessService" in services and "codecbench.v1.WorkerService" in services
-    res = subprocess.run([str(grpcurl), "-plaintext", "-d", "{}", control.addr, "codecbench.v1.HarnessService/ListWorkers"],
-                         capture_output=True, text=True, timeout=30)
-    assert res.returncode == 0, res.stderr
+    assert "rpc StartRun" in call(control.addr, "describe", "codecbench.v1.HarnessService")
+    workers = json.loads(call("-d", "{}", control.addr, "codecbench.v1.HarnessService/ListWorkers"))
+    assert [w["id"] for w in workers["workers"]] == ["rust-1"]
 
 
 def local_env(tmp_path) -> dict:
@@ -313,3 +320,38 @@ def test_up_workers_down(tmp_path):
     assert not [p for p in started if alive(p)]
     down = run_cli("down", env=env)
     assert down.returncode == 0 and "nothing was running" in down.stderr
+
+
+def test_sigterm_during_run_local_stops_what_it_started(tmp_path):
+    from conftest import require_rust
+    require_rust()
+    env = {**os.environ, **local_env(tmp_path)}
+    path = write_scenario(tmp_path / "s.yaml", """\
+datasets: [dummy, numeric, owners, docs, beers]
+codecs: [json, bson]
+counts: [10, 20]
+producers: [rust]
+consumers: [rust]
+sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
+""")
+    cli = subprocess.Popen([str(CODECBENCH), "run", str(path), "--local", "--no-progress",
+                            "--results-dir", str(tmp_path / "r")],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    pids = processes.PidDir(tmp_path / "state" / "pids")
+    saved = []
+    try:
+        saved = wait_for(lambda: [p for _, p in pids.load_all()] if len(pids.load_all()) == 2 else None,
+                         60, "control and the Rust worker of run --local")
+        wait_for(lambda: (tmp_path / "state" / "control" / "codecbench.sqlite").exists(), 30, "the database")
+        time.sleep(1)  # let the run start
+        cli.terminate()
+        out, err = cli.communicate(timeout=60)
+    finally:
+        if cli.poll() is None:
+            cli.kill()
+        left = [p.pid for p in saved if alive(p.pid)]
+        for p in saved:  # never leave them behind, even when the test fails
+            processes.stop(p)
+    assert cli.returncode != 0
+    assert not left, err
+    assert pids.load_all() == []
