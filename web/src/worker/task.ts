@@ -130,7 +130,7 @@ async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome
     return bytes;
   });
   if (task.measureTransfer) {
-      const sample = await step("transfer", context, () => measureAsync(() => fetchBlob(context.client, task.payloadBlobId), sampling(task)));
+    const sample = await step("transfer", context, () => measureAsync(() => fetchBlob(context.client, task.payloadBlobId), sampling(task)));
     outcome.measurements.push(measurement(task, context, Operation.TRANSFER, payload.length, sample, true, timerResolution(context)));
   }
   const prepared = await step("decode", context, () => codec.prepare(dataset));
