@@ -4,16 +4,18 @@ import java.net.URI;
 import java.util.Map;
 
 /** Command line of the worker. */
-record Options(URI control, String name, long minWarmupMs, long connectTimeoutMs) {
+record Options(URI control, String name, long minWarmupMs, long reconnectTimeoutMs) {
   static final String USAGE =
       """
       usage: java -jar codecbench-java-worker.jar [--control URL] [--name NAME]
-                                                  [--min-warmup-ms MS] [--connect-timeout-s S]
+                                                  [--min-warmup-ms MS] [--reconnect-timeout-s S]
         --control URL          control's address, http://HOST:PORT (default: $CODECBENCH_CONTROL,
                                else http://127.0.0.1:7600)
         --name NAME            worker name; control makes the id unique (default: java)
         --min-warmup-ms MS     JVM minimum warm-up per operation, for the JIT (default: 1000)
-        --connect-timeout-s S  how long to keep trying to attach before giving up (default: 15)
+        --reconnect-timeout-s S
+                               give up when control cannot be reached for this long, at start
+                               or after losing it (default: 15)
       """;
 
   static final String DEFAULT_CONTROL = "http://127.0.0.1:7600";
@@ -29,14 +31,14 @@ record Options(URI control, String name, long minWarmupMs, long connectTimeoutMs
     String control = env.getOrDefault("CODECBENCH_CONTROL", DEFAULT_CONTROL);
     String name = "java";
     long minWarmupMs = 1000;
-    long connectTimeoutS = 15;
+    long reconnectTimeoutS = 15;
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       switch (flag) {
         case "--control" -> control = value(args, ++i, flag);
         case "--name" -> name = value(args, ++i, flag);
         case "--min-warmup-ms" -> minWarmupMs = number(value(args, ++i, flag), flag);
-        case "--connect-timeout-s" -> connectTimeoutS = number(value(args, ++i, flag), flag);
+        case "--reconnect-timeout-s" -> reconnectTimeoutS = number(value(args, ++i, flag), flag);
         case "-h", "--help" -> throw new UsageException("");
         default -> throw new UsageException("unknown argument '" + flag + "'");
       }
@@ -44,7 +46,7 @@ record Options(URI control, String name, long minWarmupMs, long connectTimeoutMs
     if (name.isBlank()) {
       throw new UsageException("--name must not be empty");
     }
-    return new Options(controlUri(control), name, minWarmupMs, connectTimeoutS * 1000);
+    return new Options(controlUri(control), name, minWarmupMs, reconnectTimeoutS * 1000);
   }
 
   /** host:port for the gRPC channel. */

@@ -169,10 +169,14 @@ public final class TaskRunner {
   }
 
   private Sample measure(String step, Sampler.Op op, Task task, boolean countAllocations) throws TaskFailure {
+    Sampling sampling;
     try {
-      return sampler.measure(op, Sampling.of(task.getSampling(), jvmMinWarmupMs), countAllocations);
-    } catch (TaskFailure e) {
-      throw e;
+      sampling = Sampling.of(task.getSampling(), jvmMinWarmupMs);
+    } catch (IllegalArgumentException e) {
+      throw TaskFailure.at("setup", "task sampling: " + e.getMessage());
+    }
+    try {
+      return sampler.measure(op, sampling, countAllocations);
     } catch (Exception e) {
       throw TaskFailure.at(step, e);
     }
@@ -191,7 +195,12 @@ public final class TaskRunner {
             .putExtras("warmup_ms", s.warmupMs())
             .putExtras("jvm_min_warmup_ms", jvmMinWarmupMs)
             .putExtras("gc_ms", s.gcMs())
+            .putExtras("jit_quiet", s.jitQuiet() ? 1 : 0)
+            .putExtras("rounds_repeated", s.roundsRepeated())
             .putExtras("gc_count", s.gcCount());
+    if (s.jitMs() >= 0) {
+      m.putExtras("jit_ms", s.jitMs());
+    }
     s.allocBytesPerOp().ifPresent(m::setAllocBytesPerOp);
     return m.build();
   }

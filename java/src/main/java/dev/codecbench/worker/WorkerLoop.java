@@ -46,7 +46,7 @@ final class WorkerLoop {
     this.runner = new TaskRunner(codecs, new BlobClient(stub), env, options.minWarmupMs());
   }
 
-  /** Runs until control is gone for longer than the connect window; returns the exit message. */
+  /** Runs until control is gone for longer than the reconnect window; returns the exit message. */
   String run() {
     while (true) {
       Attached attached;
@@ -72,9 +72,9 @@ final class WorkerLoop {
 
   private record Attached(String workerId, Iterator<AttachResponse> stream) {}
 
-  /** Attaches, retrying while control is unreachable, until the connect window has passed. */
+  /** Attaches, retrying while control is unreachable, until the reconnect window has passed. */
   private Attached attach() {
-    long deadline = System.nanoTime() + options.connectTimeoutMs() * 1_000_000L;
+    long deadline = System.nanoTime() + options.reconnectTimeoutMs() * 1_000_000L;
     while (true) {
       try {
         Iterator<AttachResponse> stream = stub.attach(hello);

@@ -14,11 +14,11 @@ class OptionsTest {
     assertEquals("10.0.0.5:9000",
         Options.parse(new String[0], Map.of("CODECBENCH_CONTROL", "http://10.0.0.5:9000")).target());
     Options o = Options.parse(new String[] {"--control", "http://h:1", "--name", "jvm", "--min-warmup-ms", "5",
-        "--connect-timeout-s", "2"}, Map.of("CODECBENCH_CONTROL", "http://10.0.0.5:9000"));
+        "--reconnect-timeout-s", "2"}, Map.of("CODECBENCH_CONTROL", "http://10.0.0.5:9000"));
     assertEquals("h:1", o.target());
     assertEquals("jvm", o.name());
     assertEquals(5, o.minWarmupMs());
-    assertEquals(2000, o.connectTimeoutMs());
+    assertEquals(2000, o.reconnectTimeoutMs());
   }
 
   @Test

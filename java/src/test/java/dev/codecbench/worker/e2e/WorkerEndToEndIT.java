@@ -97,7 +97,9 @@ class WorkerEndToEndIT {
     assertTrue(m.hasAllocBytesPerOp() && m.getAllocBytesPerOp() > 0, "allocation counted: " + m);
     assertTrue(m.getExtrasOrThrow("warmup_ms") >= 100, "JVM minimum warm-up applied: " + m.getExtrasMap());
     assertEquals(100.0, m.getExtrasOrThrow("jvm_min_warmup_ms"));
-    assertTrue(m.getExtrasMap().containsKey("gc_ms") && m.getExtrasMap().containsKey("gc_count"));
+    for (String extra : List.of("gc_ms", "gc_count", "jit_ms", "jit_quiet", "rounds_repeated")) {
+      assertTrue(m.getExtrasMap().containsKey(extra), extra + " in " + m.getExtrasMap());
+    }
     assertEquals("jit", m.getEnvironment().getBuildProfile());
     assertFalse(m.getEnvironment().getDetailsOrThrow("gc").isEmpty());
     assertTrue(m.getEnvironment().getDetailsMap().containsKey("jvm_flags"));
