@@ -132,8 +132,16 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
         try:
             workers = wait_for_workers(control, list(plan), timeout, counts=plan, alive=alive)
         except TimeoutError as exc:
-            logs = "\n".join(f"  {p.kind}: {p.log}" for p in procs)
-            raise LaunchError(f"{exc}\nworker logs:\n{logs}") from None
+            attached = {w.environment.language for w in control.list_workers()}
+            lines = []
+            for p in procs:
+                if p.kind in attached:
+                    continue
+                # The browser driver keeps the pages' console beside its own log.
+                for log in (p.log, p.log.with_name(p.log.stem + ".pages.log")):
+                    if log.exists():
+                        lines.append(f"  {log}:\n{processes.log_tail(log, 8)}")
+            raise LaunchError(f"{exc}\n" + "\n".join(lines)) from None
     for w in workers:
         out(f"worker     {w.id}  ({w.environment.language}, "
             f"{', '.join(c.id for c in w.codecs) or 'no codecs'})")
