@@ -12,7 +12,8 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
         --control URL          control's address, http://HOST:PORT (default: $CODECBENCH_CONTROL,
                                else http://127.0.0.1:7600)
         --name NAME            worker name; control makes the id unique (default: java)
-        --min-warmup-ms MS     JVM minimum warm-up per operation, for the JIT (default: 1000)
+        --min-warmup-ms MS     JVM minimum warm-up per operation (default: 250); the warm-up
+                               goes on past it while the JIT is still compiling
         --reconnect-timeout-s S
                                give up when control cannot be reached for this long, at start
                                or after losing it (default: 15)
@@ -30,7 +31,7 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
   static Options parse(String[] args, Map<String, String> env) throws UsageException {
     String control = env.getOrDefault("CODECBENCH_CONTROL", DEFAULT_CONTROL);
     String name = "java";
-    long minWarmupMs = 1000;
+    long minWarmupMs = 250;
     long reconnectTimeoutS = 15;
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];

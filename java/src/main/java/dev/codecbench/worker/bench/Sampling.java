@@ -6,8 +6,10 @@ package dev.codecbench.worker.bench;
  * still compiling, up to {@code maxWarmupMs}.
  */
 public record Sampling(long warmupMs, long maxWarmupMs, int rounds, long minRoundMs) {
-  /** How far past its minimum a warm-up may run while the JIT is still busy. */
+  /** How far past its minimum a warm-up may run while the JIT is still busy: this factor... */
   public static final int MAX_WARMUP_FACTOR = 5;
+  /** ...or this long, whichever is more (a short minimum still leaves the JIT time to finish). */
+  public static final long MAX_WARMUP_FLOOR_MS = 3000;
 
   public Sampling {
     if (rounds < 1) {
@@ -20,7 +22,7 @@ public record Sampling(long warmupMs, long maxWarmupMs, int rounds, long minRoun
 
   public static Sampling of(codecbench.v1.ScenarioOuterClass.Sampling task, long jvmMinWarmupMs) {
     long warmup = Math.max(Integer.toUnsignedLong(task.getWarmupMs()), jvmMinWarmupMs);
-    return new Sampling(warmup, warmup * MAX_WARMUP_FACTOR, task.getRounds(),
+    return new Sampling(warmup, Math.max(warmup * MAX_WARMUP_FACTOR, MAX_WARMUP_FLOOR_MS), task.getRounds(),
         Integer.toUnsignedLong(task.getMinRoundMs()));
   }
 }

@@ -60,6 +60,7 @@ class SamplerTest {
     assertEquals(1000, Sampling.of(task, 1000).warmupMs());
     assertEquals(1000 * Sampling.MAX_WARMUP_FACTOR, Sampling.of(task, 1000).maxWarmupMs());
     assertEquals(20, Sampling.of(task, 5).warmupMs());
+    assertEquals(Sampling.MAX_WARMUP_FLOOR_MS, Sampling.of(task, 5).maxWarmupMs());
     assertThrows(IllegalArgumentException.class, () -> new Sampling(0, 0, 0, 1));
     assertThrows(IllegalArgumentException.class, () -> new Sampling(10, 5, 1, 1));
   }
