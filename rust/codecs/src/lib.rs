@@ -5,13 +5,19 @@
 //! Rust native model: the contract's dataset types, which derive serde with the wire names.
 mod bson_codec;
 mod json;
+mod msgpack;
 mod payload;
+mod protobuf;
+mod ubjson;
 pub mod vectors;
 
 use codecbench_datasets::Records;
 
 pub use bson_codec::Bson;
 pub use json::Json;
+pub use msgpack::Msgpack;
+pub use protobuf::Protobuf;
+pub use ubjson::Ubjson;
 
 pub const TYPED: &str = "typed";
 pub const LAZY: &str = "lazy";
@@ -55,7 +61,7 @@ pub trait Codec: Send + Sync {
 
 /// Every codec of the Rust worker.
 pub fn registry() -> Vec<Box<dyn Codec>> {
-    vec![Box::new(Json), Box::new(Bson)]
+    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack)]
 }
 
 pub fn find(id: &str) -> Option<Box<dyn Codec>> {
