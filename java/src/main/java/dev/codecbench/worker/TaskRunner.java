@@ -84,6 +84,8 @@ public final class TaskRunner {
       throw TaskFailure.at("verification", "the payload does not decode: " + e.getMessage());
     }
     Sample sample = measure("encode", () -> codec.encode(dataset, model), task, true);
+    // Added first, so that a failed upload still reports the timing it had.
+    report.addMeasurements(measurement(Operation.OPERATION_ENCODE, payload.length, sample));
     String blobId;
     try {
       blobId = blobs.put(payload);
@@ -91,7 +93,6 @@ public final class TaskRunner {
       throw TaskFailure.at("upload", e);
     }
     report.setPayloadBlobId(blobId).setPayloadBlobSize(payload.length);
-    report.addMeasurements(measurement(Operation.OPERATION_ENCODE, payload.length, sample));
   }
 
   private <R> void decode(Task task, Dataset<R> dataset, Codec codec, ReportResultRequest.Builder report)
