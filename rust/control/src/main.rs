@@ -15,6 +15,7 @@ use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
 use tonic::service::Routes;
 use tonic::transport::{server::TcpIncoming, Server};
 use tonic_web::GrpcWebLayer;
+use tower_layer::Layer;
 
 #[derive(Parser)]
 #[command(name = "codecbench-control", about = "codecbench's control plane")]
@@ -76,11 +77,14 @@ async fn run(args: Args) -> Result<()> {
     health.set_serving::<HarnessServiceServer<harness_service::Service>>().await;
     health.set_serving::<WorkerServiceServer<worker_service::Service>>().await;
 
+    // gRPC-web only around the gRPC services: the layer answers 400 to any other HTTP/1.1
+    // request, which would hide the page served by the fallback.
+    let web = GrpcWebLayer::new();
     let mut routes = Routes::builder();
     routes
-        .add_service(harness)
-        .add_service(worker)
-        .add_service(health_service)
+        .add_service(web.layer(harness))
+        .add_service(web.layer(worker))
+        .add_service(web.layer(health_service))
         .add_service(v1.build_v1()?)
         .add_service(v1alpha.build_v1alpha()?);
     let routes = Routes::from(routes.routes().into_axum_router().fallback_service(web::router(args.web_dir.as_deref())));
@@ -95,19 +99,22 @@ async fn run(args: Args) -> Result<()> {
         .accept_http1(true)
         .http2_keepalive_interval(Some(Duration::from_secs(10)))
         .http2_keepalive_timeout(Some(Duration::from_secs(20)))
-        .layer(GrpcWebLayer::new())
         .add_routes(routes)
-        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown())
+        .serve_with_incoming_shutdown(TcpIncoming::from(listener).with_nodelay(Some(true)), shutdown(control.clone()))
         .await
         .context("serving")?;
     tracing::info!("stopped");
     Ok(())
 }
 
-async fn shutdown() {
+/// Resolves on Ctrl-C or SIGTERM, after ending every open stream: graceful shutdown waits for
+/// open calls, and worker and run streams would otherwise never end.
+async fn shutdown(control: Arc<state::Control>) {
     let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()).expect("SIGTERM handler");
     tokio::select! {
         _ = tokio::signal::ctrl_c() => {}
         _ = term.recv() => {}
     }
+    tracing::info!("stopping: closing worker and run streams");
+    control.close_streams();
 }

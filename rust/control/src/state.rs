@@ -153,6 +153,17 @@ impl Control {
         }).collect()
     }
 
+    /// Ends every worker and run stream (control is stopping). Runs still active stay RUNNING in
+    /// SQLite; the next start closes them as interrupted.
+    pub fn close_streams(&self) {
+        let mut inner = self.lock();
+        inner.workers.clear();
+        inner.running = None;
+        for run in &mut inner.runs {
+            run.subscribers.clear();
+        }
+    }
+
     // ---- runs -------------------------------------------------------------------------------
 
     /// Stores a planned run and starts it; returns its event stream (the run comes first).
