@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import de.undercouch.bson4jackson.BsonFactory;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.LazyField;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -100,14 +101,14 @@ public final class BsonCodec implements Codec {
       if (records == null || !records.isArray()) {
         throw new CodecException(ID + " lazy decode: payload has no \"records\" array");
       }
-      int cell = LazyRecords.arrayIndex(field);
+      int cell = LazyField.cellIndex(field);
       List<String> out = new ArrayList<>();
       int i = 0;
       // A RawBsonArray decodes each element on iteration: records stay raw documents.
       for (BsonValue record : (BsonArray) records) {
         BsonValue value = lazyValue(record, field, cell);
         if (value == null) {
-          throw LazyRecords.missing(ID, i, field);
+          throw CodecException.missingField(ID, i, field);
         }
         out.add(text(value, i, field));
         i++;

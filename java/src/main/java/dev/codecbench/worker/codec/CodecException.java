@@ -17,4 +17,9 @@ public final class CodecException extends Exception {
     detail = detail.replaceAll("\\s*\\R\\s*", " ");
     return new CodecException(codec + " " + what + ": " + detail, e);
   }
+
+  /** A lazy decode found no value for the field in one record. */
+  static CodecException missingField(String codec, int record, String field) {
+    return new CodecException(codec + " lazy decode: record " + record + " has no field '" + field + "'");
+  }
 }

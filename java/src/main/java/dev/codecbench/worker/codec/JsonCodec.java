@@ -12,6 +12,7 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.LazyField;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -110,13 +111,13 @@ public final class JsonCodec implements Codec {
     if (records == null || !records.isArray()) {
       throw new CodecException(ID + " lazy decode: payload has no \"records\" array");
     }
-    int cell = LazyRecords.arrayIndex(field);
+    int cell = LazyField.cellIndex(field);
     List<String> out = new ArrayList<>(records.size());
     for (int i = 0; i < records.size(); i++) {
       JsonNode record = records.get(i);
       JsonNode value = record.isArray() && cell >= 0 ? record.get(cell) : record.get(field);
       if (value == null || value.isContainerNode()) {
-        throw LazyRecords.missing(ID, i, field);
+        throw CodecException.missingField(ID, i, field);
       }
       out.add(value.isTextual() ? value.textValue() : value.asText());
     }

@@ -29,7 +29,7 @@ public final class LazyField {
     }
     if (fd.isRepeated()) {
       // Matrix rows: the field is a cell index into the one repeated field.
-      int cell = parseIndex(field);
+      int cell = cellIndex(field);
       int n = record.getRepeatedFieldCount(fd);
       if (cell >= n) {
         throw new IllegalArgumentException(
@@ -46,7 +46,7 @@ public final class LazyField {
   private static FieldDescriptor byJsonName(Message record, String field) {
     List<FieldDescriptor> fields = record.getDescriptorForType().getFields();
     // A record that is a single repeated field (a matrix row) is addressed by index.
-    if (fields.size() == 1 && fields.get(0).isRepeated() && isIndex(field)) {
+    if (fields.size() == 1 && fields.get(0).isRepeated() && cellIndex(field) >= 0) {
       return fields.get(0);
     }
     for (FieldDescriptor fd : fields) {
@@ -57,20 +57,19 @@ public final class LazyField {
     return null;
   }
 
-  private static boolean isIndex(String field) {
-    return !field.isEmpty() && field.chars().allMatch(Character::isDigit);
-  }
-
-  private static int parseIndex(String field) {
-    try {
-      return Integer.parseInt(field);
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException("lazy field '" + field + "' is not a cell index");
+  /**
+   * The element index a lazy field names inside a record that is an array (a matrix row), or -1
+   * when it names a key. Codecs and expectations read the field the same way through this.
+   */
+  public static int cellIndex(String field) {
+    if (field.isEmpty() || field.length() > 9 || !field.chars().allMatch(Character::isDigit)) {
+      return -1;
     }
+    return Integer.parseInt(field);
   }
 
   /** The text form codecs use for a scalar: strings as they are, numbers and bools in Java's form. */
-  public static String scalarText(Object value) {
+  private static String scalarText(Object value) {
     return value instanceof String s ? s : String.valueOf(value);
   }
 }

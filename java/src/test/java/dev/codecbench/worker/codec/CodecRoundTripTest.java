@@ -3,6 +3,7 @@ package dev.codecbench.worker.codec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.codecbench.worker.CanonicalVectors;
@@ -88,6 +89,16 @@ class CodecRoundTripTest {
         RecordDiff.firstDifference(canonical.model(), codec.decodeTyped(dataset, rust)));
     String field = CanonicalVectors.LAZY_FIELD.get(datasetId);
     assertEquals(LazyField.expected(canonical, field), codec.decodeLazy(rust, field));
+  }
+
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("codecsAndDatasets")
+  void lazyFieldNoRecordHasIsAnError(String codecId, String datasetId) throws Exception {
+    Codec codec = codec(codecId);
+    byte[] payload = encode(codec, dataset(datasetId));
+    String field = datasetId.equals("matrix") ? "100000" : "noSuchField";
+    CodecException e = assertThrows(CodecException.class, () -> codec.decodeLazy(payload, field));
+    assertEquals(codecId + " lazy decode: record 0 has no field '" + field + "'", e.getMessage());
   }
 
   @ParameterizedTest(name = "bson {0}")
