@@ -1,7 +1,5 @@
 package dev.codecbench.worker.e2e;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 import codecbench.v1.HarnessServiceGrpc;
 import codecbench.v1.HarnessServiceOuterClass.ListWorkersRequest;
 import codecbench.v1.WorkerServiceGrpc;
@@ -33,17 +31,27 @@ final class Cluster implements AutoCloseable {
   final HarnessServiceGrpc.HarnessServiceBlockingStub harness;
   final WorkerServiceGrpc.WorkerServiceBlockingStub workers;
 
-  /** Skips (not fails) the calling test when the Rust binaries or the jar are not built. */
-  static Cluster start(Path stateDir, String name) throws Exception {
+  /** Why the end-to-end tests cannot run here (binaries not built), or empty when they can. */
+  static Optional<String> unavailable() {
     Path control = RUST_BIN.resolve("codecbench-control");
     Path rustWorker = RUST_BIN.resolve("codecbench-worker");
-    assumeTrue(Files.isExecutable(control) && Files.isExecutable(rustWorker),
-        "skipping end-to-end test: " + control + " and " + rustWorker
-            + " are not built (build the Rust workspace in release mode first)");
-    String jar = System.getProperty("codecbench.workerJar", "target/codecbench-java-worker.jar");
-    assumeTrue(Files.isRegularFile(Path.of(jar)),
-        "skipping end-to-end test: " + jar + " is not built (run mvn package)");
-    return new Cluster(stateDir, name, control, rustWorker, Path.of(jar));
+    if (!Files.isExecutable(control) || !Files.isExecutable(rustWorker)) {
+      return Optional.of("end-to-end test skipped: " + control + " and " + rustWorker
+          + " are not built (build the Rust workspace in release mode first)");
+    }
+    if (!Files.isRegularFile(workerJar())) {
+      return Optional.of("end-to-end test skipped: " + workerJar() + " is not built (mvn package)");
+    }
+    return Optional.empty();
+  }
+
+  static Path workerJar() {
+    return Path.of(System.getProperty("codecbench.workerJar", "target/codecbench-java-worker.jar"));
+  }
+
+  static Cluster start(Path stateDir, String name) throws Exception {
+    return new Cluster(stateDir, name, RUST_BIN.resolve("codecbench-control"),
+        RUST_BIN.resolve("codecbench-worker"), workerJar());
   }
 
   private Cluster(Path stateDir, String name, Path control, Path rustWorker, Path jar) throws Exception {

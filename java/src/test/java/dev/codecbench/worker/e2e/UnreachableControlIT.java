@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -17,8 +16,8 @@ import org.junit.jupiter.api.Test;
 class UnreachableControlIT {
   @Test
   void exitsNonZeroWithAClearMessage() throws Exception {
-    String jar = System.getProperty("codecbench.workerJar", "target/codecbench-java-worker.jar");
-    assumeTrue(Files.isRegularFile(Path.of(jar)), "skipping: " + jar + " is not built");
+    String jar = Cluster.workerJar().toString();
+    assumeTrue(Files.isRegularFile(Cluster.workerJar()), "skipped: " + jar + " is not built (mvn package)");
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort(); // closed again: nothing listens there

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import codecbench.v1.HarnessServiceOuterClass.GetRunRequest;
 import codecbench.v1.HarnessServiceOuterClass.GetRunResponse;
@@ -21,10 +22,12 @@ import java.nio.file.Path;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -45,11 +48,24 @@ class WorkerEndToEndIT {
   private static WorkerInfo rust;
   private static WorkerInfo java;
 
+  private static Optional<String> skipped;
+
   @BeforeAll
   static void start() throws Exception {
+    skipped = Cluster.unavailable();
+    if (skipped.isPresent()) {
+      // Printed as well, so the reason shows in the build output and not only in the reports.
+      System.err.println(skipped.get());
+      return;
+    }
     cluster = Cluster.start(stateDir, "WorkerEndToEndIT");
     rust = cluster.awaitWorker("rust");
     java = cluster.awaitWorker("java");
+  }
+
+  @BeforeEach
+  void needsTheBinaries() {
+    assumeTrue(skipped.isEmpty(), skipped::get);
   }
 
   @AfterAll
