@@ -51,9 +51,14 @@ public final class EnvironmentProbe {
   }
 
   private static String hostname() {
-    String env = System.getenv("HOSTNAME");
-    if (env != null && !env.isBlank()) {
-      return env;
+    // The kernel's name first: InetAddress.getLocalHost() may wait on a resolver.
+    try {
+      String name = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+      if (!name.isEmpty()) {
+        return name;
+      }
+    } catch (IOException | RuntimeException e) {
+      // Not Linux: ask the JDK.
     }
     try {
       return InetAddress.getLocalHost().getHostName();
