@@ -63,7 +63,7 @@ lint:
 
 # Regenerates the test vectors in codecs/ (commit them when a change is intended).
 vectors: rust
-	rust/target/release/codecbench-worker vectors codecs/canonical
+	rust/target/release/codecbench-worker vectors codecs/vectors
 
 up: build
 	$(VENV)/bin/codecbench up

@@ -75,15 +75,43 @@ fn typed_decode_rejects_a_payload_of_another_dataset() {
     }
 }
 
-/// The committed vectors must be what the generator and codecs produce now (json and bson are
-/// deterministic): regenerate with `make vectors` when a change is intended.
+fn vectors_dir() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../codecs/vectors")
+}
+
+/// The committed canonical records and Rust payloads must be what the generator and codecs produce
+/// now (each is deterministic for one implementation): `make vectors` when a change is intended.
 #[test]
 fn committed_vectors_match_fresh_ones() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../codecs/canonical");
     for (name, fresh) in vectors::all() {
-        let committed = std::fs::read(dir.join(&name)).unwrap_or_else(|e| panic!("codecs/canonical/{name}: {e} (run `make vectors`)"));
-        assert!(committed == fresh, "codecs/canonical/{name} differs from a fresh one: run `make vectors` if the change is intended");
+        let committed = std::fs::read(vectors_dir().join(&name)).unwrap_or_else(|e| panic!("codecs/vectors/{name}: {e} (run `make vectors`)"));
+        assert!(committed == fresh, "codecs/vectors/{name} differs from a fresh one: run `make vectors` if the change is intended");
     }
+}
+
+/// Every vector of every codec this worker implements, from every language, decodes to the
+/// canonical records; for deterministic codecs (bson, protobuf) Rust re-encodes them byte for byte.
+#[test]
+fn every_languages_vectors_decode_and_deterministic_ones_match_bytes() {
+    let mut checked = 0;
+    for entry in std::fs::read_dir(vectors_dir()).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let parts: Vec<&str> = name.split('.').collect();
+        let [dataset, codec_id, language] = parts[..] else { continue };
+        let Some(codec) = find(codec_id) else { continue };
+        let bytes = std::fs::read(vectors_dir().join(&name)).unwrap();
+        let canonical = codecbench_datasets::Records::from_canonical_bytes(dataset, &std::fs::read(vectors_dir().join(format!("{dataset}.pb"))).unwrap()).unwrap();
+        let decoded = codec.decode(dataset, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(decoded, canonical, "{name} does not decode to the canonical records");
+        if codec.meta().decode_modes.contains(&LAZY) {
+            assert_eq!(lazy_values(codec.as_ref(), &bytes, lazy_field(dataset).unwrap()).unwrap(), canonical.lazy_values(), "{name} lazy");
+        }
+        if ["bson", "protobuf"].contains(&codec_id) {
+            assert!(codec.encode(&canonical).unwrap() == bytes, "{name}: Rust writes other bytes than {language} for a deterministic codec");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 30, "only {checked} vectors found in codecs/vectors");
 }
 
 #[test]

@@ -1,5 +1,6 @@
-//! Test vectors shared with the other languages (`codecs/canonical/`): for each dataset, a few
-//! canonical records (protobuf, as control ships them) and this implementation's payload per codec.
+//! Golden vectors shared with the other languages (`codecs/vectors/`): for each dataset, a few
+//! canonical records (`<dataset>.pb`, protobuf, as control ships them) and this implementation's
+//! payload per codec (`<dataset>.<codec>.rust`).
 use crate::registry;
 use codecbench_datasets::{generate, DATASETS};
 use std::path::Path;
@@ -16,7 +17,7 @@ pub fn all() -> Vec<(String, Vec<u8>)> {
         out.push((format!("{d}.pb"), records.to_canonical_bytes()));
         for codec in registry() {
             let id = codec.meta().id;
-            out.push((format!("{d}.{id}"), codec.encode(&records).expect("encoding generated records")));
+            out.push((format!("{d}.{id}.rust"), codec.encode(&records).expect("encoding generated records")));
         }
     }
     out
