@@ -92,11 +92,17 @@ public final class JsonCodec implements Codec {
 
   @Override
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    Records<R> records;
     try {
-      return readers[dataset.index()].readValue(payload);
+      records = readers[dataset.index()].readValue(payload);
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }
+    if (records == null) {
+      // Jackson maps a top-level null to no value rather than an error.
+      throw new CodecException(ID + " decode: the payload is null, not {\"records\": [...]}");
+    }
+    return records;
   }
 
   @Override
@@ -107,7 +113,10 @@ public final class JsonCodec implements Codec {
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }
-    JsonNode records = root == null ? null : root.get("records");
+    if (root == null || root.isMissingNode()) {
+      throw new CodecException(ID + " decode: the payload holds no JSON value");
+    }
+    JsonNode records = root.get("records");
     if (records == null || !records.isArray()) {
       throw new CodecException(ID + " lazy decode: payload has no \"records\" array");
     }
