@@ -4,17 +4,27 @@ import { defineConfig } from "vitest/config";
 // The page is served by control from web/dist on the same origin as gRPC-web; relative asset
 // paths keep it working under any base URL. Tests run in Node with JSON source text access
 // switched on (Chromium has it by default; Node 20 only behind a flag).
-const bsonVersion = (JSON.parse(readFileSync(new URL("./node_modules/bson/package.json", import.meta.url), "utf8")) as { version: string }).version;
+
+// Codec library versions are read from the installed packages (what the lock file resolved), so
+// the page announces what it really runs; src/env.d.ts declares the constant.
+const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "@shelacek/ubjson"];
+const libraryVersions = Object.fromEntries(
+  libraries.map((name) => [name, (JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8")) as { version: string }).version]),
+);
 
 export default defineConfig({
   base: "./",
-  define: { __BSON_VERSION__: JSON.stringify(bsonVersion) },
+  define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions) },
+  ssr: { noExternal: [/@shelacek\/ubjson/] },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
   test: {
     include: ["test/**/*.test.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],
     pool: "forks",
     execArgv: ["--harmony-json-parse-with-source"],
+    // The ES build of @shelacek/ubjson (the one the page bundles) goes through vite, not Node's
+    // CommonJS loader, so tests run the same file as the page (src/codecs/ubjson.ts).
+    server: { deps: { inline: [/@shelacek\/ubjson/] } },
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

@@ -1,15 +1,28 @@
 import { describe, expect, it } from "vitest";
+import { decodeRecords, encodeRecords } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
 import { compareRecords } from "../src/model/compare";
 import { readLazyField } from "../src/model/dataset";
 import { datasetById } from "../src/model/registry";
-import { datasetIds, vector } from "./canonical";
+import { browserVectors } from "../tools/vectors";
+import { canonicalPb, catalogue, datasetIds, vector, vectorLanguages } from "./vectors";
 
-// Every codec and mode on every dataset, against the canonical records and the Rust payloads.
+// Every codec and mode on every dataset, against the canonical records and against every
+// language's golden vector in codecs/vectors/.
+
+const entries = new Map(catalogue().map((entry) => [entry.id, entry]));
+
+describe("the codec catalogue", () => {
+  it("lists exactly the browser's codecs, with the same decode modes", () => {
+    const listed = [...entries.values()].filter((entry) => entry.modes.has("browser")).map((entry) => `${entry.id}: ${entry.modes.get("browser")!.join(",")}`);
+    const offered = [...codecs.values()].map(({ info }) => `${info.id}: ${info.decodeModes.join(",")}`);
+    expect(offered.sort()).toEqual(listed.sort());
+  });
+});
 
 describe.each(datasetIds)("dataset %s", (id) => {
   const dataset = datasetById(id);
-  const records = dataset.fromCanonical(vector(id, "pb"));
+  const records = dataset.fromCanonical(canonicalPb(id));
 
   it("has canonical records", () => {
     expect(records.length).toBeGreaterThan(0);
@@ -17,37 +30,48 @@ describe.each(datasetIds)("dataset %s", (id) => {
 
   describe.each([...codecs.values()].map((codec) => [codec.info.id, codec] as const))("codec %s", (codecId, codec) => {
     const prepared = codec.prepare(dataset);
+    const languages = vectorLanguages(id, codecId);
+    const deterministic = entries.get(codecId)?.deterministic ?? false;
 
     it("round-trips typed", () => {
-      const payload = prepared.encode(records);
-      expect(compareRecords(dataset.record, records, prepared.decodeTyped(payload))).toBeNull();
+      expect(compareRecords(dataset.record, records, decodeRecords(prepared, encodeRecords(prepared, records)))).toBeNull();
     });
 
-    it("decodes the Rust payload to the canonical records", () => {
-      const rust = vector(id, codecId as "json" | "bson");
-      expect(compareRecords(dataset.record, records, prepared.decodeTyped(rust))).toBeNull();
+    it("has vectors from the browser and at least one other language", () => {
+      expect(languages).toContain("browser");
+      expect(languages.length).toBeGreaterThan(1);
+    });
+
+    it.each(languages)("decodes the %s vector to the canonical records", (language) => {
+      expect(compareRecords(dataset.record, records, decodeRecords(prepared, vector(id, codecId, language)))).toBeNull();
     });
 
     if (codec.info.decodeModes.includes("lazy")) {
-      it("reads the lazy field of every record", () => {
+      it.each(["(own payload)", ...languages])("reads the lazy field of every record of the %s vector", (language) => {
+        const payload = language === "(own payload)" ? encodeRecords(prepared, records) : vector(id, codecId, language);
         const expected = records.map((record) => readLazyField(record, dataset.lazyField));
-        expect(prepared.decodeLazy!(prepared.encode(records), dataset.lazyField)).toEqual(expected);
-        expect(prepared.decodeLazy!(vector(id, codecId as "json" | "bson"), dataset.lazyField)).toEqual(expected);
+        expect(prepared.decodeLazy!(payload, dataset.lazyField)).toEqual(expected);
       });
     }
 
-    if (codecId === "bson") {
-      it("writes the same bytes as Rust", () => {
-        expect(Buffer.from(prepared.encode(records)).toString("hex")).toBe(Buffer.from(vector(id, "bson")).toString("hex"));
+    if (deterministic) {
+      it.each(languages)("writes the same bytes as the %s vector", (language) => {
+        expect(Buffer.from(encodeRecords(prepared, records)).toString("hex")).toBe(Buffer.from(vector(id, codecId, language)).toString("hex"));
       });
     }
+
+    it("the committed browser vector equals a fresh `npm run vectors`", () => {
+      const fresh = browserVectors((dataset) => canonicalPb(dataset)).get(`${id}.${codecId}.browser`);
+      expect(fresh, "npm run vectors makes no such file").toBeDefined();
+      expect(Buffer.from(vector(id, codecId, "browser")).toString("hex"), "run `cd web && npm run vectors` and commit codecs/vectors/*.browser").toBe(Buffer.from(fresh!).toString("hex"));
+    });
 
     if (codecId === "json") {
-      it("writes the same JSON value as Rust, keys in the same order", () => {
+      it.each(languages)("writes the same JSON value as the %s vector, keys in the same order", (language) => {
         // Bytes differ legitimately (Rust writes 2166.0, JavaScript 2166); the value and the key
         // order must not. The canonical int64 values are below 2^53, so plain parsing is exact here.
-        const ours = JSON.parse(new TextDecoder().decode(prepared.encode(records)));
-        const theirs = JSON.parse(new TextDecoder().decode(vector(id, "json")));
+        const ours = JSON.parse(new TextDecoder().decode(encodeRecords(prepared, records)));
+        const theirs = JSON.parse(new TextDecoder().decode(vector(id, "json", language)));
         expect(JSON.stringify(ours)).toBe(JSON.stringify(theirs));
       });
     }

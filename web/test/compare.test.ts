@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { compareRecords } from "../src/model/compare";
 import { datasetById } from "../src/model/registry";
-import { vector } from "./canonical";
+import { canonicalPb } from "./vectors";
 
 // Verification says which record and which field differ, and how.
 
 describe("verification messages", () => {
   const dummy = datasetById("dummy");
-  const records = dummy.fromCanonical(vector("dummy", "pb")) as Array<Record<string, unknown>>;
+  const records = dummy.fromCanonical(canonicalPb("dummy")) as Array<Record<string, unknown>>;
   const copy = () => structuredClone(records);
 
   it("accepts equal records", () => expect(compareRecords(dummy.record, records, copy())).toBeNull());
@@ -35,7 +35,7 @@ describe("verification messages", () => {
 
   it("names matrix cells", () => {
     const matrix = datasetById("matrix");
-    const rows = matrix.fromCanonical(vector("matrix", "pb")) as string[][];
+    const rows = matrix.fromCanonical(canonicalPb("matrix")) as string[][];
     const changed = structuredClone(rows);
     changed[1]![2] = "0";
     expect(compareRecords(matrix.record, rows, changed)).toMatch(/^record 1 cell \[2\]: expected ".*", got "0"$/);

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { bsonCodec } from "../src/codecs/bson";
 import { jsonCodec } from "../src/codecs/json";
 import { datasetById } from "../src/model/registry";
-import { repoRoot, vector } from "./canonical";
+import { repoRoot, vector } from "./vectors";
 
 // Corrupt payloads are errors, never partial or made-up records.
 

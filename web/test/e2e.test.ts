@@ -9,7 +9,7 @@ import { HarnessService } from "../src/gen/codecbench/v1/harness_service_pb";
 import type { Measurement, Run } from "../src/gen/codecbench/v1/results_pb";
 import { RunStatus } from "../src/gen/codecbench/v1/results_pb";
 import { Operation, ScenarioSchema } from "../src/gen/codecbench/v1/scenario_pb";
-import { repoRoot } from "./canonical";
+import { repoRoot } from "./vectors";
 import { requireChromium } from "./chromium";
 import { startProcess, type Child } from "./processes";
 import { requireBuiltPage } from "./serve-page";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
-import { vector } from "./canonical";
+import { canonicalPb, vector } from "./vectors";
 import { requireChromium } from "./chromium";
 import { FakeControl, task } from "./fake-control";
 import { startProcess, type Child } from "./processes";
@@ -38,7 +38,7 @@ describe("the page in Chromium against a gRPC-web control", () => {
 
   it("attaches from two tabs, runs encode and decode tasks verified, and stops cleanly", async () => {
     const blob = (bytes: Uint8Array) => ({ id: control.putBlob(bytes), size: bytes.length });
-    const canonical = (id: "dummy" | "numeric" | "owners" | "docs") => blob(vector(id, "pb"));
+    const canonical = (id: "dummy" | "numeric" | "owners" | "docs") => blob(canonicalPb(id));
     control.enqueue(
       task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical: canonical("dummy") }),
       task({ operation: Operation.ENCODE, dataset: "numeric", codec: "bson", recordCount: 3, canonical: canonical("numeric") }),

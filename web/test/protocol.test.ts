@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { createRouterTransport } from "@connectrpc/connect";
 import { afterEach, describe, expect, it } from "vitest";
@@ -7,7 +8,7 @@ import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { runWorker, type WorkerEvents } from "../src/worker/attach";
 import { workerClient } from "../src/worker/client";
 import { FakeControl, sha256, task } from "./fake-control";
-import { vector } from "./canonical";
+import { canonicalPb, repoRoot, vector } from "./vectors";
 
 // The worker protocol of proto/README.md against an in-memory control: attach, tasks one at a
 // time, verification before timing, blobs in 1 MiB chunks, failures that name their step,
@@ -26,7 +27,7 @@ function start(control: FakeControl, events: Partial<WorkerEvents> = {}): void {
 }
 
 function withCanonical(control: FakeControl, dataset: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") {
-  const pb = vector(dataset, "pb");
+  const pb = canonicalPb(dataset);
   return { id: control.putBlob(pb), size: pb.length };
 }
 
@@ -46,7 +47,17 @@ describe("worker protocol", () => {
     expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual([
       ["json", ["typed", "lazy"]],
       ["bson", ["typed", "lazy"]],
+      ["protobuf", ["typed"]],
+      ["ubjson", ["typed"]],
+      ["msgpack", ["typed"]],
     ]);
+    // Library versions are the installed packages' (read at build time), never hand-typed.
+    const versions = Object.fromEntries(request.codecs.map((c) => [c.library, c.libraryVersion]));
+    const installed = (name: string) => (JSON.parse(readFileSync(`${repoRoot}web/node_modules/${name}/package.json`, "utf8")) as { version: string }).version;
+    expect(versions["@bufbuild/protobuf"]).toBe(installed("@bufbuild/protobuf"));
+    expect(versions["@shelacek/ubjson"]).toBe(installed("@shelacek/ubjson"));
+    expect(versions["@msgpack/msgpack"]).toBe(installed("@msgpack/msgpack"));
+    expect(versions["bson (js-bson)"]).toBe(installed("bson"));
   });
 
   it("encodes, verifies, times and uploads", async () => {
@@ -125,7 +136,7 @@ describe("worker protocol", () => {
     start(control);
     const reports = await control.waitForReports(4);
     expect(reports.map((r) => r.failure)).toEqual([
-      `encode failed: unknown codec "xml" (this worker offers json, bson)`,
+      `encode failed: unknown codec "xml" (this worker offers json, bson, protobuf, ubjson, msgpack)`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
       `decode failed: codec bson has no decode mode "eager" (it has typed, lazy)`,

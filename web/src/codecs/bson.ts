@@ -2,7 +2,8 @@ import { BSON, Double } from "bson";
 import type { Dataset } from "../model/dataset";
 import { hasDouble, type FieldType } from "../model/schema";
 import { readLazyBson } from "./bson-lazy";
-import { recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { libraryVersion } from "./versions";
 
 // bson: js-bson, one document {"records": [...]}; lazy reads are in bson-lazy.ts.
 //
@@ -41,12 +42,12 @@ export const bsonCodec: Codec = {
     mediaType: "application/bson",
     decodeModes: ["typed", "lazy"],
     library: "bson (js-bson)",
-    libraryVersion: __BSON_VERSION__,
+    libraryVersion: libraryVersion("bson"),
     notes:
       "double fields wrapped in bson.Double during encode so integral doubles stay 0x01; int64 as bigint (useBigInt64); " +
       "lazy = onDemand.parseToElements (experimental in js-bson 7) walking element offsets, decoding only the lazy field",
   },
-  prepare(dataset: Dataset): PreparedCodec {
+  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
     const wrap = doubleWrapper(dataset.record);
     // js-bson serializes into a shared 17 MiB buffer and throws RangeError past it: on that, grow
     // the buffer to the document's size (it stays grown), so only the first call of a large
@@ -61,6 +62,7 @@ export const bsonCodec: Codec = {
       }
     };
     return {
+      ...identityWire,
       encode: (records) => serialize({ records: wrap ? records.map(wrap) : records }),
       decodeTyped: (payload) => recordsOf(BSON.deserialize(payload, deserializeOptions)),
       decodeLazy: readLazyBson,

@@ -1,7 +1,7 @@
 import type { Dataset } from "../model/dataset";
 import { readLazyField } from "../model/dataset";
 import { int64FieldNames } from "../model/schema";
-import { recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
 
 // json: TextDecoder + JSON.parse to decode, JSON.stringify + TextEncoder to encode.
 //
@@ -52,7 +52,7 @@ export const jsonCodec: Codec = {
       "int64 fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
       "only for datasets with int64 fields; lazy = JSON.parse without reviver, then one field per record",
   },
-  prepare(dataset: Dataset): PreparedCodec {
+  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
     const int64Names = int64FieldNames(dataset.record);
     if (int64Names.size > 0) {
       const missing = sourceTextAccessMissing();
@@ -64,6 +64,7 @@ export const jsonCodec: Codec = {
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const encoder = new TextEncoder();
     return {
+      ...identityWire,
       encode: (records) => encoder.encode(JSON.stringify({ records }, replacer)),
       decodeTyped: (payload) => recordsOf(reviver ? JSON.parse(decoder.decode(payload), reviver) : JSON.parse(decoder.decode(payload))),
       decodeLazy: (payload, field) => recordsOf(JSON.parse(decoder.decode(payload))).map((record) => readLazyField(record, field)),

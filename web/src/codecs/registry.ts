@@ -1,9 +1,14 @@
 import { bsonCodec } from "./bson";
 import type { Codec } from "./codec";
 import { jsonCodec } from "./json";
+import { msgpackCodec } from "./msgpack";
+import { protobufCodec } from "./protobuf";
+import { ubjsonCodec } from "./ubjson";
 
 // Every codec the browser worker offers, by id. Adding a codec = one module + one line here.
-export const codecs: ReadonlyMap<string, Codec> = new Map([jsonCodec, bsonCodec].map((codec) => [codec.info.id, codec]));
+export const codecs: ReadonlyMap<string, Codec> = new Map(
+  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec].map((codec) => [codec.info.id, codec]),
+);
 
 export function codecById(id: string): Codec {
   const codec = codecs.get(id);

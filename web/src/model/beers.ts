@@ -1,5 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { BeersDatasetSchema, type BeerRecord } from "../gen/codecbench/v1/datasets_pb";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { BeersDatasetSchema, type BeerRecord, type BeersDataset } from "../gen/codecbench/v1/datasets_pb";
 import type { Dataset } from "./dataset";
 import { message } from "./schema";
 
@@ -37,9 +37,12 @@ export function beerFromProto(r: BeerRecord): Beer {
   };
 }
 
-export const beers: Dataset<Beer> = {
+export const beers: Dataset<Beer, BeersDataset> = {
   id: "beers",
   record: beerRecord,
   lazyField: "name",
+  message: BeersDatasetSchema,
+  toMessage: (records) => create(BeersDatasetSchema, { records: records.map((r) => ({ ...r })) }),
+  fromMessage: (message) => message.records.map(beerFromProto),
   fromCanonical: (bytes) => fromBinary(BeersDatasetSchema, bytes).records.map(beerFromProto),
 };

@@ -1,3 +1,5 @@
+import type { Message } from "@bufbuild/protobuf";
+import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
 import type { FieldType } from "./schema";
 
 // A dataset as the worker sees it: how to read control's canonical blob into the native model
@@ -6,12 +8,18 @@ import type { FieldType } from "./schema";
 
 export type DatasetId = "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix";
 
-export interface Dataset<R = unknown> {
+export interface Dataset<R = unknown, M extends Message = Message> {
   readonly id: DatasetId;
   /** The record's schema: wire names in proto order with their proto types. */
   readonly record: FieldType;
   /** The default lazy field (control sends the one to use in each task). */
   readonly lazyField: string;
+  /** The dataset's `*Dataset` list message: control's canonical blob, and the protobuf codec's payload. */
+  readonly message: GenMessage<M>;
+  /** Native records -> the list message (never timed). */
+  toMessage(records: readonly R[]): M;
+  /** The list message -> native records (never timed). */
+  fromMessage(message: M): R[];
   /** Parses the protobuf encoding of the `*Dataset` message into native records. */
   fromCanonical(bytes: Uint8Array): R[];
 }

@@ -10,6 +10,7 @@ import {
   DocsDatasetSchema,
   DocTransactionSchema,
   type DocRecord,
+  type DocsDataset,
 } from "../gen/codecbench/v1/datasets_pb";
 import type { Dataset } from "./dataset";
 import { message, repeated } from "./schema";
@@ -112,9 +113,24 @@ export function docFromProto(r: DocRecord): Doc {
   };
 }
 
-export const docs: Dataset<Doc> = {
+export const docs: Dataset<Doc, DocsDataset> = {
   id: "docs",
   record: docRecord,
   lazyField: "name",
+  message: DocsDatasetSchema,
+  // Every nested message is set, as in the canonical records (docFromProto reads unset ones as defaults).
+  toMessage: (records) =>
+    create(DocsDatasetSchema, {
+      records: records.map((r) => ({
+        name: r.name,
+        department: { code: r.department.code, time: r.department.time, employee: { ...r.department.employee } },
+        price: { ...r.price },
+        owner: { ...r.owner },
+        data: { transaction: { ...r.data.transaction } },
+        delivery: { company: r.delivery.company, address: { ...r.delivery.address } },
+        goods: r.goods.map((g) => ({ ...g })),
+      })),
+    }),
+  fromMessage: (message) => message.records.map(docFromProto),
   fromCanonical: (bytes) => fromBinary(DocsDatasetSchema, bytes).records.map(docFromProto),
 };

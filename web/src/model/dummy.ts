@@ -1,5 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { DummyDatasetSchema, type DummyRecord } from "../gen/codecbench/v1/datasets_pb";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { DummyDatasetSchema, type DummyDataset, type DummyRecord } from "../gen/codecbench/v1/datasets_pb";
 import type { Dataset } from "./dataset";
 import { message, repeated } from "./schema";
 
@@ -88,9 +88,15 @@ export function dummyFromProto(r: DummyRecord): Dummy {
   };
 }
 
-export const dummy: Dataset<Dummy> = {
+export const dummy: Dataset<Dummy, DummyDataset> = {
   id: "dummy",
   record: dummyRecord,
   lazyField: "guid",
+  message: DummyDatasetSchema,
+  toMessage: (records) =>
+    create(DummyDatasetSchema, {
+      records: records.map(({ _id, tags, friends, ...rest }) => ({ ...rest, id: _id, tags: [...tags], friends: friends.map((f) => ({ ...f })) })),
+    }),
+  fromMessage: (message) => message.records.map(dummyFromProto),
   fromCanonical: (bytes) => fromBinary(DummyDatasetSchema, bytes).records.map(dummyFromProto),
 };

@@ -1,5 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { MatrixDatasetSchema } from "../gen/codecbench/v1/datasets_pb";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { MatrixDatasetSchema, type MatrixDataset } from "../gen/codecbench/v1/datasets_pb";
 import type { Dataset } from "./dataset";
 import { repeated } from "./schema";
 
@@ -10,9 +10,12 @@ export type MatrixRow = string[];
 
 export const matrixRow = repeated("string");
 
-export const matrix: Dataset<MatrixRow> = {
+export const matrix: Dataset<MatrixRow, MatrixDataset> = {
   id: "matrix",
   record: matrixRow,
   lazyField: "0",
+  message: MatrixDatasetSchema,
+  toMessage: (rows) => create(MatrixDatasetSchema, { records: rows.map((cells) => ({ cells: [...cells] })) }),
+  fromMessage: (message) => message.records.map((row) => [...row.cells]),
   fromCanonical: (bytes) => fromBinary(MatrixDatasetSchema, bytes).records.map((row) => [...row.cells]),
 };

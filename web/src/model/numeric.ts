@@ -1,5 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { NumericDatasetSchema, type NumericRecord } from "../gen/codecbench/v1/datasets_pb";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { NumericDatasetSchema, type NumericDataset, type NumericRecord } from "../gen/codecbench/v1/datasets_pb";
 import type { Dataset } from "./dataset";
 import { message, repeated } from "./schema";
 
@@ -35,9 +35,15 @@ export function numericFromProto(r: NumericRecord): Numeric {
   };
 }
 
-export const numeric: Dataset<Numeric> = {
+export const numeric: Dataset<Numeric, NumericDataset> = {
   id: "numeric",
   record: numericRecord,
   lazyField: "_id",
+  message: NumericDatasetSchema,
+  toMessage: (records) =>
+    create(NumericDatasetSchema, {
+      records: records.map((r) => ({ id: r._id, index: r.index, numbr: r.numbr, coordinates: r.coordinates.map((c) => ({ ...c })) })),
+    }),
+  fromMessage: (message) => message.records.map(numericFromProto),
   fromCanonical: (bytes) => fromBinary(NumericDatasetSchema, bytes).records.map(numericFromProto),
 };

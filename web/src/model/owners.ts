@@ -1,5 +1,5 @@
-import { fromBinary } from "@bufbuild/protobuf";
-import { OwnersDatasetSchema, type OwnerRecord } from "../gen/codecbench/v1/datasets_pb";
+import { create, fromBinary } from "@bufbuild/protobuf";
+import { OwnersDatasetSchema, type OwnerRecord, type OwnersDataset } from "../gen/codecbench/v1/datasets_pb";
 import type { Dataset } from "./dataset";
 import { message, repeated } from "./schema";
 
@@ -101,9 +101,12 @@ export function ownerFromProto(r: OwnerRecord): Owner {
   };
 }
 
-export const owners: Dataset<Owner> = {
+export const owners: Dataset<Owner, OwnersDataset> = {
   id: "owners",
   record: ownerRecord,
   lazyField: "name",
+  message: OwnersDatasetSchema,
+  toMessage: (records) => create(OwnersDatasetSchema, { records: records.map((r) => ({ ...r, cars: r.cars.map((c) => ({ ...c })) })) }),
+  fromMessage: (message) => message.records.map(ownerFromProto),
   fromCanonical: (bytes) => fromBinary(OwnersDatasetSchema, bytes).records.map(ownerFromProto),
 };

@@ -8,12 +8,12 @@ import { owners } from "./owners";
 
 // Every dataset the worker knows, by id.
 export const datasets: ReadonlyMap<string, Dataset> = new Map<DatasetId, Dataset>([
-  ["dummy", dummy as Dataset],
-  ["numeric", numeric as Dataset],
-  ["owners", owners as Dataset],
-  ["docs", docs as Dataset],
-  ["beers", beers as Dataset],
-  ["matrix", matrix as Dataset],
+  ["dummy", dummy as unknown as Dataset],
+  ["numeric", numeric as unknown as Dataset],
+  ["owners", owners as unknown as Dataset],
+  ["docs", docs as unknown as Dataset],
+  ["beers", beers as unknown as Dataset],
+  ["matrix", matrix as unknown as Dataset],
 ]);
 
 export function datasetById(id: string): Dataset {

@@ -1,0 +1,35 @@
+import { Decoder, Encoder } from "@msgpack/msgpack";
+import type { Dataset } from "../model/dataset";
+import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { int64Widener } from "./int64";
+import { libraryVersion } from "./versions";
+
+// msgpack: @msgpack/msgpack, one map {"records": [...]}, records as maps keyed by wire names.
+//
+// int64: useBigInt64 makes the encoder write a bigint as a 64-bit integer (uint 64 when >= 0,
+// int 64 otherwise: the library always uses 8 bytes for a bigint, where rmp-serde picks the
+// smallest width) and the decoder give 64-bit integers back as bigint; int64 values that another
+// writer put in fewer bytes come back as numbers and are widened (int64.ts). Doubles: the library
+// writes an integral double (2166.0) as an integer and any other as float 64; both decode to the
+// same JS number, and Rust/Java read an integer into a double field.
+
+export const msgpackCodec: Codec = {
+  info: {
+    id: "msgpack",
+    mediaType: "application/msgpack",
+    decodeModes: ["typed"],
+    library: "@msgpack/msgpack",
+    libraryVersion: libraryVersion("@msgpack/msgpack"),
+    notes: "useBigInt64 (int64 as bigint, written as 8-byte uint64/int64); int64 values in narrower integers widened to bigint on decode; integral doubles written as integers",
+  },
+  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
+    const encoder = new Encoder({ useBigInt64: true });
+    const decoder = new Decoder({ useBigInt64: true });
+    const widen = int64Widener(dataset.record);
+    return {
+      ...identityWire,
+      encode: (records) => encoder.encode({ records }),
+      decodeTyped: widen ? (payload) => widen(recordsOf(decoder.decode(payload))) : (payload) => recordsOf(decoder.decode(payload)),
+    };
+  },
+};

@@ -1,0 +1,97 @@
+import { UbjsonDecoder, UbjsonEncoder } from "@shelacek/ubjson/dist/ubjson.es.js";
+import type { Dataset } from "../model/dataset";
+import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { int64Widener } from "./int64";
+import { libraryVersion } from "./versions";
+
+// ubjson (Draft 12): @shelacek/ubjson, one object {"records": [...]}, unsized containers (the
+// library's default, as Rust writes). Decoding accepts any Draft-12 form (sized/typed containers).
+//
+// What the library gets wrong for this data, and what this file does about it:
+// - int64, encode: it throws on a bigint, and writes an integer number beyond int32 as a float
+//   ('D', or 'd' when float32 holds it): an int64 would arrive as a double or be rejected.
+//   The encoder below writes a bigint in the smallest integer marker that holds it (i/U/I/l, as
+//   Rust does) and otherwise as 'L' (int64, big-endian).
+// - int64, decode: it has no int64 type either; its documented `int64Handling` hook reads 'L' as a
+//   bigint here, and int64 fields that came in narrower markers are widened (int64.ts).
+// - A truncated payload inside an unsized container made its decoder loop forever (at the end of
+//   the input it reads no-ops, 'N', which it skips as values): the decoder below treats the end of
+//   the input as an error.
+// The library exposes no hook for either patch, so two methods of its minified ES build are
+// wrapped by their built names; the version is pinned and the names are checked when this module
+// loads, so an upgrade that moves them fails loudly here, not with wrong bytes.
+// Doubles: an integral double (2166.0) is written as an integer marker and one float32 holds
+// exactly as 'd'; both decode to the same number, and Rust/Java read them into a double field.
+
+type Packer = { storer: (storage: { view: DataView }, offset: number) => void; byteLength: number };
+
+interface EncoderInternals {
+  /** _getType(value): the marker for a value. */
+  u(value: unknown): string;
+  /** _encodeValue(value, type): packers writing the value after its marker. */
+  l(value: unknown, type: string): Packer[];
+}
+
+interface DecoderInternals {
+  /** _readType(lookahead): the next marker, skipping no-ops; 'N' only at the end of the input. */
+  m(lookahead: boolean): string;
+}
+
+const encoderProto = UbjsonEncoder.prototype as unknown as EncoderInternals;
+const decoderProto = UbjsonDecoder.prototype as unknown as DecoderInternals;
+if (!String(encoderProto.u).includes("Value cannot be serialized") || !String(encoderProto.l).includes("setFloat64") || !String(decoderProto.m).includes('"N"')) {
+  throw new Error(`@shelacek/ubjson ${libraryVersion("@shelacek/ubjson")}: its built method names changed; src/codecs/ubjson.ts must be adapted`);
+}
+
+const INT32_MIN = -(2n ** 31n);
+const INT32_MAX = 2n ** 31n - 1n;
+
+class Int64Encoder extends UbjsonEncoder {}
+const int64EncoderProto = Int64Encoder.prototype as unknown as EncoderInternals;
+int64EncoderProto.u = function (this: EncoderInternals, value: unknown): string {
+  if (typeof value !== "bigint") return encoderProto.u.call(this, value);
+  return value >= INT32_MIN && value <= INT32_MAX ? encoderProto.u.call(this, Number(value)) : "L";
+};
+int64EncoderProto.l = function (this: EncoderInternals, value: unknown, type: string): Packer[] {
+  if (typeof value !== "bigint") return encoderProto.l.call(this, value, type);
+  if (type !== "L") return encoderProto.l.call(this, Number(value), type);
+  return [{ storer: ({ view }, offset) => view.setBigInt64(offset, value), byteLength: 8 }];
+};
+
+class CheckedDecoder extends UbjsonDecoder {}
+(CheckedDecoder.prototype as unknown as DecoderInternals).m = function (this: DecoderInternals, lookahead: boolean): string {
+  const marker = decoderProto.m.call(this, lookahead);
+  if (marker === "N") throw new Error("Unexpected EOF");
+  return marker;
+};
+
+/** The payload as the whole ArrayBuffer the library wants (a view into a larger buffer is copied). */
+function arrayBufferOf(payload: Uint8Array): ArrayBuffer {
+  const { buffer } = payload;
+  if (buffer instanceof ArrayBuffer && payload.byteOffset === 0 && payload.byteLength === buffer.byteLength) return buffer;
+  return payload.slice().buffer;
+}
+
+export const ubjsonCodec: Codec = {
+  info: {
+    id: "ubjson",
+    mediaType: "application/ubjson",
+    decodeModes: ["typed"],
+    library: "@shelacek/ubjson",
+    libraryVersion: libraryVersion("@shelacek/ubjson"),
+    notes:
+      "Draft 12, unsized containers; int64 written as the smallest integer marker or 'L' (the library has no int64: two built methods wrapped), " +
+      "read through int64Handling as bigint; end of input inside a container is an error (the library looped)",
+  },
+  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
+    const encoder = new Int64Encoder();
+    const decoder = new CheckedDecoder({ int64Handling: ({ view }, offset) => view.getBigInt64(offset) });
+    const widen = int64Widener(dataset.record);
+    const decode = (payload: Uint8Array): unknown[] => recordsOf(decoder.decode(arrayBufferOf(payload)));
+    return {
+      ...identityWire,
+      encode: (records) => new Uint8Array(encoder.encode({ records })),
+      decodeTyped: widen ? (payload) => widen(decode(payload)) : decode,
+    };
+  },
+};

@@ -1,0 +1,65 @@
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { DatasetId } from "../src/model/dataset";
+
+// The golden vectors in codecs/vectors/: <dataset>.pb (canonical records, seed 1) and
+// <dataset>.<codec>.<language>, each language's payload of those records (`.browser` ones are
+// written by `npm run vectors`), and the catalogue codecs/catalogue.yaml.
+
+export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
+export const vectorsDir = `${repoRoot}codecs/vectors/`;
+export const datasetIds: DatasetId[] = ["dummy", "numeric", "owners", "docs", "beers", "matrix"];
+
+function read(path: string): Uint8Array {
+  if (!existsSync(path)) throw new Error(`missing test vector ${path} (codecs/vectors/ is made by each language's vector command)`);
+  return new Uint8Array(readFileSync(path));
+}
+
+/** The canonical records of a dataset, as control ships them. */
+export function canonicalPb(dataset: DatasetId): Uint8Array {
+  return read(`${vectorsDir}${dataset}.pb`);
+}
+
+/** One language's payload of the canonical records. */
+export function vector(dataset: DatasetId, codec: string, language = "rust"): Uint8Array {
+  return read(`${vectorsDir}${dataset}.${codec}.${language}`);
+}
+
+/** The languages that have a vector for this dataset and codec, e.g. ["browser", "java", "rust"]. */
+export function vectorLanguages(dataset: DatasetId, codec: string): string[] {
+  const prefix = `${dataset}.${codec}.`;
+  return readdirSync(vectorsDir)
+    .filter((name) => name.startsWith(prefix))
+    .map((name) => name.slice(prefix.length))
+    .sort();
+}
+
+export interface CatalogueEntry {
+  id: string;
+  deterministic: boolean;
+  /** language -> decode modes */
+  modes: Map<string, string[]>;
+}
+
+/**
+ * codecs/catalogue.yaml, read as far as these tests need (id, deterministic, each language's
+ * modes). Its layout is fixed: `- id:`, `deterministic:`, and one `<language>: {..., modes: [...]}`
+ * line per implementation.
+ */
+export function catalogue(): CatalogueEntry[] {
+  const entries: CatalogueEntry[] = [];
+  for (const line of readFileSync(`${repoRoot}codecs/catalogue.yaml`, "utf8").split("\n")) {
+    const id = /^\s*- id:\s*(\S+)/.exec(line);
+    if (id) {
+      entries.push({ id: id[1]!, deterministic: false, modes: new Map() });
+      continue;
+    }
+    const entry = entries.at(-1);
+    if (!entry) continue;
+    const deterministic = /^\s*deterministic:\s*(true|false)/.exec(line);
+    if (deterministic) entry.deterministic = deterministic[1] === "true";
+    const implementation = /^\s*(\w+):\s*\{.*modes:\s*\[([^\]]*)\]/.exec(line);
+    if (implementation) entry.modes.set(implementation[1]!, implementation[2]!.split(",").map((mode) => mode.trim()));
+  }
+  return entries;
+}
