@@ -2,6 +2,9 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { bsonCodec } from "../src/codecs/bson";
 import { jsonCodec } from "../src/codecs/json";
+import { msgpackCodec } from "../src/codecs/msgpack";
+import { protobufCodec } from "../src/codecs/protobuf";
+import { ubjsonCodec } from "../src/codecs/ubjson";
 import { datasetById } from "../src/model/registry";
 import { repoRoot, vector } from "./vectors";
 
@@ -66,4 +69,54 @@ describe("bson rejects", () => {
     expect(() => bson.decodeLazy!(new Uint8Array([5, 0, 0, 0, 0]), "guid")).toThrow(/no "records" array/);
     expect(() => bson.decodeTyped(new Uint8Array([5, 0, 0, 0, 0]))).toThrow(/no "records" array/);
   });
+});
+
+describe("ubjson rejects", () => {
+  const ubjson = ubjsonCodec.prepare(dummy);
+  const good = vector("dummy", "ubjson");
+  it("every truncation of a payload, without hanging", () => {
+    const accepted = [];
+    for (let length = 0; length < good.length; length++) {
+      try {
+        ubjson.decodeTyped(good.subarray(0, length));
+        accepted.push(length);
+      } catch {
+        // expected
+      }
+    }
+    expect(accepted).toEqual([]);
+  });
+  it("a payload cut after a null or a one-letter string (the library alone looped until out of memory)", () => {
+    expect(() => ubjson.decodeTyped(new Uint8Array([0x5b, 0x5a]))).toThrow(/Unexpected EOF/);
+    expect(() => ubjson.decodeTyped(new Uint8Array([0x5b, 0x53, 0x69, 0x01, 0x54]))).toThrow(/Unexpected EOF/);
+    expect(() => ubjson.decodeTyped(new Uint8Array([0x7b, 0x69, 0x07, ...new TextEncoder().encode("records"), 0x5b, 0x54]))).toThrow(/Unexpected EOF/);
+  });
+  it("an unknown marker", () => expect(() => ubjson.decodeTyped(new Uint8Array([0x7b, 0x69, 0x01, 0x61, 0x3f, 0x7d]))).toThrow(/Unexpected type/));
+  it("a value without a records array", () => expect(() => ubjson.decodeTyped(new Uint8Array([0x5b, 0x5d]))).toThrow(/not a document/));
+});
+
+describe("msgpack rejects", () => {
+  const msgpack = msgpackCodec.prepare(dummy);
+  const good = vector("dummy", "msgpack");
+  it("every truncation of a payload", () => {
+    const accepted = [];
+    for (let length = 0; length < good.length; length++) {
+      try {
+        msgpack.decodeTyped(good.subarray(0, length));
+        accepted.push(length);
+      } catch {
+        // expected
+      }
+    }
+    expect(accepted).toEqual([]);
+  });
+  it("trailing bytes", () => expect(() => msgpack.decodeTyped(new Uint8Array([...good, 0xc0]))).toThrow());
+  it("a reserved type byte", () => expect(() => msgpack.decodeTyped(new Uint8Array([0xc1]))).toThrow());
+});
+
+describe("protobuf rejects", () => {
+  const protobuf = protobufCodec.prepare(dummy);
+  const good = vector("dummy", "protobuf");
+  it("a payload cut inside a field", () => expect(() => protobuf.decodeTyped(good.subarray(0, good.length - 5))).toThrow());
+  it("a wrong wire type for a known field", () => expect(() => protobuf.decodeTyped(new Uint8Array([0x0d, 0, 0, 0, 0]))).toThrow());
 });

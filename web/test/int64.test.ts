@@ -4,6 +4,9 @@ import { describe, expect, it } from "vitest";
 import { bsonCodec } from "../src/codecs/bson";
 import { decodeRecords, encodeRecords } from "../src/codecs/codec";
 import { jsonCodec } from "../src/codecs/json";
+import { msgpackCodec } from "../src/codecs/msgpack";
+import { protobufCodec } from "../src/codecs/protobuf";
+import { ubjsonCodec } from "../src/codecs/ubjson";
 import { DocsDatasetSchema, NumericDatasetSchema, OwnersDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { compareRecords } from "../src/model/compare";
 import { docs } from "../src/model/docs";
@@ -67,9 +70,51 @@ describe.each(cases)("%s int64 beyond 2^53", (_id, dataset, records) => {
     expect(JSON.stringify(BSON.EJSON.serialize(raw, { relaxed: false }))).toContain(`{"$numberLong":"${2n ** 63n - 1n}"}`);
   });
 
+  it("survives ubjson exactly: 'L' beyond int32, the smallest integer marker within", () => {
+    const prepared = ubjsonCodec.prepare(dataset);
+    const payload = encodeRecords(prepared, records);
+    const hex = Buffer.from(payload).toString("hex");
+    expect(hex).toContain(`4c${"7fffffffffffffff"}`); // 'L' 2^63-1
+    expect(hex).toContain(`4c${"8000000000000000"}`); // 'L' -2^63
+    expect(hex).not.toMatch(/44(43e|c3e)/); // no 'D' float64 near 2^63
+    expect(compareRecords(dataset.record, records, decodeRecords(prepared, payload))).toBeNull();
+  });
+
+  it("survives msgpack exactly, written as 64-bit integers", () => {
+    const prepared = msgpackCodec.prepare(dataset);
+    const payload = encodeRecords(prepared, records);
+    const hex = Buffer.from(payload).toString("hex");
+    expect(hex).toContain(`cf${"7fffffffffffffff"}`);
+    expect(hex).toContain(`d3${"8000000000000000"}`);
+    expect(compareRecords(dataset.record, records, decodeRecords(prepared, payload))).toBeNull();
+  });
+
+  it("survives protobuf exactly", () => {
+    const prepared = protobufCodec.prepare(dataset);
+    expect(compareRecords(dataset.record, records, decodeRecords(prepared, encodeRecords(prepared, records)))).toBeNull();
+  });
+
   it("is caught by verification if a double rounds it", () => {
     const rounded = JSON.parse(new TextDecoder().decode(jsonCodec.prepare(dataset).encode(records))) as { records: unknown[] };
     expect(compareRecords(dataset.record, records, rounded.records)).toMatch(/^record 0 field .*: expected -?\d+n, got number/);
+  });
+});
+
+describe("int64 values that fit in fewer bits", () => {
+  // Rust writes an int64 in the smallest integer that holds it; decoded, it must still be a bigint.
+  const small = numeric.fromCanonical(
+    toBinary(NumericDatasetSchema, create(NumericDatasetSchema, { records: [{ id: "s", coordinates: [1n, -1n, 200n, 30_000n, -30_000n, 2n ** 31n - 1n].map((timestamp) => ({ timestamp })) }] })),
+  );
+  it.each([ubjsonCodec, msgpackCodec].map((codec) => [codec.info.id, codec] as const))("come back as bigint from %s", (_id, codec) => {
+    const prepared = codec.prepare(numeric);
+    const decoded = decodeRecords(prepared, encodeRecords(prepared, small));
+    expect(compareRecords(numeric.record, small, decoded)).toBeNull();
+  });
+  it("are written by ubjson in the smallest marker, as Rust does", () => {
+    const hex = Buffer.from(encodeRecords(ubjsonCodec.prepare(numeric), small)).toString("hex");
+    // "timestamp" then i 1, i -1, U 200, I 30000, I -30000, l 2^31-1
+    const key = Buffer.from("timestamp").toString("hex");
+    for (const value of ["6901", "69ff", "55c8", "497530", "498ad0", "6c7fffffff"]) expect(hex).toContain(`${key}${value}`);
   });
 });
 

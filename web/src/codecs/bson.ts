@@ -36,6 +36,11 @@ function doubleWrapper(type: FieldType): Mapper | null {
 
 const deserializeOptions: BSON.DeserializeOptions = { useBigInt64: true, validation: { utf8: true } };
 
+/** The bson codec's decode path for one whole document (exported for the BSON corpus test). */
+export function deserializeBson(payload: Uint8Array): BSON.Document {
+  return BSON.deserialize(payload, deserializeOptions);
+}
+
 export const bsonCodec: Codec = {
   info: {
     id: "bson",
@@ -64,7 +69,7 @@ export const bsonCodec: Codec = {
     return {
       ...identityWire,
       encode: (records) => serialize({ records: wrap ? records.map(wrap) : records }),
-      decodeTyped: (payload) => recordsOf(BSON.deserialize(payload, deserializeOptions)),
+      decodeTyped: (payload) => recordsOf(deserializeBson(payload)),
       decodeLazy: readLazyBson,
     };
   },

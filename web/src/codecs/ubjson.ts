@@ -14,9 +14,10 @@ import { libraryVersion } from "./versions";
 //   Rust does) and otherwise as 'L' (int64, big-endian).
 // - int64, decode: it has no int64 type either; its documented `int64Handling` hook reads 'L' as a
 //   bigint here, and int64 fields that came in narrower markers are widened (int64.ts).
-// - A truncated payload inside an unsized container made its decoder loop forever (at the end of
-//   the input it reads no-ops, 'N', which it skips as values): the decoder below treats the end of
-//   the input as an error.
+// - A payload cut inside an unsized container could crash the page: at the end of the input the
+//   decoder's look-ahead steps back a byte and reads the last byte again as a marker, so `[Z` (an
+//   array cut after a null) grows an array of nulls until memory runs out. The decoder below
+//   treats the end of the input where a marker is due as an error.
 // The library exposes no hook for either patch, so two methods of its minified ES build are
 // wrapped by their built names; the version is pinned and the names are checked when this module
 // loads, so an upgrade that moves them fails loudly here, not with wrong bytes.
@@ -81,7 +82,7 @@ export const ubjsonCodec: Codec = {
     libraryVersion: libraryVersion("@shelacek/ubjson"),
     notes:
       "Draft 12, unsized containers; int64 written as the smallest integer marker or 'L' (the library has no int64: two built methods wrapped), " +
-      "read through int64Handling as bigint; end of input inside a container is an error (the library looped)",
+      "read through int64Handling as bigint; end of input where a marker is due is an error (the library looped until out of memory)",
   },
   prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
     const encoder = new Int64Encoder();
