@@ -105,16 +105,32 @@ def print_failures(failures: list[tuple[str, str]], out: Console | None = None) 
         out.print(Text(f"  ✗ {what}: ", style="red") + Text(message))
 
 
+def runtime_details(details) -> str:
+    """The environment details a reader needs to trust a worker's numbers, in a few words."""
+    parts = []
+    if "gc" in details:
+        parts.append(f"GC {details['gc']}")
+    if "max_heap_bytes" in details:
+        parts.append(f"max heap {int(details['max_heap_bytes']) / 2**30:.1f} GiB")
+    if "jvm_flags" in details:
+        parts.append(f"flags: {details['jvm_flags'] or '(none)'}")
+    if "crossOriginIsolated" in details:
+        parts.append(f"crossOriginIsolated {details['crossOriginIsolated']}")
+    if "timerResolutionUs" in details:
+        parts.append(f"timer {details['timerResolutionUs']} µs")
+    return "; ".join(parts)
+
+
 def workers_table(workers) -> Table:
     table = Table(header_style="bold")
-    for col in ("id", "language", "runtime", "profile", "codecs (decode modes)", "task", "done", "host"):
+    for col in ("id", "language", "runtime", "profile", "runtime details", "codecs (decode modes)", "task", "done", "host"):
         table.add_column(col)
     for w in workers:
         env = w.environment
         codecs = ", ".join(f"{c.id} ({'/'.join(c.decode_modes)})" for c in w.codecs)
         table.add_row(w.id, env.language, f"{env.runtime} {env.runtime_version}".strip(),
-                      env.build_profile, codecs, w.current_task_id or "—", str(w.tasks_done),
-                      env.hostname)
+                      env.build_profile, runtime_details(env.details), codecs, w.current_task_id or "—",
+                      str(w.tasks_done), env.hostname)
     return table
 
 
