@@ -15,13 +15,15 @@ import { startProcess, type Child } from "./processes";
 import { requireBuiltPage } from "./serve-page";
 
 // The real thing: Rust control serving the built page, a Rust worker, and the driver's headless
-// Chromium tab as the browser worker; this test is the harness client. A scenario runs json and
-// bson both ways between rust and browser, and every measurement must be verified.
+// Chromium tab as the browser worker; this test is the harness client. A scenario runs every codec
+// (json, bson, protobuf, ubjson, msgpack) both ways between rust and browser, and every
+// measurement must be verified.
 
 const control = `${repoRoot}rust/target/release/codecbench-control`;
 const rustWorker = `${repoRoot}rust/target/release/codecbench-worker`;
 const driverPath = `${repoRoot}web/driver/driver.mjs`;
 const screenshot = `${repoRoot}results/browser-e2e.png`;
+const codecIds = ["json", "bson", "protobuf", "ubjson", "msgpack"];
 const binariesMissing = [control, rustWorker].filter((path) => !existsSync(path));
 
 if (binariesMissing.length > 0) {
@@ -56,7 +58,7 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("runs rust→browser and browser→rust for json and bson, all verified", async () => {
+  it("runs rust→browser and browser→rust for every codec, all verified", async () => {
     const harness = createClient(HarnessService, createGrpcTransport({ baseUrl: controlUrl }));
 
     // Both workers attached (the page attaches once Chromium has loaded it).
@@ -72,9 +74,9 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
 
     const scenario = create(ScenarioSchema, {
       name: "browser-e2e",
-      description: "json and bson between the Rust worker and the browser page",
+      description: "every codec between the Rust worker and the browser page",
       datasets: ["dummy", "numeric"],
-      codecs: ["json", "bson"],
+      codecs: [...codecIds],
       counts: [20],
       sampling: { warmupMs: 20, rounds: 3, minRoundMs: 2 },
     });
@@ -101,14 +103,14 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
         .map((m) => `${m.dataset} ${m.codec} ${m.decodeMode} ${language(m.producerWorkerId)}→${language(m.consumerWorkerId)}`),
     );
     for (const dataset of ["dummy", "numeric"]) {
-      for (const codec of ["json", "bson"]) {
+      for (const codec of codecIds) {
         expect(cells).toContain(`${dataset} ${codec} typed rust→browser`);
         expect(cells).toContain(`${dataset} ${codec} typed browser→rust`);
         expect(cells).toContain(`${dataset} ${codec} typed browser→browser`);
       }
     }
     const browserEncodes = measurements.filter((m) => m.operation === Operation.ENCODE && m.language === "browser");
-    expect(browserEncodes.map((m) => `${m.dataset} ${m.codec}`).sort()).toEqual(["dummy bson", "dummy json", "numeric bson", "numeric json"]);
+    expect(browserEncodes.map((m) => `${m.dataset} ${m.codec}`).sort()).toEqual(["dummy", "numeric"].flatMap((dataset) => codecIds.map((codec) => `${dataset} ${codec}`)).sort());
     const browserMeasurement = browserEncodes[0]!;
     expect(browserMeasurement.environment?.details["crossOriginIsolated"]).toBe("true");
     expect(browserMeasurement.roundNsPerOp).toHaveLength(3);

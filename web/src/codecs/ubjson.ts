@@ -40,7 +40,13 @@ interface DecoderInternals {
 
 const encoderProto = UbjsonEncoder.prototype as unknown as EncoderInternals;
 const decoderProto = UbjsonDecoder.prototype as unknown as DecoderInternals;
-if (!String(encoderProto.u).includes("Value cannot be serialized") || !String(encoderProto.l).includes("setFloat64") || !String(decoderProto.m).includes('"N"')) {
+// Fingerprints that survive re-minification by the page's bundler (which rewrites quotes).
+const fingerprints = [
+  [encoderProto.u, /Value cannot be serialized/],
+  [encoderProto.l, /setFloat64/],
+  [decoderProto.m, /fromCharCode\(.*getInt8/],
+] as const;
+if (!fingerprints.every(([method, pattern]) => typeof method === "function" && pattern.test(String(method)))) {
   throw new Error(`@shelacek/ubjson ${libraryVersion("@shelacek/ubjson")}: its built method names changed; src/codecs/ubjson.ts must be adapted`);
 }
 
