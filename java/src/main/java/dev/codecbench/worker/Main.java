@@ -4,11 +4,18 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import java.util.concurrent.TimeUnit;
 
-/** Entry point: {@code java -jar codecbench-java-worker.jar --control http://HOST:PORT --name java}. */
+/**
+ * Entry point: {@code java -jar codecbench-java-worker.jar --control http://HOST:PORT --name java},
+ * or {@code java -jar codecbench-java-worker.jar vectors DIR} to write Java's golden vectors.
+ */
 public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("vectors")) {
+      System.exit(Vectors.main(args));
+      return;
+    }
     Options options;
     try {
       options = Options.parse(args, System.getenv());

@@ -83,7 +83,13 @@ public final class TaskRunner {
     } catch (CodecException e) {
       throw TaskFailure.at("verification", "the payload does not decode: " + e.getMessage());
     }
-    Sample sample = measure("encode", () -> codec.encode(dataset, model), task, true);
+    Codec.Timed encoder;
+    try {
+      encoder = codec.encoder(dataset, model);
+    } catch (CodecException e) {
+      throw TaskFailure.at("encode", e);
+    }
+    Sample sample = measure("encode", encoder::run, task, true);
     // Added first, so that a failed upload still reports the timing it had.
     report.addMeasurements(measurement(Operation.OPERATION_ENCODE, payload.length, sample));
     String blobId;
@@ -123,7 +129,7 @@ public final class TaskRunner {
     Sampler.Op op;
     if (Codec.TYPED.equals(mode)) {
       verifyTyped(canonical, codec, payload);
-      op = () -> codec.decodeTyped(dataset, payload);
+      op = codec.typedDecoder(dataset, payload)::run;
     } else {
       String field = task.getLazyField();
       verifyLazy(canonical, codec, payload, field);

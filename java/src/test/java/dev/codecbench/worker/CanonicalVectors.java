@@ -8,14 +8,17 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
- * The language-neutral test vectors in ../codecs/canonical: the canonical records (.pb) and the
- * Rust worker's payloads of them (.json, .bson).
+ * The language-neutral golden vectors in ../codecs/vectors: the canonical records of each dataset
+ * ({@code <dataset>.pb}) and each language's payload of them per codec ({@code
+ * <dataset>.<codec>.<language>}, language rust, java or browser).
  */
 public final class CanonicalVectors {
-  public static final Path DIR = Path.of("..", "codecs", "canonical");
+  public static final Path DIR = Path.of("..", "codecs", "vectors");
 
   /** The lazy field control sends for each dataset (proto/README.md, "Decode modes"). */
   public static final Map<String, String> LAZY_FIELD =
@@ -24,8 +27,33 @@ public final class CanonicalVectors {
 
   private CanonicalVectors() {}
 
-  public static byte[] read(Dataset<?> dataset, String extension) {
-    Path p = DIR.resolve(dataset.id() + "." + extension);
+  /** The canonical records' protobuf bytes, as control ships them. */
+  public static byte[] pb(Dataset<?> dataset) {
+    return read(dataset.id() + ".pb");
+  }
+
+  /** The Rust worker's payload of the canonical records. */
+  public static byte[] rust(Dataset<?> dataset, String codec) {
+    return payload(dataset, codec, "rust");
+  }
+
+  public static byte[] payload(Dataset<?> dataset, String codec, String language) {
+    return read(dataset.id() + "." + codec + "." + language);
+  }
+
+  /** The languages that have a vector of this dataset and codec (rust always, others when present). */
+  public static List<String> languages(Dataset<?> dataset, String codec) {
+    String prefix = dataset.id() + "." + codec + ".";
+    try (Stream<Path> files = Files.list(DIR)) {
+      return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix))
+          .map(n -> n.substring(prefix.length())).sorted().toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static byte[] read(String name) {
+    Path p = DIR.resolve(name);
     assertTrue(Files.isRegularFile(p), "missing test vector " + p.toAbsolutePath());
     try {
       return Files.readAllBytes(p);
@@ -36,7 +64,7 @@ public final class CanonicalVectors {
 
   public static <R> Canonical<R> canonical(Dataset<R> dataset) {
     try {
-      return dataset.parseCanonical(read(dataset, "pb"));
+      return dataset.parseCanonical(pb(dataset));
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -11,6 +11,7 @@ import codecbench.v1.ScenarioOuterClass.Sampling;
 import codecbench.v1.WorkerServiceGrpc;
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.codec.CodecRegistry;
 import dev.codecbench.worker.dataset.Dataset;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +33,7 @@ class TaskRunnerTest {
     store = new FakeBlobStore();
     runner = new TaskRunner(new CodecRegistry(), new BlobClient(WorkerServiceGrpc.newBlockingStub(store.channel)),
         Environment.newBuilder().setLanguage("java").build(), 0);
-    canonicalId = store.add(CanonicalVectors.read(Dataset.DUMMY, "pb"));
+    canonicalId = store.add(CanonicalVectors.pb(Dataset.DUMMY));
   }
 
   @AfterEach
@@ -62,15 +63,24 @@ class TaskRunnerTest {
     assertTrue(m.getVerified());
     assertEquals(2, m.getRoundNsPerOpCount());
     // The uploaded payload is the Rust worker's, byte for byte.
-    assertArrayEquals(CanonicalVectors.read(Dataset.DUMMY, "bson"), store.blobs.get(r.getPayloadBlobId()));
+    assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "bson"), store.blobs.get(r.getPayloadBlobId()));
     assertEquals(r.getPayloadBlobSize(), m.getPayloadBytes());
   }
 
   @Test
-  void decodeReportsTransferAndDecodeForEveryMode() {
-    for (String codec : List.of("json", "bson")) {
-      for (String mode : List.of("typed", "lazy")) {
-        ReportResultRequest r = runner.run("java-1", decode(codec, mode, CanonicalVectors.read(Dataset.DUMMY, codec)));
+  void protobufEncodeUploadsRustsBytes() {
+    ReportResultRequest r = runner.run("java-1", task(Operation.OPERATION_ENCODE, "protobuf").build());
+    assertEquals("", r.getFailure());
+    assertTrue(r.getMeasurements(0).getVerified());
+    assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf"), store.blobs.get(r.getPayloadBlobId()));
+  }
+
+  @Test
+  void decodeReportsTransferAndDecodeForEveryCodecAndMode() {
+    for (Codec c : new CodecRegistry().all()) {
+      String codec = c.id();
+      for (String mode : c.decodeModes()) {
+        ReportResultRequest r = runner.run("java-1", decode(codec, mode, CanonicalVectors.rust(Dataset.DUMMY, codec)));
         assertEquals("", r.getFailure(), codec + " " + mode);
         assertEquals(List.of(Operation.OPERATION_TRANSFER, Operation.OPERATION_DECODE),
             r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
@@ -81,7 +91,7 @@ class TaskRunnerTest {
 
   @Test
   void aWrongValueFailsVerificationNamingRecordAndField() {
-    String json = new String(CanonicalVectors.read(Dataset.DUMMY, "json"), StandardCharsets.UTF_8);
+    String json = new String(CanonicalVectors.rust(Dataset.DUMMY, "json"), StandardCharsets.UTF_8);
     String email = json.split("\"email\":\"")[2].split("\"")[0];
     byte[] tampered = json.replace(email, "someone@else.org").getBytes(StandardCharsets.UTF_8);
 

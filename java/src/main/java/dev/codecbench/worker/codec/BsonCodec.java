@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
@@ -11,27 +12,40 @@ import dev.codecbench.worker.dataset.LazyField;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.bson.BsonArray;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
 
 /**
  * bson: encode and typed decode through bson4jackson (Jackson over BSON) into the same Java
  * records as json; lazy decode with org.mongodb:bson's RawBsonDocument. Java int fields are
  * written as BSON int32 and long fields as int64, as the contract requires.
+ *
+ * <p>Validation: bson4jackson trusts embedded sizes, terminators and boolean bytes, so typed
+ * decode runs BsonValidator's strict pass over the payload first (inside the timed region). Lazy
+ * decode validates lazily, like RawBsonDocument and Rust's RawDocument: the outer size and
+ * terminator, then only the elements it reads (the records array and one field per record).
  */
 public final class BsonCodec implements Codec {
   private static final String ID = "bson";
 
   private final ObjectReader[] readers;
   private final ObjectWriter[] writers;
+  private final ObjectReader genericReader;
+  private final ObjectWriter genericWriter;
 
   public BsonCodec() {
     ObjectMapper mapper = new ObjectMapper(new BsonFactory());
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
     mapper.enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
+    this.genericReader = mapper.readerFor(new TypeReference<LinkedHashMap<String, Object>>() {});
+    this.genericWriter = mapper.writer();
     List<Dataset<?>> all = Dataset.all();
     this.readers = new ObjectReader[all.size()];
     this.writers = new ObjectWriter[all.size()];
@@ -71,7 +85,9 @@ public final class BsonCodec implements Codec {
     return "encode and typed decode: bson4jackson " + LibraryVersions.get("bson4jackson")
         + " on jackson-databind " + LibraryVersions.get("jackson")
         + "; lazy decode: org.mongodb:bson " + LibraryVersions.get("mongodb-bson")
-        + " RawBsonDocument; lazy shares the typed (bson4jackson) encoder";
+        + " RawBsonDocument; lazy shares the typed (bson4jackson) encoder; typed decode includes a "
+        + "strict validation pass (bson4jackson does not check embedded sizes, terminators, booleans or "
+        + "UTF-8); lazy validates only what it reads";
   }
 
   @Override
@@ -86,6 +102,7 @@ public final class BsonCodec implements Codec {
   @Override
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
     checkDocumentSize(payload);
+    BsonValidator.validate(payload);
     try {
       return readers[dataset.index()].readValue(payload);
     } catch (IOException | RuntimeException e) {
@@ -114,6 +131,48 @@ public final class BsonCodec implements Codec {
         i++;
       }
       return out;
+    } catch (RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+  }
+
+  /**
+   * The typed path (bson4jackson, with this codec's size check and mapper settings) on any
+   * document: into nested maps and lists instead of a dataset's records. The BSON corpus test
+   * goes through here.
+   */
+  Map<String, Object> decodeGeneric(byte[] payload) throws CodecException {
+    checkDocumentSize(payload);
+    BsonValidator.validate(payload);
+    try {
+      return genericReader.readValue(payload);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+  }
+
+  /** The typed path's writer on what {@link #decodeGeneric} returns. */
+  byte[] encodeGeneric(Map<String, Object> document) throws CodecException {
+    try {
+      return genericWriter.writeValueAsBytes(document);
+    } catch (IOException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  /**
+   * The lazy path's library, made to validate everything. RawBsonDocument validates lazily: it
+   * checks only the outer size when built and decodes an element when it is read, so the lazy
+   * decode of a task validates the records array and the one field it reads of each record, no
+   * more. This validates the whole document explicitly (BsonValidator: org.mongodb:bson itself
+   * decodes invalid UTF-8 to replacement characters) and then decodes every element, recursively
+   * (RawBsonDocument's own full decode, to a BsonDocument).
+   */
+  static BsonDocument decodeRawFully(byte[] payload) throws CodecException {
+    checkDocumentSize(payload);
+    BsonValidator.validate(payload);
+    try {
+      return new RawBsonDocument(payload).decode(new BsonDocumentCodec());
     } catch (RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }

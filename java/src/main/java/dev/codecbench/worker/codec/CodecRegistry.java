@@ -12,6 +12,9 @@ public final class CodecRegistry {
   public CodecRegistry() {
     add(new JsonCodec());
     add(new BsonCodec());
+    add(new ProtobufCodec());
+    add(new UbjsonCodec());
+    add(new MsgpackCodec());
   }
 
   private void add(Codec codec) {

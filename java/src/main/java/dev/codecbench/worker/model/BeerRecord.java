@@ -12,6 +12,18 @@ public record BeerRecord(
     String serving,
     String details) {
 
+  public Datasets.BeerRecord toProto() {
+    return Datasets.BeerRecord.newBuilder()
+        .setAlcohol(alcohol)
+        .setName(name)
+        .setBrewedBy(brewedBy)
+        .setStyle(style)
+        .setAvailability(availability)
+        .setServing(serving)
+        .setDetails(details)
+        .build();
+  }
+
   public static BeerRecord fromProto(Datasets.BeerRecord p) {
     return new BeerRecord(
         p.getAlcohol(),

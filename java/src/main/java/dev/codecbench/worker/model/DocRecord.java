@@ -31,6 +31,39 @@ public record DocRecord(
 
   public record Good(String name, int amount, String code) {}
 
+  public Datasets.DocRecord toProto() {
+    Datasets.DocRecord.Builder b = Datasets.DocRecord.newBuilder()
+        .setName(name)
+        .setDepartment(Datasets.DocDepartment.newBuilder()
+            .setCode(department.code())
+            .setTime(department.time())
+            .setEmployee(Datasets.DocEmployee.newBuilder()
+                .setName(department.employee().name())
+                .setSurname(department.employee().surname())
+                .setCode(department.employee().code())))
+        .setPrice(Datasets.DocPrice.newBuilder()
+            .setCategoryA(price.categoryA())
+            .setCategoryB(price.categoryB())
+            .setCategoryC(price.categoryC()))
+        .setOwner(Datasets.DocOwner.newBuilder().setUuid(owner.uuid()).setSecret(owner.secret()))
+        .setData(Datasets.DocData.newBuilder()
+            .setTransaction(Datasets.DocTransaction.newBuilder()
+                .setType(data.transaction().type())
+                .setUuid(data.transaction().uuid())
+                .setPointCode(data.transaction().pointCode())))
+        .setDelivery(Datasets.DocDelivery.newBuilder()
+            .setCompany(delivery.company())
+            .setAddress(Datasets.DocAddress.newBuilder()
+                .setCode(delivery.address().code())
+                .setCountry(delivery.address().country())
+                .setStreet(delivery.address().street())
+                .setApartment(delivery.address().apartment())));
+    for (Good g : goods) {
+      b.addGoods(Datasets.DocGood.newBuilder().setName(g.name()).setAmount(g.amount()).setCode(g.code()));
+    }
+    return b.build();
+  }
+
   public static DocRecord fromProto(Datasets.DocRecord p) {
     Datasets.DocDepartment d = p.getDepartment();
     Datasets.DocEmployee e = d.getEmployee();

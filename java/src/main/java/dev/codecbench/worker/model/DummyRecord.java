@@ -32,6 +32,33 @@ public record DummyRecord(
 
   public record Friend(int id, String name) {}
 
+  public Datasets.DummyRecord toProto() {
+    Datasets.DummyRecord.Builder b = Datasets.DummyRecord.newBuilder()
+        .setId(id)
+        .setIndex(index)
+        .setGuid(guid)
+        .setIsActive(isActive)
+        .setBalance(balance)
+        .setPicture(picture)
+        .setAge(age)
+        .setEyeColor(eyeColor)
+        .setName(name)
+        .setGender(gender)
+        .setCompany(company)
+        .setEmail(email)
+        .setPhone(phone)
+        .setAddress(address)
+        .setAbout(about)
+        .setRegistered(registered)
+        .setLatitude(latitude)
+        .setLongitude(longitude)
+        .addAllTags(tags);
+    for (Friend f : friends) {
+      b.addFriends(Datasets.DummyFriend.newBuilder().setId(f.id()).setName(f.name()));
+    }
+    return b.setGreeting(greeting).setFavoriteFruit(favoriteFruit).build();
+  }
+
   public static DummyRecord fromProto(Datasets.DummyRecord p) {
     return new DummyRecord(
         p.getId(),

@@ -10,6 +10,10 @@ import java.util.List;
 public final class MatrixRow {
   private MatrixRow() {}
 
+  public static Datasets.MatrixRow toProto(List<String> row) {
+    return Datasets.MatrixRow.newBuilder().addAllCells(row).build();
+  }
+
   public static List<String> fromProto(Datasets.MatrixRow p) {
     return List.copyOf(p.getCellsList());
   }

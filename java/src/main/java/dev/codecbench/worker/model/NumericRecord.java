@@ -10,6 +10,16 @@ public record NumericRecord(
 
   public record Coordinate(long timestamp, double latitude, double longitude) {}
 
+  public Datasets.NumericRecord toProto() {
+    Datasets.NumericRecord.Builder b =
+        Datasets.NumericRecord.newBuilder().setId(id).setIndex(index).setNumbr(numbr);
+    for (Coordinate c : coordinates) {
+      b.addCoordinates(Datasets.NumericCoordinate.newBuilder()
+          .setTimestamp(c.timestamp()).setLatitude(c.latitude()).setLongitude(c.longitude()));
+    }
+    return b.build();
+  }
+
   public static NumericRecord fromProto(Datasets.NumericRecord p) {
     return new NumericRecord(
         p.getId(),

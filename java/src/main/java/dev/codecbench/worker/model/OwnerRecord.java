@@ -34,6 +34,29 @@ public record OwnerRecord(
       String plate,
       String date) {
 
+    Datasets.OwnerCar toProto() {
+      return Datasets.OwnerCar.newBuilder()
+          .setUid(uid)
+          .setBrand(brand)
+          .setModel(model)
+          .setBodyType(bodyType)
+          .setApproval(approval)
+          .setChassis(chassis)
+          .setTyreSize(tyreSize)
+          .setWeight(weight)
+          .setFuel(fuel)
+          .setSeats(seats)
+          .setNoise(noise)
+          .setCo2Emissions(co2Emissions)
+          .setEngineSize(engineSize)
+          .setPower(power)
+          .setColor(color)
+          .setConsumption(consumption)
+          .setPlate(plate)
+          .setDate(date)
+          .build();
+    }
+
     static Car fromProto(Datasets.OwnerCar c) {
       return new Car(
           c.getUid(),
@@ -55,6 +78,21 @@ public record OwnerRecord(
           c.getPlate(),
           c.getDate());
     }
+  }
+
+  public Datasets.OwnerRecord toProto() {
+    Datasets.OwnerRecord.Builder b = Datasets.OwnerRecord.newBuilder()
+        .setUid(uid)
+        .setName(name)
+        .setTelephone(telephone)
+        .setAddress(address)
+        .setLicenceNumber(licenceNumber)
+        .setIdNumber(idNumber)
+        .setTaxNumber(taxNumber);
+    for (Car c : cars) {
+      b.addCars(c.toProto());
+    }
+    return b.build();
   }
 
   public static OwnerRecord fromProto(Datasets.OwnerRecord p) {

@@ -1,0 +1,119 @@
+package dev.codecbench.worker.codec;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonEOFException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import dev.codecbench.worker.LibraryVersions;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.Records;
+import java.io.IOException;
+import java.util.List;
+import org.msgpack.jackson.dataformat.MessagePackFactory;
+
+/**
+ * msgpack: jackson-dataformat-msgpack (Jackson over msgpack-core) into the same Java records as
+ * json and bson, one pre-built reader and writer per dataset. Records are maps keyed by the wire
+ * names, matrix rows arrays of strings. Integers are written in the smallest msgpack form that
+ * holds them, doubles as float64; reading accepts every integer width, and an integer where a
+ * double is expected (JavaScript encoders write whole-number doubles as integers).
+ */
+public final class MsgpackCodec implements Codec {
+  private static final String ID = "msgpack";
+
+  private final MessagePackFactory factory;
+  private final ObjectReader[] readers;
+  private final ObjectWriter[] writers;
+
+  public MsgpackCodec() {
+    this.factory = new MessagePackFactory();
+    ObjectMapper mapper = new ObjectMapper(factory);
+    mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
+    mapper.enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
+    // 1.5 into an int field is an error, not 1.
+    mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+    List<Dataset<?>> all = Dataset.all();
+    this.readers = new ObjectReader[all.size()];
+    this.writers = new ObjectWriter[all.size()];
+    for (Dataset<?> d : all) {
+      readers[d.index()] = mapper.readerFor(d.recordsType());
+      writers[d.index()] = mapper.writerFor(d.recordsType());
+    }
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String mediaType() {
+    return "application/msgpack";
+  }
+
+  @Override
+  public List<String> decodeModes() {
+    return List.of(TYPED);
+  }
+
+  @Override
+  public String library() {
+    return "jackson-dataformat-msgpack";
+  }
+
+  @Override
+  public String libraryVersion() {
+    return LibraryVersions.get("jackson-dataformat-msgpack");
+  }
+
+  @Override
+  public String notes() {
+    return "jackson-dataformat-msgpack " + LibraryVersions.get("jackson-dataformat-msgpack")
+        + " on jackson-databind " + LibraryVersions.get("jackson")
+        + "; one shared ObjectReader/ObjectWriter per dataset into Java records; records as maps "
+        + "with wire names; smallest integer forms, doubles as float64";
+  }
+
+  @Override
+  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
+    try {
+      return writers[dataset.index()].writeValueAsBytes(records);
+    } catch (IOException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  @Override
+  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    Records<R> records;
+    try (JsonParser parser = factory.createParser(payload)) {
+      records = readers[dataset.index()].readValue(parser);
+      // FAIL_ON_TRAILING_TOKENS cannot be used: this parser reports the end of its input as an
+      // EOF error rather than as no token. A whole value after the payload's value is rejected.
+      JsonToken trailing;
+      try {
+        trailing = parser.nextToken();
+      } catch (JsonEOFException end) {
+        trailing = null;
+      }
+      if (trailing != null) {
+        throw new CodecException(ID + " decode: data after the payload's value (" + trailing + ")");
+      }
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+    if (records == null) {
+      throw new CodecException(ID + " decode: the payload is nil or empty, not {\"records\": [...]}");
+    }
+    return records;
+  }
+
+  @Override
+  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
+    throw new CodecException(ID + " has no lazy decode mode in Java");
+  }
+}
