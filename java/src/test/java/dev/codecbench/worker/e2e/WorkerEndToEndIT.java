@@ -34,13 +34,18 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Control + Rust worker + Java worker: each encodes and the other decodes, for json and bson,
- * typed and lazy, every measurement verified; and a garbage payload fails the Java worker's tasks
- * with the codec's message while the worker stays attached and takes the next task.
+ * Control + Rust worker + Java worker: each encodes and the other decodes, for json, bson,
+ * protobuf, ubjson and msgpack, in every decode mode Java has, every measurement verified; and a
+ * garbage payload fails the Java worker's tasks with the codec's message while the worker stays
+ * attached and takes the next task.
  */
 @Tag("e2e")
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class WorkerEndToEndIT {
+  /** Every codec with the decode modes Java has for it (Rust has at least these). */
+  private static final Map<String, List<String>> CODECS = new java.util.TreeMap<>(Map.of(
+      "json", List.of("typed", "lazy"), "bson", List.of("typed", "lazy"), "protobuf", List.of("typed"),
+      "ubjson", List.of("typed"), "msgpack", List.of("typed")));
   private static final Sampling QUICK = Sampling.newBuilder().setWarmupMs(20).setRounds(3).setMinRoundMs(2).build();
 
   @TempDir static Path stateDir;
@@ -78,7 +83,7 @@ class WorkerEndToEndIT {
   @Test
   void rustAndJavaDecodeEachOthersPayloads() {
     GetRunResponse run = runToEnd(Scenario.newBuilder().setName("e2e-cross").addDatasets("dummy")
-        .addDatasets("numeric").addCodecs("json").addCodecs("bson").addCounts(20).setSampling(QUICK).build());
+        .addDatasets("numeric").addAllCodecs(CODECS.keySet()).addCounts(20).setSampling(QUICK).build());
 
     List<TaskSummary> failed = run.getTasksList().stream()
         .filter(t -> t.getStatus() != TaskStatus.TASK_STATUS_DONE).toList();
@@ -86,10 +91,10 @@ class WorkerEndToEndIT {
 
     String[][] pairs = {{rust.getId(), java.getId()}, {java.getId(), rust.getId()}, {java.getId(), java.getId()}};
     for (String dataset : List.of("dummy", "numeric")) {
-      for (String codec : List.of("json", "bson")) {
+      for (String codec : CODECS.keySet()) {
         Measurement encode = find(run, Operation.OPERATION_ENCODE, dataset, codec, "", java.getId(), java.getId());
         assertJavaMeasurement(encode);
-        for (String mode : List.of("typed", "lazy")) {
+        for (String mode : CODECS.get(codec)) {
           for (String[] pair : pairs) {
             Measurement decode = find(run, Operation.OPERATION_DECODE, dataset, codec, mode, pair[0], pair[1]);
             assertTrue(decode.getVerified(), "verified: " + decode);
