@@ -122,20 +122,21 @@ def measurements_frame(measurements: Iterable, tasks: Iterable = (), run_id: str
                       "ops_per_round": "int64", "verified": "bool"})
 
 
-def _first(values: pd.Series):
+def _first(values: Iterable) -> str:
     for v in values:
         if isinstance(v, str) and v:
             return v
     return ""
 
 
-def _failures(frame: pd.DataFrame) -> str:
+def _failures(rows: list[dict]) -> str:
     # Worker messages start with their step ("decode failed: ..."); others get the operation.
     # A message that quotes one already kept (control's "not run: the payload's encode (...)
     # failed: <its message>") adds nothing.
     raw: list[str] = []
     shown: list[str] = []
-    for op, msg in zip(frame["operation"], frame["failure"]):
+    for r in rows:
+        op, msg = r["operation"], r["failure"]
         if not isinstance(msg, str) or not msg or any(prev in msg for prev in raw):
             continue
         raw.append(msg)
@@ -143,14 +144,14 @@ def _failures(frame: pd.DataFrame) -> str:
     return "; ".join(shown)
 
 
-def _side(frame: pd.DataFrame, prefix: str) -> dict:
+def _side(rows: list[dict], prefix: str) -> dict:
     """Fields of one operation's measurement (the one with rounds, if several rows share a key)."""
-    if frame.empty:
+    if not rows:
         return {f"{prefix}_ns_per_record": math.nan, f"{prefix}_ns_per_op": math.nan,
                 f"{prefix}_spread": math.nan, f"{prefix}_alloc_bytes_per_op": math.nan,
                 f"{prefix}_language": ""}
-    timed = frame[frame["rounds"] > 0]
-    row = (timed if not timed.empty else frame).iloc[0]
+    timed = [r for r in rows if r["rounds"] > 0]
+    row = (timed or rows)[0]
     return {f"{prefix}_ns_per_record": row["ns_per_record"],
             f"{prefix}_ns_per_op": row["median_ns_per_op"],
             f"{prefix}_spread": row["spread"],
@@ -163,7 +164,7 @@ SUMMARY_COLUMNS = SUMMARY_KEYS + [
     "encode_ns_per_record", "encode_ns_per_op", "encode_spread", "encode_alloc_bytes_per_op", "encode_language",
     "decode_ns_per_record", "decode_ns_per_op", "decode_spread", "decode_alloc_bytes_per_op", "decode_language",
     "transfer_ns_per_record", "transfer_ns_per_op", "transfer_spread", "transfer_alloc_bytes_per_op",
-    "transfer_language", "verified", "failure",
+    "transfer_language", "end_to_end_ns_per_op", "end_to_end_ns_per_record", "verified", "failure",
 ]
 
 
@@ -175,53 +176,118 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
 
     Encode results without any decode task (a scenario measuring encode only, or decode tasks
     that never ran) get a row of their own with an empty mode and consumer.
+    End to end (encode + transfer + decode medians) is added where all three were measured.
     """
     if df.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    enc_key = ["dataset", "codec", "record_count", "producer"]
-    tr_key = enc_key + ["consumer"]
-    encodes = {k: g for k, g in df[df["operation"] == "encode"].groupby(enc_key, sort=False)}
-    transfers = {k: g for k, g in df[df["operation"] == "transfer"].groupby(tr_key, sort=False)}
+    cols = ["task_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
+            "consumer", "worker_id", "language", "payload_bytes", "rounds", "median_ns_per_op",
+            "spread", "ns_per_record", "alloc_bytes_per_op", "verified", "failure"]
+    # Plain dicts: grouping hundreds of tiny frames in pandas costs seconds.
+    records = df[cols].to_dict("records")
+    for r in records:
+        r["failure"] = r["failure"] if isinstance(r["failure"], str) else ""
+        r["language"] = r["language"] if isinstance(r["language"], str) else ""
+        r["decode_mode"] = r["decode_mode"] if isinstance(r["decode_mode"], str) else ""
+        r["consumer"] = r["consumer"] if isinstance(r["consumer"], str) else ""
+    enc_key = ("dataset", "codec", "record_count", "producer")
+    encodes: dict[tuple, list[dict]] = {}
+    transfers: dict[tuple, list[dict]] = {}
+    tasks: dict[str, list[dict]] = {}
+    for r in records:
+        key = tuple(r[k] for k in enc_key)
+        if r["operation"] == "encode":
+            encodes.setdefault(key, []).append(r)
+        elif r["operation"] in ("decode", "transfer"):
+            if r["operation"] == "transfer":
+                transfers.setdefault(key + (r["consumer"],), []).append(r)
+            tasks.setdefault(r["task_id"], []).append(r)
     rows = []
     used_encodes = set()
-    empty = df.iloc[0:0]
-    for _, task in df[df["operation"].isin(["decode", "transfer"])].groupby("task_id", sort=False):
-        dec = task[task["operation"] == "decode"]
-        ident = (dec if not dec.empty else task).iloc[0]
+    for task in tasks.values():
+        dec = [r for r in task if r["operation"] == "decode"]
+        ident = (dec or task)[0]
         key = tuple(ident[k] for k in enc_key)
-        enc = encodes.get(key, empty)
-        tr = transfers.get(key + (ident["consumer"],), empty)
+        enc = encodes.get(key, [])
+        tr = transfers.get(key + (ident["consumer"],), [])
         used_encodes.add(key)
-        parts = pd.concat([enc, tr, dec])
+        parts = enc + tr + dec
         rows.append({
             "dataset": ident["dataset"], "codec": ident["codec"],
-            "mode": _first(dec["decode_mode"]) or _first(task["decode_mode"]),
+            "mode": _first(r["decode_mode"] for r in dec) or _first(r["decode_mode"] for r in task),
             "record_count": int(ident["record_count"]), "producer": ident["producer"],
             "consumer": ident["consumer"] or ident["worker_id"],
-            "payload_bytes": int(max(parts["payload_bytes"].max(), 0)),
+            "payload_bytes": int(max([r["payload_bytes"] for r in parts] + [0])),
             **_side(enc, "encode"), **_side(dec, "decode"), **_side(tr, "transfer"),
-            "verified": bool(parts["verified"].all() and not _failures(parts) and not dec.empty
-                             and not enc.empty),
+            "verified": bool(all(r["verified"] for r in parts) and not _failures(parts) and dec and enc),
             "failure": _failures(parts),
         })
     for key, enc in encodes.items():
         if key in used_encodes:
             continue
-        ident = enc.iloc[0]
+        ident = enc[0]
         rows.append({
             "dataset": ident["dataset"], "codec": ident["codec"], "mode": "",
             "record_count": int(ident["record_count"]), "producer": ident["producer"],
-            "consumer": "", "payload_bytes": int(enc["payload_bytes"].max()),
-            **_side(enc, "encode"), **_side(empty, "decode"), **_side(empty, "transfer"),
-            "verified": bool(enc["verified"].all() and not _failures(enc)),
+            "consumer": "", "payload_bytes": int(max(r["payload_bytes"] for r in enc)),
+            **_side(enc, "encode"), **_side([], "decode"), **_side([], "transfer"),
+            "verified": bool(all(r["verified"] for r in enc) and not _failures(enc)),
             "failure": _failures(enc),
         })
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    out = add_end_to_end(out)
     order = {d: i for i, d in enumerate(DATASETS)}
     out["_d"] = out["dataset"].map(lambda d: order.get(d, len(order)))
     out = out.sort_values(["_d", "dataset", "record_count", "codec", "mode", "producer", "consumer"],
                           kind="stable").drop(columns="_d").reset_index(drop=True)
     return out
+
+
+def add_end_to_end(summary: pd.DataFrame) -> pd.DataFrame:
+    """End to end = encode + transfer + decode of one payload (medians, ns per operation), per
+    producer → consumer cell and decode mode. Only where all three were measured: a sum with a
+    missing part would look faster than it is."""
+    parts = summary[["encode_ns_per_op", "transfer_ns_per_op", "decode_ns_per_op"]].astype(float)
+    total = parts.sum(axis=1, min_count=3)
+    summary["end_to_end_ns_per_op"] = total
+    counts = summary["record_count"].astype(float).where(summary["record_count"] > 0)
+    summary["end_to_end_ns_per_record"] = total / counts
+    return summary
+
+
+# ---- reading result files -----------------------------------------------------------------------
+
+def read_measurements(run_dir: Path) -> pd.DataFrame:
+    """measurements.parquet (or .csv, whose per-round values are a JSON array) of a results folder."""
+    parquet, csv = run_dir / "measurements.parquet", run_dir / "measurements.csv"
+    if parquet.exists():
+        df = pd.read_parquet(parquet)
+        df["round_ns_per_op"] = df["round_ns_per_op"].map(
+            lambda v: [float(x) for x in v] if v is not None else [])
+    elif csv.exists():
+        df = pd.read_csv(csv, keep_default_na=False, na_values={
+            c: [""] for c in ("median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread",
+                              "ns_per_record", "alloc_bytes_per_op")})
+        df["round_ns_per_op"] = df["round_ns_per_op"].map(
+            lambda v: [float(x) for x in json.loads(v)] if isinstance(v, str) and v else [])
+        df["verified"] = df["verified"].map(lambda v: str(v).lower() == "true")
+    else:
+        raise FileNotFoundError(f"{run_dir} holds neither measurements.parquet nor measurements.csv")
+    for col in MEASUREMENT_COLUMNS:
+        if col not in df:
+            df[col] = None
+    for col in ("failure", "decode_mode", "producer", "consumer", "worker_id", "language", "runtime",
+                "runtime_version", "build_profile", "cpu_model", "hostname", "os"):
+        df[col] = df[col].fillna("").astype(str)
+    for col in ("environment_details", "extras"):
+        df[col] = df[col].map(lambda v: v if isinstance(v, str) and v else "{}")
+    return df[MEASUREMENT_COLUMNS]
+
+
+def read_run_doc(run_dir: Path) -> dict:
+    """run.json of a results folder ({} when absent)."""
+    path = run_dir / "run.json"
+    return json.loads(path.read_text()) if path.exists() else {}
 
 
 # ---- result files -----------------------------------------------------------------------------

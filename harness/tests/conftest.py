@@ -88,10 +88,10 @@ def _check_alive(proc: processes.Proc) -> None:
 class FakeWorker:
     """tests/fake_worker.py as a subprocess whose stdout the test reads line by line."""
 
-    def __init__(self, control: ControlHandle, behaviour: str, name: str = "fake"):
+    def __init__(self, control: ControlHandle, behaviour: str, name: str = "fake", *extra: str):
         self.popen = subprocess.Popen(
             [sys.executable, str(HERE / "fake_worker.py"), "--control", control.addr,
-             "--behaviour", behaviour, "--name", name],
+             "--behaviour", behaviour, "--name", name, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.worker_id = self.expect("ATTACHED").split()[1]
 
@@ -118,8 +118,8 @@ class FakeWorker:
 def fake_worker(control):
     made: list[FakeWorker] = []
 
-    def make(behaviour: str, name: str = "fake") -> FakeWorker:
-        fw = FakeWorker(control, behaviour, name)
+    def make(behaviour: str, name: str = "fake", *extra: str) -> FakeWorker:
+        fw = FakeWorker(control, behaviour, name, *extra)
         made.append(fw)
         return fw
 

@@ -1,9 +1,12 @@
 """A misbehaving worker for the failure tests, speaking WorkerService like a real one.
 
-    python fake_worker.py --control 127.0.0.1:PORT --behaviour garbage|hang [--name fake]
+    python fake_worker.py --control 127.0.0.1:PORT --behaviour garbage|fail|hang [--name fake]
+                          [--language fake] [--codecs json,bson]
 
 garbage: answers every encode task by uploading bytes that are no codec's payload and reporting
          success, so the consumer's decode must fail with the codec's own message.
+fail:    reports every task as failed ("encode failed: ..." / "decode failed: ..."), as a worker
+         whose codec breaks would.
 hang:    prints "TASK <id>" on stdout when a task arrives and never answers, so that the test can
          SIGKILL it mid-task.
 It prints "ATTACHED <worker id>" once attached. Every line is flushed for the test to read.
@@ -27,8 +30,11 @@ def say(line: str) -> None:
     print(line, flush=True)
 
 
+LANGUAGE = "fake"
+
+
 def environment() -> results.Environment:
-    return results.Environment(language="fake", runtime="python", runtime_version=sys.version.split()[0],
+    return results.Environment(language=LANGUAGE, runtime="python", runtime_version=sys.version.split()[0],
                                build_profile="test", details={"purpose": "failure tests"})
 
 
@@ -36,12 +42,16 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--control", required=True)
     ap.add_argument("--name", default="fake")
-    ap.add_argument("--behaviour", choices=["garbage", "hang"], required=True)
+    ap.add_argument("--behaviour", choices=["garbage", "fail", "hang"], required=True)
+    ap.add_argument("--language", default="fake", help="the language it announces")
+    ap.add_argument("--codecs", default="json,bson", help="codec ids it announces (library \"fake\" 0)")
     args = ap.parse_args()
+    global LANGUAGE
+    LANGUAGE = args.language
 
     control = connect(args.control, ready_timeout=10)
     codecs = [results.CodecInfo(id=c, media_type="application/octet-stream", decode_modes=["typed"],
-                                library="fake", library_version="0") for c in ("json", "bson")]
+                                library="fake", library_version="0") for c in args.codecs.split(",") if c]
     stream = control.worker.Attach(ws.AttachRequest(name=args.name, environment=environment(), codecs=codecs))
     worker_id = None
     for msg in stream:
@@ -55,10 +65,15 @@ def main() -> None:
         if args.behaviour == "hang":
             while True:  # the test kills us here
                 time.sleep(3600)
-        if task.operation == scenario.OPERATION_ENCODE:
+        if args.behaviour == "fail":
+            step = "encode" if task.operation == scenario.OPERATION_ENCODE else "decode"
+            control.worker.ReportResult(ws.ReportResultRequest(
+                worker_id=worker_id, task_id=task.id,
+                failure=f"{step} failed: the fake worker's codec is broken on purpose"))
+        elif task.operation == scenario.OPERATION_ENCODE:
             put = control.worker.PutBlob(ws.PutBlobRequest(upload_id=uuid.uuid4().hex, offset=0,
                                                            data=GARBAGE, finish=True))
-            m = results.Measurement(operation=scenario.OPERATION_ENCODE, language="fake",
+            m = results.Measurement(operation=scenario.OPERATION_ENCODE, language=LANGUAGE,
                                     payload_bytes=len(GARBAGE), round_ns_per_op=[1000.0, 1000.0, 1000.0],
                                     ops_per_round=1, verified=True, environment=environment(),
                                     worker_id=worker_id)

@@ -1,0 +1,955 @@
+"""The run report: `report.html` (one self-contained file: inline CSS, plots as base64 PNG data URIs),
+`report.md` and `plots/*.png`, written from a results folder (measurements.parquet/csv + run.json).
+
+The report is built once as a list of blocks (headings, paragraphs, tables, images) and rendered
+twice, to HTML and to Markdown, so the two never disagree. Tables come from pandas pivots of the
+long measurement frame (results.py); plots are matplotlib figures on the Agg backend.
+
+How numbers are summarised (also printed in the report's "How to read" section):
+- a measurement's time is the median of its rounds' ns/op; its spread is half the interquartile
+  range of the rounds over the median (the "±" of every table); spread above WIDE_SPREAD is flagged;
+- when several workers of one language measured the same thing, their rounds are pooled;
+- decode lines use payloads produced by a worker of the consumer's own language when there are
+  any (the producer × consumer matrix shows every pair);
+- "relative to best": within one column (one record count), the smallest value is 100 %.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from matplotlib.colors import LogNorm  # noqa: E402
+
+from . import results  # noqa: E402
+from .scenario import DATASETS  # noqa: E402
+
+# A result whose rounds spread more than this (half the IQR over the median) is flagged.
+WIDE_SPREAD = 0.10
+# Fewer kept rounds than this and the spread itself cannot be judged.
+MIN_ROUNDS = 5
+
+CODEC_COLORS = {"json": "#1f77b4", "bson": "#ff7f0e", "protobuf": "#2ca02c", "ubjson": "#d62728",
+                "msgpack": "#9467bd"}
+EXTRA_COLORS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
+LANG_MARKERS = {"rust": "o", "java": "s", "browser": "^"}
+MODE_STYLES = {"typed": "-", "lazy": "--", "": "-"}
+LANG_ORDER = ["rust", "java", "browser"]
+
+
+# ---- blocks -------------------------------------------------------------------------------------
+
+@dataclass
+class Heading:
+    level: int
+    text: str
+    anchor: str = ""
+
+
+@dataclass
+class Para:
+    text: str
+    cls: str = ""  # "note", "warn"
+
+
+@dataclass
+class Bullets:
+    items: list[str]
+    cls: str = ""
+
+
+@dataclass
+class TableBlock:
+    frame: pd.DataFrame  # already formatted strings; index is ignored
+    caption: str = ""
+    classes: pd.DataFrame | None = None  # css class per cell ("ok", "fail", "wide", "best")
+    cls: str = ""  # "kv": a key/value table, left-aligned
+
+
+@dataclass
+class Image:
+    path: Path
+    alt: str
+    caption: str = ""
+
+
+@dataclass
+class Details:
+    summary: str
+    blocks: list = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    html: Path
+    md: Path
+    plots: list[Path]
+    warnings: list[str]
+    sections: list[str]
+
+
+# ---- formatting ---------------------------------------------------------------------------------
+
+def _nan(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def fmt_num(v: float) -> str:
+    if _nan(v):
+        return "—"
+    if abs(v) >= 100:
+        return f"{v:,.0f}"
+    if abs(v) >= 10:
+        return f"{v:.1f}"
+    return f"{v:.2f}"
+
+
+def fmt_bytes(v: float) -> str:
+    if _nan(v):
+        return "—"
+    return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.1f}"
+
+
+def fmt_time(ns: float) -> str:
+    """ns with a unit chosen for readability (tables that mix scales)."""
+    if _nan(ns):
+        return "—"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{fmt_num(ns / scale)} {unit}"
+    return f"{fmt_num(ns)} ns"
+
+
+def fmt_spread(s: float) -> str:
+    if _nan(s):
+        return ""
+    return f" ±{s * 100:.0f}%" + (" !" if s > WIDE_SPREAD else "")
+
+
+def fmt_pct(v: float) -> str:
+    return "—" if _nan(v) else f"{v:,.0f} %"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
+
+
+def _short(message: str, limit: int = 70) -> str:
+    message = " ".join(str(message).split())
+    return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+# ---- data preparation ---------------------------------------------------------------------------
+
+def language_map(df: pd.DataFrame, run_doc: dict) -> dict[str, str]:
+    """worker id → language, from the measurements and run.json's environments."""
+    langs: dict[str, str] = {}
+    for wid, env in (run_doc.get("workers") or {}).items():
+        if env.get("language"):
+            langs[wid] = env["language"]
+    for wid, lang in zip(df["worker_id"], df["language"]):
+        if wid and lang and wid not in langs:
+            langs[wid] = lang
+    return langs
+
+
+def lang_of(worker: str, langs: dict[str, str]) -> str:
+    if not worker:
+        return ""
+    if worker in langs:
+        return langs[worker]
+    # Worker ids are "<name>-<n>" and the default name is the language.
+    return worker.rsplit("-", 1)[0] if re.search(r"-\d+$", worker) else worker
+
+
+def with_languages(df: pd.DataFrame, langs: dict[str, str]) -> pd.DataFrame:
+    df = df.copy()
+    df["producer_language"] = df["producer"].map(lambda w: lang_of(w, langs))
+    df["consumer_language"] = df["consumer"].map(lambda w: lang_of(w, langs))
+    return df
+
+
+def timed(df: pd.DataFrame) -> pd.DataFrame:
+    """Measurements with rounds, verified, without a failure."""
+    ok = (df["rounds"] > 0) & df["verified"] & (df["failure"].fillna("") == "")
+    return df[ok]
+
+
+def pooled(group: pd.DataFrame, per_record: bool = True) -> dict:
+    """Median, quartiles and spread of every round of every row of `group` (one language's
+    workers measuring the same thing), per record or per operation."""
+    values = []
+    for rounds, count in zip(group["round_ns_per_op"], group["record_count"]):
+        div = count if (per_record and count) else 1
+        values.extend(float(r) / div for r in rounds)
+    if not values:
+        return {"median": math.nan, "q1": math.nan, "q3": math.nan, "spread": math.nan, "n": 0}
+    q1, med, q3 = np.percentile(values, [25, 50, 75])
+    return {"median": float(med), "q1": float(q1), "q3": float(q3),
+            "spread": float((q3 - q1) / 2 / med) if med > 0 else math.nan, "n": len(values)}
+
+
+def _lang_key(lang: str) -> tuple:
+    return (LANG_ORDER.index(lang) if lang in LANG_ORDER else len(LANG_ORDER), lang)
+
+
+def codec_order(codecs: Iterable[str], scenario_codecs: list[str]) -> list[str]:
+    codecs = list(dict.fromkeys(codecs))
+    known = [c for c in scenario_codecs if c in codecs]
+    return known + sorted(c for c in codecs if c not in known)
+
+
+def codec_color(codec: str, codecs: list[str]) -> str:
+    if codec in CODEC_COLORS:
+        return CODEC_COLORS[codec]
+    others = [c for c in codecs if c not in CODEC_COLORS]
+    return EXTRA_COLORS[others.index(codec) % len(EXTRA_COLORS)] if codec in others else "#333333"
+
+
+# ---- the report ---------------------------------------------------------------------------------
+
+class _Builder:
+    def __init__(self, run_dir: Path, out_dir: Path):
+        self.run_dir = run_dir
+        self.out_dir = out_dir
+        self.plot_dir = out_dir / "plots"
+        self.doc = results.read_run_doc(run_dir)
+        raw = results.read_measurements(run_dir)
+        self.langs = language_map(raw, self.doc)
+        self.df = with_languages(raw, self.langs)
+        self.summary = with_languages(results.summary_frame(raw), self.langs) if not raw.empty \
+            else results.summary_frame(raw)
+        run = self.doc.get("run") or {}
+        self.run = run
+        self.run_id = run.get("id") or (raw["run_id"].iloc[0] if not raw.empty else run_dir.name)
+        scenario = run.get("scenario") or {}
+        self.scenario = scenario
+        self.codecs = codec_order(self.df["codec"], scenario.get("codecs") or [])
+        self.blocks: list = []
+        self.plots: list[Path] = []
+        self.warnings: list[str] = []
+        self.sections: list[str] = []
+        self.toc: list[tuple[str, str]] = []
+
+    # -- helpers
+    def section(self, title: str, anchor: str) -> None:
+        self.sections.append(anchor)
+        self.toc.append((title, anchor))
+        self.blocks.append(Heading(2, title, anchor))
+
+    def add(self, *blocks) -> None:
+        self.blocks.extend(blocks)
+
+    def save(self, fig, name: str, alt: str, caption: str) -> Image:
+        self.plot_dir.mkdir(parents=True, exist_ok=True)
+        path = self.plot_dir / f"{name}.png"
+        fig.savefig(path, dpi=100, bbox_inches="tight")
+        plt.close(fig)
+        self.plots.append(path)
+        return Image(path, alt, caption)
+
+    # -- sections
+    def build(self) -> None:
+        self.overview()
+        self.trust()
+        self.environment()
+        datasets = [d for d in DATASETS if d in set(self.df["dataset"])] + \
+            sorted(set(self.df["dataset"]) - set(DATASETS))
+        for ds in datasets:
+            self.dataset(ds)
+        self.failures()
+        self.all_results()
+        self.method()
+
+    def overview(self) -> None:
+        run, sc = self.run, self.scenario
+        title = f"codecbench report · run {self.run_id}" + (f" · {run.get('name')}" if run.get("name") else "")
+        self.blocks.append(Heading(1, title, "top"))
+        if sc.get("description"):
+            self.add(Para(sc["description"]))
+        self.section("Run", "run")
+        status = (run.get("status") or "").removeprefix("RUN_STATUS_").lower() or "unknown"
+        ops = [o.removeprefix("OPERATION_").lower() for o in sc.get("operations") or []]
+        sampling = sc.get("sampling") or {}
+        rows = [
+            ("run", self.run_id), ("name", run.get("name", "")), ("status", status),
+            ("started", run.get("createdAt", "")), ("finished", run.get("finishedAt", "")),
+            ("tasks", f"{run.get('tasksTotal', 0)} total, {run.get('tasksDone', 0)} done, "
+                      f"{run.get('tasksFailed', 0)} failed" if run else ""),
+            ("scenario file", self.doc.get("scenarioFile", "")),
+            ("datasets", ", ".join(sc.get("datasets") or sorted(set(self.df["dataset"])))),
+            ("codecs", ", ".join(sc.get("codecs") or self.codecs)),
+            ("decode modes", ", ".join(sc.get("decodeModes") or []) or "every mode the consumer announces"),
+            ("record counts", ", ".join(f"{int(c):,}" for c in sc.get("counts") or sorted(set(self.df["record_count"])))),
+            ("producers", ", ".join(sc.get("producers") or []) or "every attached worker"),
+            ("consumers", ", ".join(sc.get("consumers") or []) or "every attached worker"),
+            ("operations", ", ".join(ops) or "encode, decode, transfer"),
+            ("sampling", ", ".join(f"{k} {v}" for k, v in sampling.items()) or "control's defaults"),
+            ("seed", str(sc.get("seed", "1"))),
+        ]
+        if run.get("message"):
+            rows.append(("message", run["message"]))
+        h = self.doc.get("harness") or {}
+        if h:
+            pk = ", ".join(f"{k} {v}" for k, v in (h.get("packages") or {}).items() if v)
+            rows.append(("harness", f"python {h.get('python', '')} on {h.get('hostname', '')} "
+                                    f"({h.get('platform', '')}); {pk}"))
+            if h.get("control"):
+                rows.append(("control", h["control"]))
+        rows.append(("report written", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")))
+        self.add(TableBlock(pd.DataFrame([r for r in rows if r[1]], columns=["", "value"]), cls="kv"))
+
+    def worker_envs(self) -> dict[str, dict]:
+        envs: dict[str, dict] = {}
+        for wid, env in (self.doc.get("workers") or {}).items():
+            envs[wid] = {"language": env.get("language", ""), "runtime": env.get("runtime", ""),
+                         "runtimeVersion": env.get("runtimeVersion", ""),
+                         "buildProfile": env.get("buildProfile", ""), "cpuModel": env.get("cpuModel", ""),
+                         "cores": env.get("cores", ""), "os": env.get("os", ""),
+                         "hostname": env.get("hostname", ""), "details": env.get("details") or {}}
+        for _, r in self.df.drop_duplicates("worker_id").iterrows():
+            wid = r["worker_id"]
+            if not wid or wid in envs:
+                continue
+            try:
+                details = json.loads(r["environment_details"] or "{}")
+            except ValueError:
+                details = {}
+            envs[wid] = {"language": r["language"], "runtime": r["runtime"],
+                         "runtimeVersion": r["runtime_version"], "buildProfile": r["build_profile"],
+                         "cpuModel": r["cpu_model"], "cores": r["cores"], "os": r["os"],
+                         "hostname": r["hostname"], "details": details}
+        return dict(sorted(envs.items(), key=lambda kv: (_lang_key(kv[1]["language"]), kv[0])))
+
+    def trust(self) -> None:
+        warnings: list[str] = []
+        for wid, env in self.worker_envs().items():
+            d = env["details"]
+            profile = str(env["buildProfile"]).lower()
+            if profile in ("debug", "dev") or str(d.get("debug_assertions", "")).lower() == "true":
+                warnings.append(f"{wid}: a debug build (build profile {env['buildProfile'] or '?'}, "
+                                f"debug_assertions {d.get('debug_assertions', '?')}): its times are not "
+                                "representative of production code.")
+            if env["language"] == "browser":
+                coi = str(d.get("crossOriginIsolated", "")).lower()
+                if coi != "true":
+                    res = d.get("timerResolutionUs")
+                    warnings.append(f"{wid}: the page is not cross-origin isolated (crossOriginIsolated "
+                                    f"{d.get('crossOriginIsolated', 'unknown')}): performance.now() is "
+                                    f"coarsened (timer resolution {res or '?'} µs instead of 5 µs).")
+        t = self.df[self.df["rounds"] > 0]
+        java = t[t["language"] == "java"]
+        if not java.empty:
+            busy = java[java["extras"].map(lambda e: json.loads(e or "{}").get("jit_quiet") == 0.0)]
+            if not busy.empty:
+                warnings.append(f"{len(busy)} Java measurement(s) were taken while the JIT was still "
+                                "compiling (jit_quiet 0): they may be slower than steady state.")
+        wide = t[t["spread"] > WIDE_SPREAD]
+        if not wide.empty:
+            worst = wide.sort_values("spread", ascending=False).head(5)
+            ex = "; ".join(f"{r.operation} {r.dataset}×{r.record_count} {r.codec}"
+                           f"{'/' + r.decode_mode if r.decode_mode else ''} on {r.worker_id} "
+                           f"±{r.spread * 100:.0f}%" for r in worst.itertuples())
+            warnings.append(f"{len(wide)} of {len(t)} timed measurements spread more than "
+                            f"±{WIDE_SPREAD:.0%} between rounds (spread = half the interquartile range "
+                            f"of the rounds over their median; threshold {WIDE_SPREAD:.0%}); they are "
+                            f"marked \"!\" in the tables. Widest: {ex}. More or longer rounds, or a "
+                            "quieter machine, help.")
+        few = t[t["rounds"] < MIN_ROUNDS]
+        if not few.empty:
+            warnings.append(f"{len(few)} measurement(s) kept fewer than {MIN_ROUNDS} rounds "
+                            f"(as few as {int(few['rounds'].min())}): their spread cannot be judged; "
+                            f"use sampling.rounds ≥ {MIN_ROUNDS}.")
+        unverified = t[~t["verified"]]
+        if not unverified.empty:
+            warnings.append(f"{len(unverified)} timed measurement(s) were not verified against the "
+                            "canonical records.")
+        failed = self.failure_rows()
+        if not failed.empty:
+            warnings.append(f"{failed['task_id'].nunique()} task(s) failed or were not verified: "
+                            "their cells are missing from the plots; see Failures.")
+        status = (self.run.get("status") or "").removeprefix("RUN_STATUS_").lower()
+        if status and status != "finished":
+            warnings.append(f"the run did not finish (status {status}"
+                            + (f": {self.run.get('message')}" if self.run.get("message") else "") + ").")
+        hosts = {(e["hostname"], e["cpuModel"]) for e in self.worker_envs().values() if e["hostname"]}
+        cores = [e["cores"] for e in self.worker_envs().values() if e["cores"]]
+        if len(self.worker_envs()) > 1 and len(hosts) == 1 and cores and min(int(c) for c in cores) <= 2:
+            warnings.append(f"{len(self.worker_envs())} workers shared one host with {min(int(c) for c in cores)} "
+                            "cores: control runs one task at a time, but background work (JIT, GC, "
+                            "the browser) competes with the measured worker.")
+        self.warnings = warnings
+        self.section("Can these numbers be trusted?", "warnings")
+        if warnings:
+            self.add(Bullets(warnings, "warn"))
+        else:
+            self.add(Para("No warnings: release builds, isolated pages, every spread within "
+                          f"±{WIDE_SPREAD:.0%}, at least {MIN_ROUNDS} rounds, no failures.", "ok"))
+
+    def environment(self) -> None:
+        self.section("Environment of every worker", "environment")
+        rows = []
+        for wid, env in self.worker_envs().items():
+            details = "\n".join(f"{k} = {v}" for k, v in sorted(env["details"].items()))
+            rows.append([wid, env["language"], f"{env['runtime']} {env['runtimeVersion']}".strip(),
+                         env["buildProfile"], env["cpuModel"], str(env["cores"] or ""), env["os"],
+                         env["hostname"], details])
+        if not rows:
+            self.add(Para("No worker reported an environment."))
+            return
+        self.add(TableBlock(pd.DataFrame(rows, columns=["worker", "language", "runtime", "build profile",
+                                                        "CPU", "cores", "OS", "host",
+                                                        "details (flags, GC, user agent, libraries…)"]),
+                            caption="As each worker announced it (DESIGN.md rule 7)."))
+
+    # -- per dataset
+    def dataset(self, ds: str) -> None:
+        self.section(f"Dataset {ds}", f"dataset-{ds}")
+        d = self.df[self.df["dataset"] == ds]
+        s = self.summary[self.summary["dataset"] == ds]
+        counts = sorted(set(int(c) for c in d["record_count"]))
+        self.add(Para(f"Record counts: {', '.join(f'{c:,}' for c in counts)}. Codecs: "
+                      f"{', '.join(codec_order(d['codec'], self.codecs))}."))
+        self.size(ds, d, s)
+        self.timing(ds, d, "encode")
+        self.timing(ds, d, "decode")
+        self.matrix(ds, s)
+        self.end_to_end(ds, s)
+        self.memory(ds, d)
+
+    def size(self, ds: str, d: pd.DataFrame, s: pd.DataFrame) -> None:
+        enc = d[(d["operation"] == "encode") & (d["payload_bytes"] > 0) & (d["failure"] == "")]
+        if enc.empty:
+            enc = s[s["payload_bytes"] > 0].rename(columns={"producer_language": "language"})
+        if enc.empty:
+            return
+        self.add(Heading(3, f"{ds}: payload size", f"{ds}-size"))
+        enc = enc.assign(bpr=enc["payload_bytes"] / enc["record_count"])
+        g = enc.groupby(["codec", "language", "record_count"])["bpr"].median().reset_index()
+        g["row"] = list(zip(g["codec"], g["language"]))
+        piv = g.pivot_table(index="row", columns="record_count", values="bpr", aggfunc="median")
+        piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
+                                                            else 99, _lang_key(k[1]))))
+        self.add(self.pivot_table(piv, ["codec", "producer"], fmt_bytes, "bytes per record",
+                                  caption="Payload bytes per record (payload size / record count), by producer."))
+        self.add(self.relative_table(piv, ["codec", "producer"], "smallest"))
+        top = max(g["record_count"])
+        at = g[g["record_count"] == top]
+        langs = sorted(set(at["language"]), key=_lang_key)
+        codecs = codec_order(at["codec"], self.codecs)
+        fig, ax = plt.subplots(figsize=(max(5.5, 1.2 * len(codecs) * max(1, len(langs)) ** 0.5 + 2), 3.6))
+        width = 0.8 / max(1, len(langs))
+        x = np.arange(len(codecs))
+        for i, lang in enumerate(langs):
+            vals = [at[(at["codec"] == c) & (at["language"] == lang)]["bpr"].median() for c in codecs]
+            bars = ax.bar(x + (i - (len(langs) - 1) / 2) * width, vals, width,
+                          label=f"produced by {lang}", color=[codec_color(c, self.codecs) for c in codecs],
+                          alpha=1.0 - 0.25 * i, edgecolor="black", linewidth=0.5,
+                          hatch=["", "//", ".."][i % 3])
+            ax.bar_label(bars, labels=[fmt_bytes(v) if not _nan(v) else "" for v in vals], fontsize=7,
+                         padding=2)
+        ax.set_xticks(x, codecs)
+        ax.set_xlabel("codec")
+        ax.set_ylabel("payload size per record (bytes)")
+        ax.set_title(f"{ds}: payload size per record at {top:,} records")
+        ax.margins(y=0.15)
+        if len(langs) > 1:
+            ax.legend(fontsize=8)
+        ax.grid(axis="y", alpha=0.3)
+        self.add(self.save(fig, f"{ds}-size", f"{ds} payload size per record",
+                           f"Bytes per record at {top:,} records, per codec and producer language "
+                           "(smaller is better)."))
+
+    def series(self, frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+        rows = []
+        for k, g in frame.groupby(keys + ["record_count"], sort=False):
+            rows.append({**dict(zip(keys + ["record_count"], k)), **pooled(g)})
+        return pd.DataFrame(rows)
+
+    def timing(self, ds: str, d: pd.DataFrame, op: str) -> None:
+        t = timed(d[d["operation"] == op])
+        if t.empty:
+            return
+        if op == "decode":
+            # Payloads written by the consumer's own language where there are any.
+            same = t[t["producer_language"] == t["consumer_language"]]
+            pairs_same = set(zip(same["codec"], same["decode_mode"], same["language"]))
+            t = t[[((c, m, l) not in pairs_same) or (pl == l) for c, m, l, pl in
+                   zip(t["codec"], t["decode_mode"], t["language"], t["producer_language"])]]
+            keys = ["codec", "decode_mode", "language"]
+        else:
+            keys = ["codec", "language"]
+        ser = self.series(t, keys)
+        self.add(Heading(3, f"{ds}: {op} time per record", f"{ds}-{op}"))
+        ser["row"] = [tuple(r[k] for k in keys) for _, r in ser.iterrows()]
+        piv = ser.pivot_table(index="row", columns="record_count", values="median", aggfunc="median")
+        spread = ser.pivot_table(index="row", columns="record_count", values="spread", aggfunc="max")
+        piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
+                                                            else 99, *[_lang_key(x) for x in k[1:]])))
+        names = ["codec", "mode", "language"] if op == "decode" else ["codec", "language"]
+        self.add(self.pivot_table(piv, names, fmt_num, "ns per record", spread=spread,
+                                  caption=f"Median {op} time per record (ns), ± spread of the rounds; "
+                                          f"\"!\" marks a spread above ±{WIDE_SPREAD:.0%}."))
+        self.add(self.relative_table(piv, names, "fastest"))
+        # Plot: one panel per language.
+        langs = sorted(set(ser["language"]), key=_lang_key)
+        fig, axes = plt.subplots(1, len(langs), figsize=(4.6 * len(langs) + 1, 3.8), squeeze=False,
+                                 sharey=True)
+        counts = sorted(set(ser["record_count"]))
+        log_x = len(counts) > 1 and max(counts) / min(counts) >= 10
+        vals = ser["median"].dropna()
+        log_y = not vals.empty and vals.max() / max(vals.min(), 1e-9) >= 10
+        for ax, lang in zip(axes[0], langs):
+            sub = ser[ser["language"] == lang]
+            for k, g in sub.groupby([k for k in keys if k != "language"], sort=False):
+                k = k if isinstance(k, tuple) else (k,)
+                codec, mode = k[0], (k[1] if len(k) > 1 else "")
+                g = g.sort_values("record_count")
+                yerr = [g["median"] - g["q1"], g["q3"] - g["median"]]
+                ax.errorbar(g["record_count"], g["median"], yerr=yerr, capsize=3,
+                            color=codec_color(codec, self.codecs), linestyle=MODE_STYLES.get(mode, ":"),
+                            marker=LANG_MARKERS.get(lang, "D"), markersize=4, linewidth=1.4,
+                            label=f"{codec} {mode}".strip())
+            ax.set_title(f"{lang}")
+            ax.set_xlabel("records per payload")
+            if log_x:
+                ax.set_xscale("log")
+            if log_y:
+                ax.set_yscale("log")
+            ax.grid(True, which="major", alpha=0.3)
+            ax.legend(fontsize=7)
+        axes[0][0].set_ylabel(f"{op} time per record (ns)")
+        fig.suptitle(f"{ds}: {op} time per record by record count "
+                     f"({'log–log' if log_x and log_y else 'log y' if log_y else 'log x' if log_x else 'linear'}; "
+                     "bars: interquartile range of the rounds)", fontsize=10)
+        fig.subplots_adjust(wspace=0.06, top=0.84)
+        what = ("per consumer language and decode mode (solid typed, dashed lazy); payloads from the "
+                "consumer's own language where available") if op == "decode" else "per producer language"
+        self.add(self.save(fig, f"{ds}-{op}", f"{ds} {op} time per record",
+                           f"Median {op} ns per record across record counts, {what}. Lower is better."))
+
+    def matrix(self, ds: str, s: pd.DataFrame) -> None:
+        dec = s[s["consumer"] != ""]
+        if dec.empty:
+            return
+        self.add(Heading(3, f"{ds}: producer × consumer (decode time per record, verified?)",
+                         f"{ds}-matrix"))
+        consumers = sorted(set(dec["consumer"]), key=lambda w: (_lang_key(lang_of(w, self.langs)), w))
+        rows, classes = [], []
+        dec = dec.assign(_c=dec["codec"].map(lambda c: self.codecs.index(c) if c in self.codecs else 99),
+                         _m=dec["mode"].map(lambda m: (m != "typed", m)),
+                         _p=dec["producer"].map(lambda w: (_lang_key(lang_of(w, self.langs)), w)))
+        for (_, codec, _, mode, count, _, producer), g in dec.sort_values(["_c", "_m", "record_count", "_p"]).groupby(
+                ["_c", "codec", "_m", "mode", "record_count", "_p", "producer"], sort=False):
+            row = [codec, mode or "—", f"{int(count):,}", producer]
+            cls = ["", "", "", ""]
+            for c in consumers:
+                cell = g[g["consumer"] == c]
+                if cell.empty:
+                    row.append("")
+                    cls.append("")
+                    continue
+                r = cell.iloc[0]
+                if r["verified"]:
+                    row.append(f"{fmt_num(r['decode_ns_per_record'])}{fmt_spread(r['decode_spread'])} ✓")
+                    cls.append("wide" if (r["decode_spread"] or 0) > WIDE_SPREAD else "ok")
+                else:
+                    row.append(f"✗ {_short(r['failure'] or 'not verified', 45)}")
+                    cls.append("fail")
+            rows.append(row)
+            classes.append(cls)
+        cols = ["codec", "mode", "records", "producer ↓ / consumer →"] + consumers
+        self.add(TableBlock(pd.DataFrame(rows, columns=cols),
+                            caption="Decode ns per record in each producer → consumer cell; ✓ verified "
+                                    "against the canonical records, ✗ failed (full messages under Failures).",
+                            classes=pd.DataFrame(classes, columns=cols)))
+        # Heatmap at the largest count.
+        top = int(dec["record_count"].max())
+        at = dec[dec["record_count"] == top]
+        panels = [(c, m) for c in codec_order(at["codec"], self.codecs)
+                  for m in sorted(set(at[at["codec"] == c]["mode"]), key=lambda m: (m != "typed", m))]
+        producers = sorted(set(at["producer"]), key=lambda w: (_lang_key(lang_of(w, self.langs)), w))
+        cons = sorted(set(at["consumer"]), key=lambda w: (_lang_key(lang_of(w, self.langs)), w))
+        ncols = min(len(panels), 3)
+        nrows = math.ceil(len(panels) / ncols)
+        cell = 0.75
+        fig, axes = plt.subplots(nrows, ncols, squeeze=False,
+                                 figsize=(ncols * max(3.2, cell * len(cons) + 1.6),
+                                          nrows * max(2.6, cell * len(producers) + 1.3)))
+        ok_vals = at[at["verified"]]["decode_ns_per_record"].dropna()
+        ok_vals = ok_vals[ok_vals > 0]
+        norm = LogNorm(vmin=ok_vals.min(), vmax=max(ok_vals.max(), ok_vals.min() * 1.01)) \
+            if not ok_vals.empty else None
+        image = None
+        for ax, (codec, mode) in zip(axes.flat, panels):
+            grid = np.full((len(producers), len(cons)), np.nan)
+            sub = at[(at["codec"] == codec) & (at["mode"] == mode)]
+            for r in sub.itertuples():
+                i, j = producers.index(r.producer), cons.index(r.consumer)
+                if r.verified and not _nan(r.decode_ns_per_record):
+                    grid[i, j] = r.decode_ns_per_record
+                    ax.text(j, i, fmt_num(r.decode_ns_per_record) + "\n✓", ha="center", va="center",
+                            fontsize=7)
+                else:
+                    ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, color="#f4c7c3", hatch="xx",
+                                               fill=True, ec="#c0392b"))
+                    ax.text(j, i, "✗", ha="center", va="center", fontsize=11, color="#c0392b")
+            image = ax.imshow(grid, cmap="YlGnBu", norm=norm, aspect="auto")
+            ax.set_xticks(range(len(cons)), cons, rotation=30, ha="right", fontsize=7)
+            first_col = list(axes.flat).index(ax) % ncols == 0
+            ax.set_yticks(range(len(producers)), producers if first_col else [], fontsize=7)
+            ax.set_xlabel("consumer", fontsize=8)
+            if first_col:
+                ax.set_ylabel("producer", fontsize=8)
+            ax.set_title(f"{codec} {mode}".strip(), fontsize=9)
+        for ax in list(axes.flat)[len(panels):]:
+            ax.axis("off")
+        fig.subplots_adjust(wspace=0.08, hspace=0.55, top=0.86 if nrows == 1 else 0.9)
+        if image is not None and norm is not None:
+            fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="decode ns per record")
+        fig.suptitle(f"{ds}: decode time per record, producer × consumer, at {top:,} records "
+                     "(✗ = failed or not verified)", fontsize=10)
+        self.add(self.save(fig, f"{ds}-matrix", f"{ds} producer by consumer matrix",
+                           f"Every producer → consumer cell at {top:,} records; colour = decode ns per "
+                           "record (log scale)."))
+
+    def end_to_end(self, ds: str, s: pd.DataFrame) -> None:
+        e = s[s["end_to_end_ns_per_op"].notna()]
+        if e.empty:
+            return
+        self.add(Heading(3, f"{ds}: end to end (encode + transfer + decode)", f"{ds}-e2e"))
+        e = e.assign(row=[(c, m or "—", f"{pl} → {cl}") for c, m, pl, cl in
+                          zip(e["codec"], e["mode"], e["producer_language"], e["consumer_language"])])
+        piv = e.pivot_table(index="row", columns="record_count", values="end_to_end_ns_per_op",
+                            aggfunc="median")
+        piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
+                                                            else 99, k[1], k[2])))
+        names = ["codec", "mode", "producer → consumer"]
+        self.add(self.pivot_table(piv, names, fmt_time, "time per payload",
+                                  caption="Median encode + median transfer through control + median "
+                                          "decode of one payload, per producer → consumer language "
+                                          "(several workers of one language: the median of their cells)."))
+        self.add(self.relative_table(piv, names, "fastest"))
+        pls = sorted(set(e["producer_language"]), key=_lang_key)
+        cls = sorted(set(e["consumer_language"]), key=_lang_key)
+        fig, axes = plt.subplots(len(pls), len(cls), figsize=(4.2 * len(cls) + 1, 3.2 * len(pls) + 0.6),
+                                 squeeze=False, sharex=True, sharey=True)
+        counts = sorted(set(e["record_count"]))
+        log_x = len(counts) > 1 and max(counts) / min(counts) >= 10
+        vals = e["end_to_end_ns_per_op"]
+        log_y = vals.max() / max(vals.min(), 1e-9) >= 10
+        for i, pl in enumerate(pls):
+            for j, cl in enumerate(cls):
+                ax = axes[i][j]
+                sub = e[(e["producer_language"] == pl) & (e["consumer_language"] == cl)]
+                sub = sub.assign(_o=[(self.codecs.index(c) if c in self.codecs else 99, m != "typed", m)
+                                     for c, m in zip(sub["codec"], sub["mode"])]).sort_values("_o")
+                for (codec, mode), g in sub.groupby(["codec", "mode"], sort=False):
+                    g = g.groupby("record_count")["end_to_end_ns_per_op"].median()
+                    ax.plot(g.index, g.values / 1e3, color=codec_color(codec, self.codecs),
+                            linestyle=MODE_STYLES.get(mode, ":"), marker="o", markersize=4,
+                            label=f"{codec} {mode}".strip())
+                ax.set_title(f"{pl} → {cl}", fontsize=9)
+                if log_x:
+                    ax.set_xscale("log")
+                if log_y:
+                    ax.set_yscale("log")
+                ax.grid(True, which="major", alpha=0.3)
+                if i == len(pls) - 1:
+                    ax.set_xlabel("records per payload")
+                if j == 0:
+                    ax.set_ylabel("end to end per payload (µs)")
+                if not sub.empty:
+                    ax.legend(fontsize=7)
+        fig.suptitle(f"{ds}: encode + transfer + decode per payload, producer → consumer language",
+                     fontsize=10)
+        fig.subplots_adjust(wspace=0.06, hspace=0.3, top=0.9 if len(pls) > 1 else 0.82)
+        self.add(self.save(fig, f"{ds}-e2e", f"{ds} end to end time",
+                           "End-to-end time of one payload (µs), the sum of the medians of encode, "
+                           "transfer through control and decode. Lower is better."))
+
+    def memory(self, ds: str, d: pd.DataFrame) -> None:
+        m = timed(d[d["alloc_bytes_per_op"].notna() & d["operation"].isin(["encode", "decode"])])
+        if m.empty:
+            return
+        self.add(Heading(3, f"{ds}: memory (heap bytes allocated per record)", f"{ds}-memory"))
+        m = m.assign(bpr=m["alloc_bytes_per_op"] / m["record_count"],
+                     what=[f"{op} {mode}".strip() for op, mode in zip(m["operation"], m["decode_mode"])])
+        m = m.assign(row=list(zip(m["codec"], m["what"], m["language"])))
+        piv = m.pivot_table(index="row", columns="record_count", values="bpr", aggfunc="median")
+        piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
+                                                            else 99, k[1], _lang_key(k[2]))))
+        names = ["codec", "operation", "language"]
+        self.add(self.pivot_table(piv, names, fmt_bytes, "bytes per record",
+                                  caption="Heap bytes allocated per record during the timed rounds, "
+                                          "where the runtime counts them (Rust: counting allocator; "
+                                          "JVM: the thread's allocated bytes; browsers cannot)."))
+        self.add(self.relative_table(piv, names, "smallest"))
+        top = int(m["record_count"].max())
+        at = m[m["record_count"] == top]
+        codecs = codec_order(at["codec"], self.codecs)
+        series = sorted(set(zip(at["what"], at["language"])), key=lambda k: (k[0], _lang_key(k[1])))
+        fig, ax = plt.subplots(figsize=(max(5.5, 0.45 * len(codecs) * len(series) + 2), 3.6))
+        width = 0.8 / len(series)
+        x = np.arange(len(codecs))
+        hatches = ["", "//", "..", "xx", "\\\\", "oo"]
+        for i, (what, lang) in enumerate(series):
+            vals = [at[(at["codec"] == c) & (at["what"] == what) & (at["language"] == lang)]["bpr"].median()
+                    for c in codecs]
+            ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=f"{what} ({lang})",
+                   color=f"C{i % 10}", hatch=hatches[i % len(hatches)], edgecolor="black", linewidth=0.4)
+        ax.set_xticks(x, codecs)
+        ax.set_xlabel("codec")
+        ax.set_ylabel("allocated per record (bytes)")
+        vals = at["bpr"][at["bpr"] > 0]
+        if not vals.empty and vals.max() / vals.min() >= 10:
+            ax.set_yscale("log")
+        ax.set_title(f"{ds}: heap bytes allocated per record at {top:,} records")
+        ax.legend(fontsize=7, ncol=2)
+        ax.grid(axis="y", alpha=0.3)
+        self.add(self.save(fig, f"{ds}-memory", f"{ds} memory",
+                           f"Heap bytes allocated per record at {top:,} records, where counted. Lower is better."))
+
+    # -- tables
+    def pivot_table(self, piv: pd.DataFrame, names: list[str], fmt, unit: str, spread=None,
+                    caption: str = "") -> TableBlock:
+        cols = names + [f"{int(c):,} rec" for c in piv.columns]
+        rows, classes = [], []
+        for key, vals in piv.iterrows():
+            key = key if isinstance(key, tuple) else (key,)
+            row, cls = [str(k) for k in key], [""] * len(key)
+            for c, v in vals.items():
+                sp = spread.loc[[key], c].iloc[0] if spread is not None and key in spread.index else math.nan
+                row.append(fmt(v) + (fmt_spread(sp) if not _nan(v) else ""))
+                cls.append("wide" if not _nan(sp) and sp > WIDE_SPREAD else "")
+            rows.append(row)
+            classes.append(cls)
+        return TableBlock(pd.DataFrame(rows, columns=cols), caption=f"{caption} Unit: {unit}.".strip(),
+                          classes=pd.DataFrame(classes, columns=cols))
+
+    def relative_table(self, piv: pd.DataFrame, names: list[str], best: str) -> TableBlock:
+        rel = piv / piv.min(axis=0) * 100
+        cols = names + [f"{int(c):,} rec" for c in piv.columns]
+        rows, classes = [], []
+        for key, vals in rel.iterrows():
+            key = key if isinstance(key, tuple) else (key,)
+            rows.append([str(k) for k in key] + [fmt_pct(v) for v in vals])
+            classes.append([""] * len(key) + ["best" if not _nan(v) and round(v) == 100 else "" for v in vals])
+        return TableBlock(pd.DataFrame(rows, columns=cols),
+                          caption=f"Relative to best: the {best} in each column = 100 %.",
+                          classes=pd.DataFrame(classes, columns=cols))
+
+    # -- failures and full table
+    def failure_rows(self) -> pd.DataFrame:
+        df = self.df
+        bad = df[(df["failure"].fillna("") != "") | ~df["verified"]]
+        return bad
+
+    def failures(self) -> None:
+        self.section("Failures and unverified results", "failures")
+        bad = self.failure_rows()
+        if bad.empty:
+            self.add(Para("None: every task ended with a verified result.", "ok"))
+            return
+        msgs = bad["failure"].map(lambda m: m or "not verified against the canonical records")
+        norm = msgs.map(lambda m: re.sub(r"\(\S+-t\d+\)", "(…)", m))
+        grouped = norm.value_counts()
+        self.add(Para(f"{bad['task_id'].nunique()} task(s) did not give a verified result. "
+                      "By message:"),
+                 TableBlock(pd.DataFrame({"measurements": grouped.values, "message": grouped.index})))
+        rows = []
+        order = bad.assign(_d=bad["dataset"].map(lambda d: DATASETS.index(d) if d in DATASETS else 99))
+        for r in order.sort_values(["_d", "record_count", "codec", "operation", "decode_mode",
+                                    "producer", "consumer"]).itertuples():
+            who = r.producer + (f" → {r.consumer}" if r.consumer and r.operation != "encode" else "")
+            rows.append([r.operation, r.dataset, f"{int(r.record_count):,}", r.codec, r.decode_mode or "—",
+                         who, r.worker_id or "—", r.failure or "not verified against the canonical records"])
+        self.add(Details(f"Every failed or unverified measurement ({len(rows)})", [TableBlock(
+            pd.DataFrame(rows, columns=["operation", "dataset", "records", "codec", "mode",
+                                        "producer → consumer", "measured by", "message"]),
+            classes=pd.DataFrame([[""] * 7 + ["fail"]] * len(rows),
+                                 columns=["operation", "dataset", "records", "codec", "mode",
+                                          "producer → consumer", "measured by", "message"]))]))
+
+    def all_results(self) -> None:
+        self.section("All results", "all-results")
+        s = self.summary
+        if s.empty:
+            self.add(Para("No measurements."))
+            return
+        rows = []
+        for r in s.itertuples():
+            rows.append([r.dataset, r.codec, r.mode or "—", f"{int(r.record_count):,}",
+                         f"{r.producer} → {r.consumer}" if r.consumer else r.producer,
+                         fmt_bytes(r.payload_bytes) if r.payload_bytes else "—",
+                         fmt_num(r.encode_ns_per_record) + fmt_spread(r.encode_spread),
+                         fmt_num(r.decode_ns_per_record) + fmt_spread(r.decode_spread),
+                         fmt_time(r.transfer_ns_per_op), fmt_time(r.end_to_end_ns_per_op),
+                         "✓" if r.verified else "✗ " + _short(r.failure or "not verified", 50)])
+        cols = ["dataset", "codec", "mode", "records", "producer → consumer", "payload bytes",
+                "encode ns/rec", "decode ns/rec", "transfer /payload", "end to end /payload", "verified"]
+        self.add(Details(f"Every producer → consumer cell ({len(rows)} rows; also in summary.csv)",
+                         [TableBlock(pd.DataFrame(rows, columns=cols))]))
+
+    def method(self) -> None:
+        self.section("How to read this report", "method")
+        self.add(Bullets([
+            "Times are medians of the kept rounds (each round ≥ sampling.minRoundMs, after warm-up); "
+            "ns per record = ns per operation / records in the payload.",
+            f"Spread (±) = half the interquartile range of the rounds over their median; above "
+            f"±{WIDE_SPREAD:.0%} it is marked \"!\" and counted in the warnings.",
+            "Several workers of one language measuring the same thing: their rounds are pooled.",
+            "Encode and decode boundaries are the same for every codec (DESIGN.md rule 1); transfer is "
+            "fetching the payload from control's blob store into the consumer's memory.",
+            "End to end = median encode + median transfer + median decode of one payload, per "
+            "producer → consumer cell; only where all three were measured.",
+            "Relative to best: in each column (one record count) the smallest value is 100 %; 250 % "
+            "means 2.5 times the best.",
+            "Payloads are verified against the canonical records before timing; a failed cell has no "
+            "timing and is listed under Failures with its message.",
+            f"Files: measurements.parquet/csv (every round), summary.csv, run.json (tasks, environments) "
+            f"in {self.run_dir}.",
+        ]))
+
+
+# ---- rendering ----------------------------------------------------------------------------------
+
+CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;margin:2em auto;max-width:1200px;
+ padding:0 1em;color:#222;line-height:1.4}
+h1{font-size:1.6em;border-bottom:2px solid #444}h2{margin-top:2em;border-bottom:1px solid #bbb}
+h3{margin-top:1.5em;color:#333}
+table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.82em}
+th,td{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:right;white-space:pre-line}
+th{background:#eef1f5}table.kv td,table.kv th{text-align:left}td:first-child,th:first-child{text-align:left}
+caption{caption-side:top;text-align:left;font-size:.95em;color:#555;padding:.2em 0}
+td.ok{background:#eaf7ea}td.fail{background:#fbe3e1;color:#8b1a10;text-align:left}
+td.wide{background:#fff6d6}td.best{font-weight:bold;background:#eaf7ea}
+ul.warn li{color:#8a5300}ul.warn{background:#fff6d6;border-left:4px solid #e0a800;padding:.6em 2em}
+p.ok{background:#eaf7ea;border-left:4px solid #3c9a3c;padding:.5em 1em}
+figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
+figcaption{font-size:.85em;color:#555}nav ul{columns:2}details summary{cursor:pointer;color:#245}
+@media print{details{display:block}nav{display:none}h2{page-break-before:auto}
+ figure,table{page-break-inside:avoid}}
+"""
+
+
+def _md_cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", "<br>")
+
+
+def render_md(blocks: list, toc: list[tuple[str, str]], base: Path) -> str:
+    out: list[str] = []
+
+    def emit(b):
+        if isinstance(b, Heading):
+            out.append(f"{'#' * b.level} {b.text}\n")
+            if b.level == 1 and toc:
+                out.append("Contents: " + " · ".join(f"[{t}](#{a})" for t, a in toc) + "\n")
+        elif isinstance(b, Para):
+            out.append(("> **note:** " if b.cls == "warn" else "") + b.text + "\n")
+        elif isinstance(b, Bullets):
+            out.append("\n".join(("- ⚠ " if b.cls == "warn" else "- ") + i for i in b.items) + "\n")
+        elif isinstance(b, TableBlock):
+            if b.caption:
+                out.append(f"*{b.caption}*\n")
+            cols = [_md_cell(c) for c in b.frame.columns]
+            out.append("| " + " | ".join(c or " " for c in cols) + " |")
+            out.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(cols))) + "|")
+            for row in b.frame.itertuples(index=False):
+                out.append("| " + " | ".join(_md_cell(v) for v in row) + " |")
+            out.append("")
+        elif isinstance(b, Image):
+            out.append(f"![{b.alt}]({b.path.relative_to(base).as_posix()})\n")
+            if b.caption:
+                out.append(f"*{b.caption}*\n")
+        elif isinstance(b, Details):
+            out.append(f"**{b.summary}**\n")
+            for x in b.blocks:
+                emit(x)
+
+    for b in blocks:
+        emit(b)
+    return "\n".join(out) + "\n"
+
+
+def render_html(blocks: list, toc: list[tuple[str, str]], title: str) -> str:
+    e = html.escape
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f"<title>{e(title)}</title>", f"<style>{CSS}</style></head><body>"]
+
+    def table(b: TableBlock) -> str:
+        parts = [f'<table class="{b.cls}">' if b.cls else "<table>"]
+        if b.caption:
+            parts.append(f"<caption>{e(b.caption)}</caption>")
+        parts.append("<thead><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in b.frame.columns)
+                     + "</tr></thead><tbody>")
+        for i, row in enumerate(b.frame.itertuples(index=False)):
+            cells = []
+            for j, v in enumerate(row):
+                cls = b.classes.iat[i, j] if b.classes is not None else ""
+                cells.append(f'<td class="{cls}">{e(str(v))}</td>' if cls else f"<td>{e(str(v))}</td>")
+            parts.append("<tr>" + "".join(cells) + "</tr>")
+        parts.append("</tbody></table>")
+        return "".join(parts)
+
+    def emit(b):
+        if isinstance(b, Heading):
+            out.append(f'<h{b.level} id="{e(b.anchor or _slug(b.text))}">{e(b.text)}</h{b.level}>')
+            if b.level == 1 and toc:
+                out.append("<nav><ul>" + "".join(f'<li><a href="#{e(a)}">{e(t)}</a></li>' for t, a in toc)
+                           + "</ul></nav>")
+        elif isinstance(b, Para):
+            out.append(f'<p class="{b.cls}">{e(b.text)}</p>' if b.cls else f"<p>{e(b.text)}</p>")
+        elif isinstance(b, Bullets):
+            cls = f' class="{b.cls}"' if b.cls else ""
+            out.append(f"<ul{cls}>" + "".join(f"<li>{e(i)}</li>" for i in b.items) + "</ul>")
+        elif isinstance(b, TableBlock):
+            out.append(table(b))
+        elif isinstance(b, Image):
+            data = base64.b64encode(b.path.read_bytes()).decode("ascii")
+            out.append(f'<figure><img alt="{e(b.alt)}" src="data:image/png;base64,{data}">'
+                       + (f"<figcaption>{e(b.caption)}</figcaption>" if b.caption else "") + "</figure>")
+        elif isinstance(b, Details):
+            out.append(f"<details><summary>{e(b.summary)}</summary>")
+            for x in b.blocks:
+                emit(x)
+            out.append("</details>")
+
+    for b in blocks:
+        emit(b)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def write_report(run_dir: Path, out_dir: Path | None = None) -> Report:
+    """Build report.html, report.md and plots/*.png for the results folder `run_dir`."""
+    run_dir = Path(run_dir)
+    out_dir = Path(out_dir) if out_dir else run_dir
+    out_dir.mkdir(parents=True, exist_ok=True)
+    b = _Builder(run_dir, out_dir)
+    # Plots of an earlier report of this run would otherwise linger beside the new ones.
+    if b.plot_dir.exists():
+        for old in b.plot_dir.glob("*.png"):
+            old.unlink()
+    with plt.rc_context({"font.size": 9, "axes.titlesize": 10, "axes.labelsize": 9,
+                         "legend.fontsize": 8, "figure.dpi": 110}):
+        b.build()
+    title = f"codecbench report · run {b.run_id}"
+    html_path, md_path = out_dir / "report.html", out_dir / "report.md"
+    html_path.write_text(render_html(b.blocks, b.toc, title), encoding="utf-8")
+    md_path.write_text(render_md(b.blocks, b.toc, out_dir), encoding="utf-8")
+    return Report(html=html_path, md=md_path, plots=b.plots, warnings=b.warnings, sections=b.sections)
