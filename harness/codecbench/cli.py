@@ -15,13 +15,14 @@ from pathlib import Path
 
 import grpc
 from google.protobuf import json_format
+from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from . import display, processes, results
+from . import catalogue, display, processes, results
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
-from .scenario import EXIT_INVALID, ScenarioError, load
+from .scenario import EXIT_INVALID, ScenarioError, load, validate
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -252,13 +253,33 @@ def cmd_workers(args) -> int:
 def cmd_codecs(args) -> int:
     with connect(resolve_control(args)) as control:
         offers = control.harness.ListCodecs(hs.ListCodecsRequest(), timeout=10).offers
+    path = Path(args.catalogue) if args.catalogue else catalogue.default_path()
+    try:
+        cat = catalogue.load(path)
+    except catalogue.CatalogueError as exc:
+        err(f"warning: {exc}; showing what workers announce, unchecked")
+        cat, path = None, None
+    matrix = catalogue.build(offers, cat, str(path) if path else "")
+    problems = [p for p in matrix.problems if p["kind"] != "no-worker"]
     if args.json:
-        print_json([to_json(o) for o in offers])
-    elif not offers:
-        err("no codecs: no workers attached")
+        print_json(matrix.to_json([to_json(o) for o in offers]))
     else:
-        display.console().print(display.codecs_table(offers))
-    return EXIT_OK
+        con = display.console()
+        if not offers:
+            err("no codecs: no workers attached")
+        if args.by_worker and offers:
+            con.print(display.codecs_table(offers))
+        con.print(display.codec_matrix_table(matrix))
+        if matrix.problems:
+            con.print(f"\n{len(problems)} problem(s):" if problems else "\nno problems", style="bold")
+            for p in matrix.problems:
+                style = "dim" if p["kind"] == "no-worker" else "red" if p["kind"] in (
+                    "unknown-codec", "missing") else "yellow"
+                mark = "·" if p["kind"] == "no-worker" else "✗" if style == "red" else "!"
+                con.print(Text(f"  {mark} {p['message']}", style=style))
+        else:
+            con.print("\nevery announced codec matches the catalogue, and every catalogue entry is announced")
+    return EXIT_FAILED if (args.check and problems) else EXIT_OK
 
 
 def cmd_runs(args) -> int:
@@ -291,12 +312,39 @@ def task_label(t) -> str:
     return f"{op} {t.dataset}×{t.record_count} {t.codec}{mode} {who}".strip()
 
 
-def report(resp, args, addr: str, extra: dict | None = None) -> int:
-    """Write the result files, print the table (or JSON) and the failures; return the exit code."""
+def report(resp, args, addr: str, extra: dict | None = None, write_report: bool = True) -> int:
+    """Write the result files (and the report), print the table (or JSON) and the failures; return
+    the exit code. The report's path is the last line printed."""
     run = resp.run
     out_dir = results_dir(args) / run.id
     files = results.write_results(out_dir, run, resp.tasks, resp.measurements, control_addr=addr,
                                   extra=extra)
+    code = _print_run(resp, args, out_dir, files)
+    if write_report:
+        _write_report(out_dir, None, to_stderr=bool(args.json))
+    return code
+
+
+def _write_report(run_dir: Path, out: Path | None, to_stderr: bool = False) -> Path | None:
+    """report.html/report.md/plots; a failure to draw is said, and does not lose the results."""
+    from . import report as report_mod  # matplotlib: imported only when a report is written
+
+    try:
+        rep = report_mod.write_report(run_dir, out)
+    except Exception as exc:  # noqa: BLE001 - the results are written; say what went wrong
+        err(f"report: could not be written ({type(exc).__name__}: {exc}); "
+            f"`codecbench report {run_dir}` retries")
+        return None
+    line = f"report: {rep.html}"
+    if to_stderr:
+        err(line)
+    else:
+        print(line, flush=True)
+    return rep.html
+
+
+def _print_run(resp, args, out_dir: Path, files: dict) -> int:
+    run = resp.run
     failed = [t for t in resp.tasks if task_status_name(t.status) == "failed"]
     status = run_status_name(run.status)
     if args.json:
@@ -336,6 +384,91 @@ def cmd_runs_show(args) -> int:
     return report(resp, args, addr)
 
 
+def _has_results(path: Path) -> bool:
+    return (path / "measurements.parquet").exists() or (path / "measurements.csv").exists()
+
+
+def locate_run(run: str, args) -> Path | None:
+    """A results folder given as a path, or results/<run>/, if it holds measurements."""
+    p = Path(run)
+    if p.is_dir() and _has_results(p):
+        return p
+    d = results_dir(args) / run
+    if _has_results(d):
+        return d
+    return None
+
+
+def fetch_run(run: str, args) -> Path:
+    """results/<run>/ — read from the folder, else fetched from control (GetRun) and written there."""
+    found = locate_run(run, args)
+    if found is not None:
+        return found
+    addr = resolve_control(args)
+    try:
+        with connect(addr, ready_timeout=3) as control:
+            resp = _get_run(control, run)
+    except ControlUnreachable:
+        raise CliError(f"no results for {run!r}: neither a results folder {run} nor "
+                       f"{results_dir(args) / run} holds measurements, and control at {addr} is not "
+                       "reachable to ask for it (pass --results-dir, or --control)") from None
+    out_dir = results_dir(args) / resp.run.id
+    results.write_results(out_dir, resp.run, resp.tasks, resp.measurements, control_addr=addr)
+    err(f"{run}: fetched from control at {addr}; results written to {out_dir}")
+    return out_dir
+
+
+def cmd_report(args) -> int:
+    run_dir = fetch_run(args.run, args)
+    out = Path(args.out) if args.out else None
+    from . import report as report_mod
+
+    rep = report_mod.write_report(run_dir, out)
+    for w in rep.warnings:
+        err(f"warning: {w}")
+    print(f"plots:  {rep.html.parent / 'plots'} ({len(rep.plots)} PNG)")
+    print(f"md:     {rep.md}")
+    print(f"report: {rep.html}")
+    return EXIT_OK
+
+
+def cmd_compare(args) -> int:
+    from . import compare as cmp
+
+    if not args.threshold > 1:
+        raise CliError(f"--threshold must be above 1 (a ratio of medians, e.g. 1.10), got {args.threshold}",
+                       EXIT_INVALID)
+    dirs = [fetch_run(r, args) for r in (args.run_a, args.run_b)]
+    frames = [results.read_measurements(d) for d in dirs]
+    docs = [results.read_run_doc(d) for d in dirs]
+    table = cmp.compare(frames[0], frames[1], args.threshold, docs[0], docs[1])
+    matched = 0 if table.empty else int((~table["verdict"].isin(["only in A", "only in B"])).sum())
+    slower = cmp.regressions(table)
+    if args.json:
+        print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
+                    "rule": cmp.RULE, "counts": cmp.counts(table), "regressions": slower,
+                    "rows": cmp.to_json(table)})
+    else:
+        con = display.console()
+        quiet = ["no significant change", "fails in both", "only in A", "only in B"]
+        shown = table if args.all or table.empty else table[~table["verdict"].isin(quiet)]
+        if not shown.empty:
+            con.print(display.compare_table(shown, f"B/A: {dirs[1].name} vs {dirs[0].name} "
+                                                   f"(threshold ×{args.threshold:g})"))
+        counts = cmp.counts(table)
+        con.print(f"{matched} matching measurement(s): " + (", ".join(f"{n} {v}" for v, n in counts.items())
+                                                          or "nothing in common"))
+        hidden = sum(counts.get(v, 0) for v in quiet)
+        if not args.all and hidden:
+            con.print(f"({hidden} not listed: {', '.join(v for v in quiet if counts.get(v))}; --all lists them)")
+        con.print(f"rule: {cmp.RULE}", style="dim")
+    if matched == 0:
+        err("compare: the two runs have no measurement in common (same dataset, codec, mode, "
+            "operation, count, producer and consumer language)")
+        return EXIT_INVALID
+    return EXIT_FAILED if slower else EXIT_OK
+
+
 # ---- run ----------------------------------------------------------------------------------------
 
 def cmd_validate(args) -> int:
@@ -350,8 +483,30 @@ def _selectors(scenario) -> list[str]:
     return list(dict.fromkeys([*scenario.producers, *scenario.consumers]))
 
 
+def apply_overrides(loaded, args):
+    """--counts/--rounds/--warmup-ms/--min-round-ms: the scenario as written, with these replaced,
+    checked again (a wrong value is a scenario mistake, exit 2)."""
+    data = json.loads(json.dumps(loaded.data))
+    changed = []
+    if getattr(args, "counts", None):
+        try:
+            data["counts"] = [int(c) for c in args.counts.replace(" ", "").split(",") if c]
+        except ValueError:
+            raise ScenarioError([f"--counts: expected whole numbers separated by commas, got {args.counts!r}"]) from None
+        changed.append(f"counts {args.counts}")
+    for opt, key in (("rounds", "rounds"), ("warmup_ms", "warmupMs"), ("min_round_ms", "minRoundMs")):
+        value = getattr(args, opt, None)
+        if value is not None:
+            data.setdefault("sampling", {})[key] = value
+            changed.append(f"{key} {value}")
+    if not changed:
+        return loaded
+    err(f"{loaded.path}: overridden from the command line: {', '.join(changed)}")
+    return validate(data, loaded.path)
+
+
 def cmd_run(args) -> int:
-    loaded = load(args.scenario)  # ScenarioError -> exit 2 before anything starts
+    loaded = apply_overrides(load(args.scenario), args)  # ScenarioError -> exit 2 before anything starts
     scenario = loaded.message
     selectors = _selectors(scenario)
     with ExitStack() as stack:
@@ -500,7 +655,8 @@ def _run(control: Control, loaded, args) -> int:
         raise CliError("control closed the run stream before announcing the run")
     resp = _settled_run(control, run_id)
     code = report(resp, args, control.addr, extra={"scenarioFile": str(loaded.path),
-                                                   "scenarioAsWritten": loaded.data})
+                                                   "scenarioAsWritten": loaded.data},
+                  write_report=not args.no_report)
     if interrupted:
         err(f"run {run_id} cancelled by Ctrl-C; what was measured is stored and shown above")
         return EXIT_INTERRUPTED
@@ -589,17 +745,59 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--wait-workers", type=float, default=60, metavar="S",
                      help="seconds to wait for the scenario's workers to attach (default 60)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--no-report", action="store_true", help="do not write report.html/report.md")
+    run.add_argument("--counts", metavar="N,N,...", help="replace the scenario's record counts")
+    run.add_argument("--rounds", type=int, help="replace sampling.rounds")
+    run.add_argument("--warmup-ms", type=int, help="replace sampling.warmupMs")
+    run.add_argument("--min-round-ms", type=int, help="replace sampling.minRoundMs")
     run.set_defaults(fn=cmd_run)
+
+    rep = sub.add_parser("report", help="write report.html (self-contained), report.md and plots/ for a run",
+                         description="Write results/<run>/report.html (one self-contained file: inline "
+                                     "CSS, plots embedded as PNG data URIs), report.md and plots/*.png. "
+                                     "RUN is a run id (read from results/<run>/, else fetched from "
+                                     "control) or a results folder.")
+    rep.add_argument("run", metavar="RUN")
+    rep.add_argument("--out", metavar="DIR", help="where to write (default: the run's results folder)")
+    rep.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
+    rep.set_defaults(fn=cmd_report)
+
+    from .compare import RULE
+    cmpp = sub.add_parser(
+        "compare", help="compare two runs: ratio of medians B/A per matching measurement, exit 1 if slower",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Match the measurements of two runs by dataset, codec, decode mode, operation, "
+                    "record count, producer language and consumer language (several workers of one "
+                    "language: rounds pooled) and print the ratio of medians B/A with a verdict.\n\n"
+                    "Rule: " + RULE + "\n\nExit codes: 0 nothing slower, 1 something slower beyond "
+                    "the threshold or newly failing, 2 nothing in common or a bad argument.\n"
+                    "RUN is a run id (results/<run>/measurements.parquet or .csv, else GetRun from "
+                    "control) or a results folder.")
+    cmpp.add_argument("run_a", metavar="RUN_A", help="the baseline")
+    cmpp.add_argument("run_b", metavar="RUN_B", help="the candidate")
+    cmpp.add_argument("--threshold", type=float, default=1.10,
+                      help="ratio beyond which a change counts, if the spreads do not overlap (default 1.10)")
+    cmpp.add_argument("--all", action="store_true", help="also list measurements without a significant change")
+    cmpp.add_argument("--json", action="store_true")
+    cmpp.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
+    cmpp.set_defaults(fn=cmd_compare)
 
     val = sub.add_parser("validate", help="check a scenario file without running it")
     val.add_argument("scenario")
     val.set_defaults(fn=cmd_validate)
 
-    for name, fn, text in (("workers", cmd_workers, "list attached workers"),
-                           ("codecs", cmd_codecs, "list codecs offered by attached workers")):
-        sp = sub.add_parser(name, help=text)
-        sp.add_argument("--json", action="store_true")
-        sp.set_defaults(fn=fn)
+    sp = sub.add_parser("workers", help="list attached workers")
+    sp.add_argument("--json", action="store_true")
+    sp.set_defaults(fn=cmd_workers)
+
+    cod = sub.add_parser("codecs", help="the codec × language matrix of attached workers, checked "
+                                        "against codecs/catalogue.yaml")
+    cod.add_argument("--json", action="store_true")
+    cod.add_argument("--catalogue", metavar="PATH", help="the catalogue (default codecs/catalogue.yaml)")
+    cod.add_argument("--by-worker", action="store_true", help="also list every worker's announcement")
+    cod.add_argument("--check", action="store_true",
+                     help="exit 1 when an announcement and the catalogue disagree")
+    cod.set_defaults(fn=cmd_codecs)
 
     runs = sub.add_parser("runs", help="list runs; `runs show RUN_ID` prints one and writes its files")
     runs.add_argument("--json", action="store_true")

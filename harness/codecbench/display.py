@@ -145,6 +145,72 @@ def codecs_table(offers) -> Table:
     return table
 
 
+def codec_matrix_table(matrix) -> Table:
+    """Rows codecs, columns languages; each cell the library, version and decode modes announced,
+    checked against the catalogue."""
+    table = Table(header_style="bold", show_lines=True,
+                  title=f"codecs × languages (checked against {matrix.catalogue_path or 'no catalogue'})",
+                  title_justify="left")
+    table.add_column("codec")
+    for lang in matrix.languages:
+        table.add_column(lang if lang in matrix.attached else f"{lang}\n(no worker attached)")
+    for codec in matrix.codecs:
+        row = [Text(codec, style="bold") if codec in matrix.in_catalogue
+               else Text(f"{codec}\n✗ not in catalogue", style="bold red")]
+        for lang in matrix.languages:
+            c = matrix.cells[(codec, lang)]
+            announced = f"{c.library} {c.version}".strip() + (f"\n{', '.join(c.modes)}" if c.modes else "")
+            if c.status == "ok":
+                row.append(Text("✓ " + announced, style="green"))
+            elif c.status == "mismatch":
+                row.append(Text("! " + announced + "".join(f"\n{n}" for n in c.notes), style="yellow"))
+            elif c.status == "missing":
+                row.append(Text(f"✗ not announced\n(catalogue: {c.catalogue_library})", style="red"))
+            elif c.status == "unknown-codec":
+                row.append(Text("? " + announced, style="red"))
+            elif c.status == "not-catalogued":
+                row.append(Text(f"! {announced}\nnot in the catalogue for {lang}", style="yellow"))
+            elif c.status == "no-worker":
+                row.append(Text(f"no {lang} worker attached\n(catalogue: {c.catalogue_library})", style="dim"))
+            else:
+                row.append(Text("—", style="dim"))
+        table.add_row(*row)
+    return table
+
+
+VERDICT_STYLES = {"slower": "bold red", "now fails": "bold red", "faster": "green", "fixed": "green",
+                  "no significant change": "", "fails in both": "yellow", "only in A": "dim",
+                  "only in B": "dim"}
+
+
+def compare_table(table: pd.DataFrame, title: str = "") -> Table:
+    """Rows of compare.compare(): the two medians with their interquartile ranges, B/A, verdict."""
+    out = Table(title=title or None, title_justify="left", header_style="bold")
+    for col, justify in (("verdict", "left"), ("dataset", "left"), ("codec", "left"), ("mode", "left"),
+                         ("operation", "left"), ("records", "right"), ("producer → consumer", "left"),
+                         ("A ns/op [IQR]", "right"), ("B ns/op [IQR]", "right"), ("B/A", "right"),
+                         ("note", "left")):
+        out.add_column(col, justify=justify)
+
+    def side(r, p):
+        med = r[f"{p}_median_ns_per_op"]
+        if med is None or (isinstance(med, float) and math.isnan(med)):
+            return "—"
+        return f"{fmt_ns(med)} [{fmt_ns(r[f'{p}_q1_ns_per_op'])}–{fmt_ns(r[f'{p}_q3_ns_per_op'])}]"
+
+    for _, r in table.iterrows():
+        ratio = r["ratio"]
+        pc = r["producer_language"] + (f" → {r['consumer_language']}" if r["consumer_language"] else "")
+        note = r["b_failure"] if r["verdict"] == "now fails" else r["a_failure"] if r["verdict"] in (
+            "fixed", "fails in both") else ""
+        out.add_row(Text(r["verdict"], style=VERDICT_STYLES.get(r["verdict"], "")), r["dataset"], r["codec"],
+                    r["decode_mode"] or "—", r["operation"], fmt_int(r["record_count"]), pc,
+                    side(r, "a"), side(r, "b"),
+                    "—" if ratio is None or (isinstance(ratio, float) and math.isnan(ratio)) else f"×{ratio:.2f}",
+                    _short(note or "", 50))
+    return out
+
+
 def runs_table(runs) -> Table:
     table = Table(header_style="bold")
     for col in ("id", "name", "status", "created", "tasks", "failed", "message"):

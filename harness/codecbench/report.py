@@ -322,7 +322,7 @@ class _Builder:
                          "hostname": env.get("hostname", ""), "details": env.get("details") or {}}
         for _, r in self.df.drop_duplicates("worker_id").iterrows():
             wid = r["worker_id"]
-            if not wid or wid in envs:
+            if not wid or wid in envs or not (r["language"] or r["runtime"]):
                 continue
             try:
                 details = json.loads(r["environment_details"] or "{}")
@@ -385,10 +385,11 @@ class _Builder:
         if status and status != "finished":
             warnings.append(f"the run did not finish (status {status}"
                             + (f": {self.run.get('message')}" if self.run.get("message") else "") + ").")
-        hosts = {(e["hostname"], e["cpuModel"]) for e in self.worker_envs().values() if e["hostname"]}
-        cores = [e["cores"] for e in self.worker_envs().values() if e["cores"]]
-        if len(self.worker_envs()) > 1 and len(hosts) == 1 and cores and min(int(c) for c in cores) <= 2:
-            warnings.append(f"{len(self.worker_envs())} workers shared one host with {min(int(c) for c in cores)} "
+        on_host = [e for e in self.worker_envs().values() if e["hostname"]]
+        hosts = {e["hostname"] for e in on_host}
+        cores = [int(e["cores"]) for e in on_host if e["cores"]]
+        if len(on_host) > 1 and len(hosts) == 1 and cores and min(cores) <= 2:
+            warnings.append(f"{len(on_host)} workers shared one host ({on_host[0]['hostname']}) with {min(cores)} "
                             "cores: control runs one task at a time, but background work (JIT, GC, "
                             "the browser) competes with the measured worker.")
         self.warnings = warnings
