@@ -59,21 +59,28 @@ pub fn generate(dataset: &str, count: u32, seed: u64) -> Result<Records, Unknown
 }
 
 impl Records {
-    /// The canonical blob: protobuf encoding of the dataset's `*Dataset` message.
-    pub fn to_canonical_bytes(&self) -> Vec<u8> {
-        match self.clone() {
-            Records::Dummy(records) => pb::DummyDataset { records }.encode_to_vec(),
-            Records::Numeric(records) => pb::NumericDataset { records }.encode_to_vec(),
-            Records::Owners(records) => pb::OwnersDataset { records }.encode_to_vec(),
-            Records::Docs(records) => pb::DocsDataset { records }.encode_to_vec(),
-            Records::Beers(records) => pb::BeersDataset { records }.encode_to_vec(),
-            Records::Matrix(records) => pb::MatrixDataset { records }.encode_to_vec(),
+    /// The protobuf encoding of the dataset's `*Dataset` message: the canonical blob control ships,
+    /// and the protobuf codec's payload. Written from the borrowed records (what
+    /// `*Dataset::encode` does inside, without first cloning them into a message).
+    pub fn to_protobuf(&self) -> Vec<u8> {
+        fn encode<M: Message>(records: &[M]) -> Vec<u8> {
+            let mut buf = Vec::with_capacity(prost::encoding::message::encoded_len_repeated(1, records));
+            prost::encoding::message::encode_repeated(1, records, &mut buf);
+            buf
+        }
+        match self {
+            Records::Dummy(r) => encode(r),
+            Records::Numeric(r) => encode(r),
+            Records::Owners(r) => encode(r),
+            Records::Docs(r) => encode(r),
+            Records::Beers(r) => encode(r),
+            Records::Matrix(r) => encode(r),
         }
     }
 
-    /// Parses a canonical blob of `dataset`.
-    pub fn from_canonical_bytes(dataset: &str, bytes: &[u8]) -> Result<Records, String> {
-        let err = |e: prost::DecodeError| format!("canonical {dataset} blob is not valid protobuf: {e}");
+    /// Parses the protobuf encoding of `dataset`'s `*Dataset` message.
+    pub fn from_protobuf(dataset: &str, bytes: &[u8]) -> Result<Records, String> {
+        let err = |e: prost::DecodeError| e.to_string();
         Ok(match dataset {
             "dummy" => Records::Dummy(pb::DummyDataset::decode(bytes).map_err(err)?.records),
             "numeric" => Records::Numeric(pb::NumericDataset::decode(bytes).map_err(err)?.records),
@@ -83,6 +90,16 @@ impl Records {
             "matrix" => Records::Matrix(pb::MatrixDataset::decode(bytes).map_err(err)?.records),
             other => return Err(UnknownDataset(other.to_string()).to_string()),
         })
+    }
+
+    /// The canonical blob of these records.
+    pub fn to_canonical_bytes(&self) -> Vec<u8> {
+        self.to_protobuf()
+    }
+
+    /// Parses a canonical blob of `dataset`.
+    pub fn from_canonical_bytes(dataset: &str, bytes: &[u8]) -> Result<Records, String> {
+        Records::from_protobuf(dataset, bytes).map_err(|e| format!("canonical {dataset} blob is not valid protobuf: {e}"))
     }
 
     pub fn dataset(&self) -> &'static str {
