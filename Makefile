@@ -61,9 +61,12 @@ $(VENV)/.installed: harness/pyproject.toml
 lint:
 	cd $(ROOT) && web/node_modules/.bin/buf lint && web/node_modules/.bin/buf format -d --exit-code
 
-# Regenerates the test vectors in codecs/ (commit them when a change is intended).
-vectors: rust
+# Regenerates the golden vectors in codecs/vectors/ from every language (commit them when a
+# change is intended; each language's tests fail while committed and fresh vectors disagree).
+vectors: rust java web
 	rust/target/release/codecbench-worker vectors codecs/vectors
+	java -jar java/target/codecbench-java-worker.jar vectors codecs/vectors
+	cd web && npm run vectors
 
 up: build
 	$(VENV)/bin/codecbench up
