@@ -127,6 +127,10 @@ try {
     handleSIGINT: false,
     handleSIGTERM: false,
     handleSIGHUP: false,
+    // DevTools over a pipe, not a WebSocket: Chromium runs in a process group of its own, so if
+    // the driver is killed outright (SIGKILL) nothing would stop it; with a pipe it exits as soon
+    // as the pipe closes, i.e. when the driver is gone.
+    pipe: true,
   });
   write(`driver: ${await browser.version()} started, opening ${count} tab(s) on ${pageUrl}`);
   browser.on("disconnected", () => {
