@@ -1,0 +1,51 @@
+"""One run across every language: Rust, Java and browser workers attached to one control, all five
+codecs, every producer × consumer pair — each payload decoded by every language and verified."""
+from __future__ import annotations
+
+from itertools import product
+
+import pytest
+
+from codecbench import processes
+from codecbench.client import wait_for_workers
+from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
+from conftest import ART, run_cli, write_scenario
+
+LANGUAGES = ("rust", "java", "browser")
+CODECS = ("json", "bson", "protobuf", "ubjson", "msgpack")
+
+
+@pytest.fixture
+def every_worker(control, procs):
+    missing = [f"{kind}: {why}" for kind in ("java", "browser") if (why := ART.missing(kind))]
+    if missing:
+        pytest.skip("not built: " + "; ".join(missing) + " (the Makefile builds them before tests)")
+    for kind in LANGUAGES:
+        procs.append(processes.start_worker(ART, kind, control.addr, control.logs / f"{kind}.log"))
+    with control.client() as c:
+        return wait_for_workers(c, list(LANGUAGES), 120)
+
+
+def test_five_codecs_every_producer_to_every_consumer(control, every_worker, tmp_path):
+    scenario = write_scenario(tmp_path / "all.yaml", f"""
+name: all-languages
+datasets: [owners]
+codecs: [{", ".join(CODECS)}]
+counts: [5]
+operations: [encode, decode]
+sampling: {{warmupMs: 10, rounds: 3, minRoundMs: 1, taskTimeoutS: 120}}
+""")
+    res = run_cli("--control", control.addr, "run", str(scenario), "--results-dir", str(tmp_path / "out"),
+                  "--no-progress", timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    with control.client() as c:
+        run_id = c.harness.ListRuns(hs.ListRunsRequest(limit=1), timeout=10).runs[0].id
+        resp = c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30)
+    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), [t.failure for t in resp.tasks if t.failure]
+    language = {w.id: w.environment.language for w in every_worker}
+    decoded = set()
+    for m in resp.measurements:
+        assert m.verified and not m.failure, m
+        if m.operation == scenario_pb2.OPERATION_DECODE:
+            decoded.add((language[m.producer_worker_id], language[m.consumer_worker_id], m.codec))
+    assert decoded == set(product(LANGUAGES, LANGUAGES, CODECS))
