@@ -6,7 +6,8 @@ Problems reported:
 - a catalogue implementation (codec × language) that no attached worker of that language announces
   (only for languages with at least one attached worker; other languages are "no <lang> worker
   attached");
-- an announced library that differs from the catalogue's, or decode modes that differ.
+- an announced library that differs from the catalogue's, or decode modes that differ;
+- a malformed catalogue entry (an unexpected key, e.g. an unquoted comma that split a value).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import yaml
 from .processes import repo_root
 
 LANGUAGES = ("rust", "java", "browser")
+IMPLEMENTATION_KEYS = {"library", "version", "modes", "notes"}
 
 
 def default_path() -> Path:
@@ -46,7 +48,22 @@ def load(path: Path) -> list[dict]:
         if not isinstance(c, dict) or not c.get("id"):
             raise CatalogueError(f"{path}: codecs item {i + 1} has no id")
         impls = c.get("implementations") or {}
-        out.append({**c, "implementations": {str(k): (v or {}) for k, v in impls.items()}})
+        errors = []
+        for lang, impl in impls.items():
+            if not isinstance(impl, dict):
+                errors.append(f"{path}: {c['id']} / {lang}: expected {{library: ..., modes: [...]}}")
+                continue
+            for key, value in impl.items():
+                if key in IMPLEMENTATION_KEYS:
+                    continue
+                hint = ""
+                if value is None and isinstance(impl.get("library"), str):
+                    # {library: a (b, c), modes: [...]}: the unquoted comma ended the value.
+                    hint = (f" — a comma inside an unquoted {{...}} value splits it: the library reads "
+                            f"{impl['library']!r}; quote it: library: \"{impl['library']}, {key}\"")
+                errors.append(f"{path}: {c['id']} / {lang}: unexpected key {key!r}{hint}")
+        out.append({**c, "implementations": {str(k): (v if isinstance(v, dict) else {})
+                                             for k, v in impls.items()}, "_errors": errors})
     return out
 
 
@@ -121,6 +138,9 @@ def build(offers, catalogue: list[dict] | None, catalogue_path: str = "") -> Mat
     def problem(kind: str, codec: str, lang: str, message: str) -> None:
         problems.append({"kind": kind, "codec": codec, "language": lang, "message": message})
 
+    for entry in catalogue:
+        for message in entry.get("_errors", []):
+            problem("catalogue-error", entry["id"], "", message)
     for codec in codec_ids:
         entry = cat.get(codec)
         for lang in languages:

@@ -274,7 +274,7 @@ def cmd_codecs(args) -> int:
             con.print(f"\n{len(problems)} problem(s):" if problems else "\nno problems", style="bold")
             for p in matrix.problems:
                 style = "dim" if p["kind"] == "no-worker" else "red" if p["kind"] in (
-                    "unknown-codec", "missing") else "yellow"
+                    "unknown-codec", "missing", "catalogue-error") else "yellow"
                 mark = "·" if p["kind"] == "no-worker" else "✗" if style == "red" else "!"
                 con.print(Text(f"  {mark} {p['message']}", style=style))
         else:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .report import lang_of, language_map
+from .results import lang_of, language_map
 
 KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer_language",
        "consumer_language"]

@@ -35,12 +35,14 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 
 from . import results  # noqa: E402
+from .results import lang_of, language_map  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
 
 # A result whose rounds spread more than this (half the IQR over the median) is flagged.
 WIDE_SPREAD = 0.10
 # Fewer kept rounds than this and the spread itself cannot be judged.
 MIN_ROUNDS = 5
+BBOX = "tight"
 
 CODEC_COLORS = {"json": "#1f77b4", "bson": "#ff7f0e", "protobuf": "#2ca02c", "ubjson": "#d62728",
                 "msgpack": "#9467bd"}
@@ -154,27 +156,6 @@ def _short(message: str, limit: int = 70) -> str:
 
 # ---- data preparation ---------------------------------------------------------------------------
 
-def language_map(df: pd.DataFrame, run_doc: dict) -> dict[str, str]:
-    """worker id → language, from the measurements and run.json's environments."""
-    langs: dict[str, str] = {}
-    for wid, env in (run_doc.get("workers") or {}).items():
-        if env.get("language"):
-            langs[wid] = env["language"]
-    for wid, lang in zip(df["worker_id"], df["language"]):
-        if wid and lang and wid not in langs:
-            langs[wid] = lang
-    return langs
-
-
-def lang_of(worker: str, langs: dict[str, str]) -> str:
-    if not worker:
-        return ""
-    if worker in langs:
-        return langs[worker]
-    # Worker ids are "<name>-<n>" and the default name is the language.
-    return worker.rsplit("-", 1)[0] if re.search(r"-\d+$", worker) else worker
-
-
 def with_languages(df: pd.DataFrame, langs: dict[str, str]) -> pd.DataFrame:
     df = df.copy()
     df["producer_language"] = df["producer"].map(lambda w: lang_of(w, langs))
@@ -256,7 +237,7 @@ class _Builder:
     def save(self, fig, name: str, alt: str, caption: str) -> Image:
         self.plot_dir.mkdir(parents=True, exist_ok=True)
         path = self.plot_dir / f"{name}.png"
-        fig.savefig(path, dpi=100, bbox_inches="tight")
+        fig.savefig(path, dpi=100, bbox_inches=BBOX)
         plt.close(fig)
         self.plots.append(path)
         return Image(path, alt, caption)
@@ -602,13 +583,15 @@ class _Builder:
                 i, j = producers.index(r.producer), cons.index(r.consumer)
                 if r.verified and not _nan(r.decode_ns_per_record):
                     grid[i, j] = r.decode_ns_per_record
+                    dark = norm is not None and norm(r.decode_ns_per_record) > 0.6
                     ax.text(j, i, fmt_num(r.decode_ns_per_record) + "\n✓", ha="center", va="center",
-                            fontsize=7)
+                            fontsize=7, color="white" if dark else "black")
                 else:
                     ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, color="#f4c7c3", hatch="xx",
                                                fill=True, ec="#c0392b"))
                     ax.text(j, i, "✗", ha="center", va="center", fontsize=11, color="#c0392b")
             image = ax.imshow(grid, cmap="YlGnBu", norm=norm, aspect="auto")
+            ax.set_facecolor("#eeeeee")  # a pair with no task (the producer lacks the codec)
             ax.set_xticks(range(len(cons)), cons, rotation=30, ha="right", fontsize=7)
             first_col = list(axes.flat).index(ax) % ncols == 0
             ax.set_yticks(range(len(producers)), producers if first_col else [], fontsize=7)
@@ -707,19 +690,27 @@ class _Builder:
         width = 0.8 / len(series)
         x = np.arange(len(codecs))
         hatches = ["", "//", "..", "xx", "\\\\", "oo"]
+        all_vals = at["bpr"][at["bpr"] > 0]
+        log = not all_vals.empty and all_vals.max() / max(all_vals.min(), 1e-9) >= 10
+        floor = max(0.5, float(all_vals.min()) / 2) if log else 0
         for i, (what, lang) in enumerate(series):
             vals = [at[(at["codec"] == c) & (at["what"] == what) & (at["language"] == lang)]["bpr"].median()
                     for c in codecs]
-            ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=f"{what} ({lang})",
-                   color=f"C{i % 10}", hatch=hatches[i % len(hatches)], edgecolor="black", linewidth=0.4)
+            bars = ax.bar(x + (i - (len(series) - 1) / 2) * width, vals, width, label=f"{what} ({lang})",
+                          color=f"C{i % 10}", hatch=hatches[i % len(hatches)], edgecolor="black",
+                          linewidth=0.4, bottom=0)
+            ax.bar_label(bars, labels=[fmt_bytes(v) if not _nan(v) else "" for v in vals], fontsize=6,
+                         padding=1, rotation=90 if len(series) > 3 else 0)
         ax.set_xticks(x, codecs)
         ax.set_xlabel("codec")
         ax.set_ylabel("allocated per record (bytes)")
-        vals = at["bpr"][at["bpr"] > 0]
-        if not vals.empty and vals.max() / vals.min() >= 10:
+        if log:
             ax.set_yscale("log")
+            ax.set_ylim(bottom=floor, top=float(all_vals.max()) * 4)
+        else:
+            ax.margins(y=0.15)
         ax.set_title(f"{ds}: heap bytes allocated per record at {top:,} records")
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=7, ncol=min(3, len(series)), loc="upper center", bbox_to_anchor=(0.5, -0.16))
         ax.grid(axis="y", alpha=0.3)
         self.add(self.save(fig, f"{ds}-memory", f"{ds} memory",
                            f"Heap bytes allocated per record at {top:,} records, where counted. Lower is better."))
@@ -934,6 +925,13 @@ def render_html(blocks: list, toc: list[tuple[str, str]], title: str) -> str:
         emit(b)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
+
+
+def trust_warnings(run_dir: Path) -> list[str]:
+    """The report's "can these numbers be trusted?" warnings alone (no plots drawn)."""
+    b = _Builder(Path(run_dir), Path(run_dir))
+    b.trust()
+    return b.warnings
 
 
 def write_report(run_dir: Path, out_dir: Path | None = None) -> Report:

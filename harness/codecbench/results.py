@@ -10,6 +10,7 @@ import json
 import math
 import os
 import platform
+import re
 import socket
 import sys
 from pathlib import Path
@@ -253,6 +254,27 @@ def add_end_to_end(summary: pd.DataFrame) -> pd.DataFrame:
     counts = summary["record_count"].astype(float).where(summary["record_count"] > 0)
     summary["end_to_end_ns_per_record"] = total / counts
     return summary
+
+
+def language_map(df: pd.DataFrame, run_doc: dict) -> dict[str, str]:
+    """worker id → language, from the measurements and run.json's environments."""
+    langs: dict[str, str] = {}
+    for wid, env in (run_doc.get("workers") or {}).items():
+        if env.get("language"):
+            langs[wid] = env["language"]
+    for wid, lang in zip(df["worker_id"], df["language"]):
+        if wid and lang and wid not in langs:
+            langs[wid] = lang
+    return langs
+
+
+def lang_of(worker: str, langs: dict[str, str]) -> str:
+    if not worker:
+        return ""
+    if worker in langs:
+        return langs[worker]
+    # Worker ids are "<name>-<n>" and the default name is the language.
+    return worker.rsplit("-", 1)[0] if re.search(r"-\d+$", worker) else worker
 
 
 # ---- reading result files -----------------------------------------------------------------------

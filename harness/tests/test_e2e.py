@@ -114,9 +114,9 @@ def test_workers_and_codecs_commands(control, rust_worker):
     workers = json.loads(res.stdout)
     assert [w["environment"]["language"] for w in workers] == ["rust"]
     res = run_cli("--control", control.addr, "codecs", "--json")
-    offers = json.loads(res.stdout)
+    offers = json.loads(res.stdout)["offers"]
     assert {o["codec"]["id"] for o in offers} >= {"json", "bson"}
-    table = run_cli("--control", control.addr, "codecs")
+    table = run_cli("--control", control.addr, "codecs", "--by-worker")
     assert "json" in table.stdout and "bson" in table.stdout and "rust-1" in table.stdout
 
 

@@ -1,0 +1,89 @@
+"""The scenario library (harness/scenarios/): every file validates and says what question it
+answers; the small ones run against control and the Rust worker and produce a report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from codecbench import processes, scenario
+
+from conftest import run_cli
+
+LIBRARY = processes.repo_root() / "harness" / "scenarios"
+EXPECTED = {"quick.yaml", "json-vs-bson.yaml", "json-vs-bson-full.yaml", "owners.yaml", "docs.yaml",
+            "beers.yaml", "matrix.yaml"}
+# Short sampling: these tests check that a scenario runs and reports, not its numbers.
+FAST = ["--rounds", "5", "--warmup-ms", "5", "--min-round-ms", "1", "--no-progress"]
+
+
+def test_the_library_holds_the_published_studies():
+    assert EXPECTED <= {p.name for p in LIBRARY.glob("*.yaml")}
+
+
+@pytest.mark.parametrize("path", sorted(LIBRARY.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_scenario_validates_and_says_what_it_answers(path: Path):
+    loaded = scenario.load(path)
+    s = loaded.message
+    assert s.name and s.description and s.datasets and s.codecs and s.counts
+    head = path.read_text().splitlines()[0]
+    assert head.startswith("# "), f"{path.name} starts with a comment saying what question it answers"
+    comment = "\n".join(line for line in path.read_text().splitlines() if line.startswith("#"))
+    assert "?" in comment, f"{path.name}: the top comment asks its question"
+
+
+def test_library_contents():
+    load = lambda name: scenario.load(LIBRARY / name).message  # noqa: E731
+    jb = load("json-vs-bson.yaml")
+    assert set(jb.datasets) == {"dummy", "numeric"} and set(jb.codecs) == {"json", "bson"}
+    assert set(jb.decode_modes) == {"typed", "lazy"}
+    assert min(jb.counts) == 500 and max(jb.counts) == 100_000 and 8 <= len(jb.counts) <= 12
+    assert not jb.producers and not jb.consumers, "every attached worker produces and consumes"
+    full = load("json-vs-bson-full.yaml")
+    assert list(full.counts) == list(range(500, 100_001, 500))
+    owners = load("owners.yaml")
+    assert list(owners.counts) == [100, 400, 850, 1700, 3400, 6785]
+    assert set(owners.codecs) == {"json", "protobuf"} and len(owners.operations) == 3  # with transfer
+    docs = load("docs.yaml")
+    assert set(docs.codecs) == {"json", "protobuf", "msgpack"} and 1 in docs.counts and max(docs.counts) <= 10
+    beers = load("beers.yaml")
+    assert set(beers.codecs) == {"json", "protobuf"} and min(beers.counts) == 1 and max(beers.counts) == 100
+    assert len(beers.operations) == 3
+    matrix = load("matrix.yaml")
+    assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack"}
+    assert list(matrix.counts) == [750, 3000, 12000]
+
+
+@pytest.mark.parametrize("name, counts, sections", [
+    ("docs.yaml", "1,10", ["docs-size", "docs-encode", "docs-decode", "docs-matrix", "docs-e2e"]),
+    ("beers.yaml", "1,10", ["beers-size", "beers-encode", "beers-decode", "beers-matrix", "beers-e2e"]),
+    ("owners.yaml", "100", ["owners-size", "owners-e2e"]),
+])
+def test_small_scenarios_run_and_report(name, counts, sections, control, rust_worker, tmp_path):
+    out = tmp_path / "results"
+    res = run_cli("--control", control.addr, "run", str(LIBRARY / name), "--counts", counts, *FAST,
+                  "--results-dir", str(out))
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert f"counts {counts}" in res.stderr, "the override is said"
+    run_dir = next(out.iterdir())
+    last = res.stdout.strip().splitlines()[-1]
+    assert last == f"report: {run_dir / 'report.html'}", last
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    for s in sections:
+        assert f'id="{s}"' in html, s
+    assert "✗" not in html.split('id="failures"')[1].split("<h2")[0]
+    summary = pd.read_csv(run_dir / "summary.csv")
+    assert summary["verified"].all()
+    assert sorted(summary["record_count"].unique()) == [int(c) for c in counts.split(",")]
+    # Encode + transfer + decode per producer → consumer cell.
+    assert summary["end_to_end_ns_per_op"].notna().all()
+    assert (run_dir / "report.md").exists()
+
+
+def test_a_bad_override_is_a_scenario_mistake(tmp_path):
+    res = run_cli("--control", "127.0.0.1:9", "run", str(LIBRARY / "docs.yaml"), "--counts", "1,x")
+    assert res.returncode == 2 and "--counts" in res.stderr
+    res = run_cli("--control", "127.0.0.1:9", "run", str(LIBRARY / "docs.yaml"), "--counts", "0")
+    assert res.returncode == 2 and "counts" in res.stderr
