@@ -259,7 +259,13 @@ def cmd_codecs(args) -> int:
     except catalogue.CatalogueError as exc:
         err(f"warning: {exc}; showing what workers announce, unchecked")
         cat, path = None, None
-    matrix = catalogue.build(offers, cat, str(path) if path else "")
+    shown_path = ""
+    if path:
+        try:
+            shown_path = str(path.resolve().relative_to(processes.repo_root()))
+        except ValueError:
+            shown_path = str(path)
+    matrix = catalogue.build(offers, cat, shown_path)
     problems = [p for p in matrix.problems if p["kind"] != "no-worker"]
     if args.json:
         print_json(matrix.to_json([to_json(o) for o in offers]))
@@ -521,7 +527,11 @@ def cmd_run(args) -> int:
             hint = ("start them with `codecbench up` (or `codecbench browser`), or use --local"
                     if not args.local else "see the worker logs in .state/logs/")
             raise CliError(f"{loaded.path}: cannot run: {exc}; {hint}") from None
-        return _run(control, loaded, args)
+        code = _run(control, loaded, args)
+    # Local processes are stopped by now: drawing the report does not keep them waiting.
+    if getattr(args, "written", None) is not None and not args.no_report:
+        _write_report(args.written, None, to_stderr=bool(args.json))
+    return code
 
 
 def _start_local(stack: ExitStack, selectors: list[str], args) -> str:
@@ -656,7 +666,8 @@ def _run(control: Control, loaded, args) -> int:
     resp = _settled_run(control, run_id)
     code = report(resp, args, control.addr, extra={"scenarioFile": str(loaded.path),
                                                    "scenarioAsWritten": loaded.data},
-                  write_report=not args.no_report)
+                  write_report=False)
+    args.written = results_dir(args) / resp.run.id
     if interrupted:
         err(f"run {run_id} cancelled by Ctrl-C; what was measured is stored and shown above")
         return EXIT_INTERRUPTED

@@ -76,6 +76,9 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     # What the user sees, and the files.
     assert "✗" not in res.stdout and res.stdout.count("✓") == 8, res.stdout
     assert "rust-1 → rust-1" in res.stdout
+    # The report is written at the end of every run, and its path is the last line.
+    assert res.stdout.strip().splitlines()[-1] == f"report: {run_dir / 'report.html'}"
+    assert (run_dir / "report.md").exists() and list((run_dir / "plots").glob("*.png"))
     csv = pd.read_csv(run_dir / "measurements.csv")
     assert len(csv) == 16 and csv["verified"].all()
     assert len(pd.read_parquet(run_dir / "measurements.parquet")) == 16
