@@ -358,3 +358,22 @@ sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
     assert cli.returncode != 0
     assert not left, err
     assert pids.load_all() == []
+
+
+def test_report_and_compare_fetch_a_run_from_control_when_its_folder_is_absent(control, rust_worker, tmp_path):
+    res = run_cli("--control", control.addr, "run", str(DATA / "tiny.yaml"), "--no-report",
+                  "--results-dir", str(tmp_path / "first"))
+    assert res.returncode == 0, res.stdout + res.stderr
+    run_id = only_run_dir(tmp_path / "first").name
+    assert not (tmp_path / "first" / run_id / "report.html").exists(), "--no-report"
+    assert "report: " not in res.stdout
+    # Another results folder: the run is not there, so it comes from control.
+    other = tmp_path / "other"
+    rep = run_cli("--control", control.addr, "report", run_id, "--results-dir", str(other))
+    assert rep.returncode == 0, rep.stdout + rep.stderr
+    assert "fetched from control" in rep.stderr
+    assert (other / run_id / "measurements.parquet").exists()
+    assert rep.stdout.strip().splitlines()[-1] == f"report: {other / run_id / 'report.html'}"
+    cmp = run_cli("--control", control.addr, "compare", run_id, run_id, "--results-dir", str(tmp_path / "third"))
+    assert cmp.returncode == 0, cmp.stdout + cmp.stderr
+    assert "16 matching measurement(s)" in cmp.stdout
