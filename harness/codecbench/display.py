@@ -67,6 +67,9 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
     has_transfer = "transfer_ns_per_op" in summary and summary["transfer_ns_per_op"].notna().any()
     if has_transfer:
         table.add_column("transfer ns/op", justify="right")
+    has_e2e = "end_to_end_ns_per_op" in summary and summary["end_to_end_ns_per_op"].notna().any()
+    if has_e2e:
+        table.add_column("end to end ns/op", justify="right")
     table.add_column("verified")
     for r in summary.itertuples(index=False):
         pc = f"{r.producer} → {r.consumer}" if r.consumer else f"{r.producer}"
@@ -78,6 +81,8 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
                  fmt_ns(r.decode_ns_per_record), fmt_spread(r.decode_spread)]
         if has_transfer:
             cells.append(fmt_ns(r.transfer_ns_per_op))
+        if has_e2e:
+            cells.append(fmt_ns(r.end_to_end_ns_per_op))
         cells.append(verified)
         table.add_row(*cells)
     return table

@@ -627,6 +627,20 @@ class _Builder:
                                           "decode of one payload, per producer → consumer language "
                                           "(several workers of one language: the median of their cells)."))
         self.add(self.relative_table(piv, names, "fastest"))
+        top = int(e["record_count"].max())
+        at = e[e["record_count"] == top]
+        rows = []
+        for key in piv.index:
+            g = at[at["row"] == key]
+            if g.empty:
+                continue
+            parts = [g[c].median() for c in ("encode_ns_per_op", "transfer_ns_per_op", "decode_ns_per_op",
+                                              "end_to_end_ns_per_op")]
+            rows.append([*key, *[fmt_time(v) for v in parts],
+                         f"{parts[1] / parts[3] * 100:.0f} %" if parts[3] else "—"])
+        self.add(TableBlock(pd.DataFrame(rows, columns=names + ["encode", "transfer", "decode", "end to end",
+                                                                "transfer share"]),
+                            caption=f"Where the time goes, per payload of {top:,} records."))
         pls = sorted(set(e["producer_language"]), key=_lang_key)
         cls = sorted(set(e["consumer_language"]), key=_lang_key)
         fig, axes = plt.subplots(len(pls), len(cls), figsize=(4.2 * len(cls) + 1, 3.2 * len(pls) + 0.6),

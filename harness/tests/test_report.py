@@ -40,13 +40,17 @@ def results_dir(tmp_path) -> Path:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    """The report of the fixture, written once with the command, as a user runs it."""
+    """The report of the fixture, written once with the command, as a user runs it: the run by its
+    id under --results-dir, the report to --out (without --out it goes beside the results, as
+    test_e2e checks)."""
     base = tmp_path_factory.mktemp("report")
     shutil.copytree(FIXTURE, base / "results" / run_id())
-    res = run_cli("report", run_id(), "--results-dir", str(base / "results"), env=NO_CONTROL)
+    res = run_cli("report", run_id(), "--results-dir", str(base / "results"), "--out", str(base / "out"),
+                  env=NO_CONTROL)
     assert res.returncode == 0, res.stdout + res.stderr
-    run_dir = base / "results" / run_id()
-    return res, run_dir, (run_dir / "report.html").read_text(encoding="utf-8")
+    assert not (base / "results" / run_id() / "report.html").exists(), "--out leaves the run folder alone"
+    out = base / "out"
+    return res, out, (out / "report.html").read_text(encoding="utf-8")
 
 
 def test_report_command_writes_html_md_and_plots_and_says_where(built):
@@ -170,15 +174,6 @@ def test_report_reads_csv_when_there_is_no_parquet(results_dir, tmp_path):
     back = results.read_measurements(run_dir)
     pd.testing.assert_frame_equal(results.summary_frame(back), results.summary_frame(df))
     assert report.trust_warnings(run_dir) == report.trust_warnings(FIXTURE)
-
-
-def test_report_out_dir(results_dir, tmp_path):
-    # --out elsewhere; the run folder is left as it was.
-    res = run_cli("report", str(results_dir / run_id()), "--out", str(tmp_path / "elsewhere"), env=NO_CONTROL)
-    assert res.returncode == 0, res.stderr
-    assert res.stdout.strip().splitlines()[-1] == f"report: {tmp_path / 'elsewhere' / 'report.html'}"
-    assert {p.name for p in (tmp_path / "elsewhere" / "plots").glob("*.png")} == EXPECTED_PLOTS
-    assert not (results_dir / run_id() / "report.html").exists()
 
 
 def test_report_of_an_unknown_run_without_control_says_so(tmp_path):
