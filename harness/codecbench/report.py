@@ -33,6 +33,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
 from . import results  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
@@ -79,6 +80,7 @@ class TableBlock:
     caption: str = ""
     classes: pd.DataFrame | None = None  # css class per cell ("ok", "fail", "wide", "best")
     cls: str = ""  # "kv": a key/value table, left-aligned
+    left: int = 1  # leading columns that are names (left-aligned); the rest are numbers
 
 
 @dataclass
@@ -395,7 +397,7 @@ class _Builder:
         self.add(TableBlock(pd.DataFrame(rows, columns=["worker", "language", "runtime", "build profile",
                                                         "CPU", "cores", "OS", "host",
                                                         "details (flags, GC, user agent, libraries…)"]),
-                            caption="As each worker announced it (DESIGN.md rule 7)."))
+                            caption="As each worker announced it (DESIGN.md rule 7).", cls="kv", left=9))
 
     # -- per dataset
     def dataset(self, ds: str) -> None:
@@ -449,7 +451,11 @@ class _Builder:
         ax.set_title(f"{ds}: payload size per record at {top:,} records")
         ax.margins(y=0.15)
         if len(langs) > 1:
-            ax.legend(fontsize=8)
+            # Bars are coloured by codec; the legend says which hatch is which producer.
+            handles = [Patch(facecolor="white", edgecolor="black", hatch=["", "//", ".."][i % 3],
+                             label=f"produced by {lang}") for i, lang in enumerate(langs)]
+            ax.legend(handles=handles, fontsize=8, ncol=len(langs), loc="upper center",
+                      bbox_to_anchor=(0.5, -0.2))
         ax.grid(axis="y", alpha=0.3)
         self.add(self.save(fig, f"{ds}-size", f"{ds} payload size per record",
                            f"Bytes per record at {top:,} records, per codec and producer language "
@@ -557,7 +563,7 @@ class _Builder:
         self.add(TableBlock(pd.DataFrame(rows, columns=cols),
                             caption="Decode ns per record in each producer → consumer cell; ✓ verified "
                                     "against the canonical records, ✗ failed (full messages under Failures).",
-                            classes=pd.DataFrame(classes, columns=cols)))
+                            classes=pd.DataFrame(classes, columns=cols), left=4))
         # Heatmap at the largest count.
         top = int(dec["record_count"].max())
         at = dec[dec["record_count"] == top]
@@ -640,7 +646,7 @@ class _Builder:
                          f"{parts[1] / parts[3] * 100:.0f} %" if parts[3] else "—"])
         self.add(TableBlock(pd.DataFrame(rows, columns=names + ["encode", "transfer", "decode", "end to end",
                                                                 "transfer share"]),
-                            caption=f"Where the time goes, per payload of {top:,} records."))
+                            caption=f"Where the time goes, per payload of {top:,} records.", left=len(names)))
         pls = sorted(set(e["producer_language"]), key=_lang_key)
         cls = sorted(set(e["consumer_language"]), key=_lang_key)
         fig, axes = plt.subplots(len(pls), len(cls), figsize=(4.2 * len(cls) + 1, 3.2 * len(pls) + 0.6),
@@ -744,7 +750,7 @@ class _Builder:
             rows.append(row)
             classes.append(cls)
         return TableBlock(pd.DataFrame(rows, columns=cols), caption=f"{caption} Unit: {unit}.".strip(),
-                          classes=pd.DataFrame(classes, columns=cols))
+                          classes=pd.DataFrame(classes, columns=cols), left=len(names))
 
     def relative_table(self, piv: pd.DataFrame, names: list[str], best: str) -> TableBlock:
         rel = piv / piv.min(axis=0) * 100
@@ -756,7 +762,7 @@ class _Builder:
             classes.append([""] * len(key) + ["best" if not _nan(v) and round(v) == 100 else "" for v in vals])
         return TableBlock(pd.DataFrame(rows, columns=cols),
                           caption=f"Relative to best: the {best} in each column = 100 %.",
-                          classes=pd.DataFrame(classes, columns=cols))
+                          classes=pd.DataFrame(classes, columns=cols), left=len(names))
 
     # -- failures and full table
     def failure_rows(self) -> pd.DataFrame:
@@ -775,7 +781,7 @@ class _Builder:
         grouped = norm.value_counts()
         self.add(Para(f"{bad['task_id'].nunique()} task(s) did not give a verified result. "
                       "By message:"),
-                 TableBlock(pd.DataFrame({"measurements": grouped.values, "message": grouped.index})))
+                 TableBlock(pd.DataFrame({"message": grouped.index, "measurements": grouped.values})))
         rows = []
         order = bad.assign(_d=bad["dataset"].map(lambda d: DATASETS.index(d) if d in DATASETS else 99))
         for r in order.sort_values(["_d", "record_count", "codec", "operation", "decode_mode",
@@ -783,7 +789,7 @@ class _Builder:
             who = r.producer + (f" → {r.consumer}" if r.consumer and r.operation != "encode" else "")
             rows.append([r.operation, r.dataset, f"{int(r.record_count):,}", r.codec, r.decode_mode or "—",
                          who, r.worker_id or "—", r.failure or "not verified against the canonical records"])
-        self.add(Details(f"Every failed or unverified measurement ({len(rows)})", [TableBlock(
+        self.add(Details(f"Every failed or unverified measurement ({len(rows)})", [TableBlock(left=8, frame=
             pd.DataFrame(rows, columns=["operation", "dataset", "records", "codec", "mode",
                                         "producer → consumer", "measured by", "message"]),
             classes=pd.DataFrame([[""] * 7 + ["fail"]] * len(rows),
@@ -808,7 +814,7 @@ class _Builder:
         cols = ["dataset", "codec", "mode", "records", "producer → consumer", "payload bytes",
                 "encode ns/rec", "decode ns/rec", "transfer /payload", "end to end /payload", "verified"]
         self.add(Details(f"Every producer → consumer cell ({len(rows)} rows; also in summary.csv)",
-                         [TableBlock(pd.DataFrame(rows, columns=cols))]))
+                         [TableBlock(pd.DataFrame(rows, columns=cols), left=5)]))
 
     def method(self) -> None:
         self.section("How to read this report", "method")
@@ -840,8 +846,8 @@ h1{font-size:1.6em;border-bottom:2px solid #444}h2{margin-top:2em;border-bottom:
 h3{margin-top:1.5em;color:#333}
 table{border-collapse:collapse;margin:.6em 0 1.2em;font-size:.82em}
 th,td{border:1px solid #ccc;padding:3px 7px;vertical-align:top;text-align:right;white-space:pre-line}
-th{background:#eef1f5}table.kv td,table.kv th{text-align:left}td:first-child,th:first-child{text-align:left}
-caption{caption-side:top;text-align:left;font-size:.95em;color:#555;padding:.2em 0}
+th{background:#eef1f5}td.l,th.l{text-align:left}table.kv td,table.kv th{text-align:left}td:first-child,th:first-child{text-align:left}
+p.cap{font-size:.85em;color:#555;margin:.8em 0 .2em}
 td.ok{background:#eaf7ea}td.fail{background:#fbe3e1;color:#8b1a10;text-align:left}
 td.wide{background:#fff6d6}td.best{font-weight:bold;background:#eaf7ea}
 ul.warn li{color:#8a5300}ul.warn{background:#fff6d6;border-left:4px solid #e0a800;padding:.6em 2em}
@@ -874,7 +880,7 @@ def render_md(blocks: list, toc: list[tuple[str, str]], base: Path) -> str:
                 out.append(f"*{b.caption}*\n")
             cols = [_md_cell(c) for c in b.frame.columns]
             out.append("| " + " | ".join(c or " " for c in cols) + " |")
-            out.append("|" + "|".join("---" if i == 0 else "--:" for i in range(len(cols))) + "|")
+            out.append("|" + "|".join("---" if i < b.left else "--:" for i in range(len(cols))) + "|")
             for row in b.frame.itertuples(index=False):
                 out.append("| " + " | ".join(_md_cell(v) for v in row) + " |")
             out.append("")
@@ -898,15 +904,16 @@ def render_html(blocks: list, toc: list[tuple[str, str]], title: str) -> str:
            f"<title>{e(title)}</title>", f"<style>{CSS}</style></head><body>"]
 
     def table(b: TableBlock) -> str:
-        parts = [f'<table class="{b.cls}">' if b.cls else "<table>"]
-        if b.caption:
-            parts.append(f"<caption>{e(b.caption)}</caption>")
-        parts.append("<thead><tr>" + "".join(f"<th>{e(str(c))}</th>" for c in b.frame.columns)
+        parts = [f'<p class="cap">{e(b.caption)}</p>'] if b.caption else []
+        parts.append(f'<table class="{b.cls}">' if b.cls else "<table>")
+        parts.append("<thead><tr>" + "".join(f'<th class="l">{e(str(c))}</th>' if j < b.left else
+                                             f"<th>{e(str(c))}</th>" for j, c in enumerate(b.frame.columns))
                      + "</tr></thead><tbody>")
         for i, row in enumerate(b.frame.itertuples(index=False)):
             cells = []
             for j, v in enumerate(row):
                 cls = b.classes.iat[i, j] if b.classes is not None else ""
+                cls = f"{cls} l".strip() if j < b.left else cls
                 cells.append(f'<td class="{cls}">{e(str(v))}</td>' if cls else f"<td>{e(str(v))}</td>")
             parts.append("<tr>" + "".join(cells) + "</tr>")
         parts.append("</tbody></table>")
