@@ -36,7 +36,7 @@ operations: [encode, decode]
 sampling: {{warmupMs: 10, rounds: 3, minRoundMs: 1, taskTimeoutS: 120}}
 """)
     res = run_cli("--control", control.addr, "run", str(scenario), "--results-dir", str(tmp_path / "out"),
-                  "--no-progress", timeout=600)
+                  "--no-progress", "--no-report", timeout=600)
     assert res.returncode == 0, res.stdout + res.stderr
     with control.client() as c:
         run_id = c.harness.ListRuns(hs.ListRunsRequest(limit=1), timeout=10).runs[0].id
