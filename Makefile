@@ -45,11 +45,21 @@ $(TOOLS)/bin/grpcurl:
 rust:
 	cd rust && cargo build $(CARGO_FLAGS)
 
-java:
+# Java and web rebuild only when their inputs changed (cargo decides that by itself).
+JAVA_JAR := java/target/codecbench-java-worker.jar
+WEB_PAGE := web/dist/index.html
+java: $(JAVA_JAR)
+$(JAVA_JAR): java/pom.xml $(shell find java/src/main proto -type f 2>/dev/null)
 	cd java && $(MVN) package -DskipTests
+	touch $@
 
-web:
-	cd web && npm ci --no-audit --no-fund && npm run build
+web: $(WEB_PAGE)
+web/node_modules/.installed: web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund
+	touch $@
+$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
+	cd web && npm run build
+	touch $@
 
 harness: $(VENV)/.installed
 	$(VENV)/bin/python harness/gen_proto.py
