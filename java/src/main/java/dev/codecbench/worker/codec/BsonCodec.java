@@ -34,8 +34,7 @@ import org.bson.codecs.BsonDocumentCodec;
 public final class BsonCodec implements Codec {
   private static final String ID = "bson";
 
-  private final ObjectReader[] readers;
-  private final ObjectWriter[] writers;
+  private final JacksonBindings bindings;
   private final ObjectReader genericReader;
   private final ObjectWriter genericWriter;
 
@@ -46,13 +45,7 @@ public final class BsonCodec implements Codec {
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
     this.genericReader = mapper.readerFor(new TypeReference<LinkedHashMap<String, Object>>() {});
     this.genericWriter = mapper.writer();
-    List<Dataset<?>> all = Dataset.all();
-    this.readers = new ObjectReader[all.size()];
-    this.writers = new ObjectWriter[all.size()];
-    for (Dataset<?> d : all) {
-      readers[d.index()] = mapper.readerFor(d.recordsType());
-      writers[d.index()] = mapper.writerFor(d.recordsType());
-    }
+    this.bindings = new JacksonBindings(mapper);
   }
 
   @Override
@@ -93,7 +86,7 @@ public final class BsonCodec implements Codec {
   @Override
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     try {
-      return writers[dataset.index()].writeValueAsBytes(records);
+      return bindings.writer(dataset).writeValueAsBytes(records);
     } catch (IOException e) {
       throw CodecException.wrap(ID, "encode", e);
     }
@@ -104,7 +97,7 @@ public final class BsonCodec implements Codec {
     checkDocumentSize(payload);
     BsonValidator.validate(payload);
     try {
-      return readers[dataset.index()].readValue(payload);
+      return bindings.reader(dataset).readValue(payload);
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }

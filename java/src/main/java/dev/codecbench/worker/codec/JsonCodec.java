@@ -23,8 +23,7 @@ public final class JsonCodec implements Codec {
   private static final String ID = "json";
 
   private final ObjectReader treeReader;
-  private final ObjectReader[] readers;
-  private final ObjectWriter[] writers;
+  private final JacksonBindings bindings;
 
   public JsonCodec() {
     ObjectMapper mapper =
@@ -40,13 +39,7 @@ public final class JsonCodec implements Codec {
             .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
             .build();
     this.treeReader = mapper.reader();
-    List<Dataset<?>> all = Dataset.all();
-    this.readers = new ObjectReader[all.size()];
-    this.writers = new ObjectWriter[all.size()];
-    for (Dataset<?> d : all) {
-      readers[d.index()] = mapper.readerFor(d.recordsType());
-      writers[d.index()] = mapper.writerFor(d.recordsType());
-    }
+    this.bindings = new JacksonBindings(mapper);
   }
 
   @Override
@@ -84,7 +77,7 @@ public final class JsonCodec implements Codec {
   @Override
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     try {
-      return writers[dataset.index()].writeValueAsBytes(records);
+      return bindings.writer(dataset).writeValueAsBytes(records);
     } catch (JsonProcessingException e) {
       throw CodecException.wrap(ID, "encode", e);
     }
@@ -94,7 +87,7 @@ public final class JsonCodec implements Codec {
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
     Records<R> records;
     try {
-      records = readers[dataset.index()].readValue(payload);
+      records = bindings.reader(dataset).readValue(payload);
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
@@ -25,8 +24,7 @@ public final class MsgpackCodec implements Codec {
   private static final String ID = "msgpack";
 
   private final MessagePackFactory factory;
-  private final ObjectReader[] readers;
-  private final ObjectWriter[] writers;
+  private final JacksonBindings bindings;
 
   public MsgpackCodec() {
     this.factory = new MessagePackFactory();
@@ -36,13 +34,7 @@ public final class MsgpackCodec implements Codec {
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
     // 1.5 into an int field is an error, not 1.
     mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
-    List<Dataset<?>> all = Dataset.all();
-    this.readers = new ObjectReader[all.size()];
-    this.writers = new ObjectWriter[all.size()];
-    for (Dataset<?> d : all) {
-      readers[d.index()] = mapper.readerFor(d.recordsType());
-      writers[d.index()] = mapper.writerFor(d.recordsType());
-    }
+    this.bindings = new JacksonBindings(mapper);
   }
 
   @Override
@@ -81,7 +73,7 @@ public final class MsgpackCodec implements Codec {
   @Override
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     try {
-      return writers[dataset.index()].writeValueAsBytes(records);
+      return bindings.writer(dataset).writeValueAsBytes(records);
     } catch (IOException e) {
       throw CodecException.wrap(ID, "encode", e);
     }
@@ -91,7 +83,7 @@ public final class MsgpackCodec implements Codec {
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
     Records<R> records;
     try (JsonParser parser = factory.createParser(payload)) {
-      records = readers[dataset.index()].readValue(parser);
+      records = bindings.reader(dataset).readValue(parser);
       // FAIL_ON_TRAILING_TOKENS cannot be used: this parser reports the end of its input as an
       // EOF error rather than as no token. A whole value after the payload's value is rejected.
       JsonToken trailing;
