@@ -521,8 +521,11 @@ def cmd_run(args) -> int:
         else:
             addr = resolve_control(args)
         control = stack.enter_context(connect(addr))
+        # Workers started for this run need time to attach; against a running control a missing
+        # language is an error at once, unless the user asks to wait for workers still coming.
+        wait = args.wait_workers if args.wait_workers is not None else (60 if args.local else 0)
         try:
-            wait_for_workers(control, selectors, args.wait_workers)
+            wait_for_workers(control, selectors, wait)
         except TimeoutError as exc:
             hint = ("start them with `codecbench up` (or `codecbench browser`), or use --local"
                     if not args.local else "see the worker logs in .state/logs/")
@@ -753,8 +756,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--browsers", type=int, default=1, help="with --local: browser workers (default 1)")
     run.add_argument("--json", action="store_true", help="print the run as JSON instead of a table")
     run.add_argument("--results-dir", help="where results/<run-id>/ goes (default: results/ in the repo)")
-    run.add_argument("--wait-workers", type=float, default=60, metavar="S",
-                     help="seconds to wait for the scenario's workers to attach (default 60)")
+    run.add_argument("--wait-workers", type=float, default=None, metavar="S",
+                     help="seconds to wait for the scenario's workers to attach (default: 60 with --local, "
+                          "else 0: a worker that is not attached is an error at once)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--no-report", action="store_true", help="do not write report.html/report.md")
     run.add_argument("--counts", metavar="N,N,...", help="replace the scenario's record counts")

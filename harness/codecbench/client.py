@@ -99,6 +99,6 @@ def wait_for_workers(control: Control, selectors: list[str], timeout: float,
         if time.monotonic() >= deadline:
             attached = ", ".join(w.id for w in workers) or "none"
             wanted = ", ".join(f"{counts[s]}× {s}" if counts.get(s, 1) > 1 else s for s in missing)
-            raise TimeoutError(f"waited {timeout:.0f} s for workers; still missing: {wanted} "
-                               f"(attached: {attached})")
+            waited = f"waited {timeout:.0f} s for workers; still missing" if timeout > 0 else "no attached worker for"
+            raise TimeoutError(f"{waited}: {wanted} (attached: {attached})")
         time.sleep(0.2)
