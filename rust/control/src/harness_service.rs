@@ -92,7 +92,8 @@ impl HarnessService for Service {
         let id = request.into_inner().run_id;
         let (run, tasks) = self.control.get_run(&id).map_err(internal)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
         let measurements = self.control.store.measurements(&id).map_err(internal)?;
-        Ok(Response::new(GetRunResponse { run: Some(run), tasks, measurements }))
+        let workers = self.control.store.run_workers(&id).map_err(internal)?;
+        Ok(Response::new(GetRunResponse { run: Some(run), tasks, measurements, workers }))
     }
 
     async fn list_runs(&self, request: Request<ListRunsRequest>) -> Result<Response<ListRunsResponse>, Status> {

@@ -4,6 +4,7 @@ mod blobs;
 mod harness_service;
 mod scenario;
 mod state;
+mod stats;
 mod store;
 mod web;
 mod worker_service;

@@ -1,14 +1,24 @@
-//! Validates a scenario against the attached workers and expands it into tasks:
-//!   encode: datasets x counts x codecs x producers
-//!   decode: datasets x counts x codecs x producers x consumers x decode modes
-//! Each decode task depends on the encode task whose payload it reads. A cell that no worker can
-//! run (a consumer without that codec or mode) is left out; a scenario that leaves nothing to run,
-//! or names something unknown, is rejected with a message naming it.
-use codecbench_datasets::{lazy_field, DATASETS};
+//! Validates a scenario against the attached workers and expands it into cells and trials.
+//! A cell is one thing measured:
+//!   encode: dataset x count x codec x producer
+//!   decode: dataset x count x codec x producer x consumer x decode mode
+//! Each cell becomes `sampling.trials` tasks (its trials). The first trial of every encode cell
+//! stores the payload, so those run first; every other trial runs in a random order drawn from
+//! `sampling.orderSeed`, so no cell is always first or always follows the same neighbour
+//! (DESIGN.md rule 3). Per consumer, `sampling.aaCells` decode cells are planned twice (A/A twins)
+//! so every run measures its own noise floor (rule 7). A cell that no worker can run is left out; a
+//! scenario that leaves nothing to run, or names something unknown, is rejected with a message
+//! naming it.
+use codecbench_datasets::{lazy_fields, DATASETS};
 use codecbench_proto::v1::{CodecInfo, Operation, Sampling, Scenario, Task, TaskStatus, TaskSummary};
+use rand::{seq::IndexedRandom, seq::SliceRandom, Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 
-pub const DECODE_MODES: &[&str] = &["typed", "lazy"];
+pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy"];
 pub const MAX_COUNT: u32 = 10_000_000;
+pub const MAX_TRIALS: u32 = 100;
+/// Suffix of a deliberate A/A twin's cell id.
+pub const AA_SUFFIX: &str = "~aa";
 
 pub struct WorkerView {
     pub id: String,
@@ -28,6 +38,35 @@ pub struct Planned {
     pub task: Task,
     /// Index of the encode task whose payload this decode task reads.
     pub depends_on: Option<usize>,
+    /// A deliberate A/A twin: the same work as the cell without the suffix.
+    pub aa_twin: bool,
+    /// Dispatch order: the lowest ready key runs next (adaptive trials get keys in between).
+    pub order: f64,
+}
+
+/// One cell before it is expanded into trials.
+#[derive(Clone)]
+struct Cell {
+    id: String,
+    op: Operation,
+    dataset: String,
+    codec: String,
+    mode: String,
+    count: u32,
+    producer: String,
+    consumer: String,
+    measure_transfer: bool,
+    /// Index (in `cells`) of the encode cell whose payload this decode cell reads.
+    source: Option<usize>,
+    aa_twin: bool,
+}
+
+/// The id of a cell: readable, and the same for every trial of it.
+pub fn cell_id(op: Operation, dataset: &str, count: u32, codec: &str, mode: &str, producer: &str, consumer: &str) -> String {
+    match op {
+        Operation::Encode => format!("encode/{dataset}/{count}/{codec}/{producer}"),
+        _ => format!("decode/{dataset}/{count}/{codec}/{mode}/{producer}>{consumer}"),
+    }
 }
 
 /// The scenario with every default made explicit (what actually ran).
@@ -38,6 +77,13 @@ pub fn with_defaults(s: &Scenario) -> Scenario {
     if d.rounds == 0 { d.rounds = 10; }
     if d.min_round_ms == 0 { d.min_round_ms = 10; }
     if d.task_timeout_s == 0 { d.task_timeout_s = 300; }
+    if d.trials == 0 { d.trials = 5; }
+    if d.max_trials == 0 { d.max_trials = d.trials; }
+    if d.target_ci_pct == 0.0 { d.target_ci_pct = 3.0; }
+    if d.max_warmup_ms == 0 { d.max_warmup_ms = 10_000.max(d.warmup_ms); }
+    if d.aa_cells == 0 { d.aa_cells = 1; }
+    // Recorded in the run's scenario, so the order can be replayed.
+    while d.order_seed == 0 { d.order_seed = rand::rng().random(); }
     if s.seed == 0 { s.seed = 1; }
     if s.operations.is_empty() {
         s.operations = vec![Operation::Encode as i32, Operation::Decode as i32, Operation::Transfer as i32];
@@ -105,6 +151,18 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     if sampling.rounds > 1000 || sampling.min_round_ms > 60_000 || sampling.warmup_ms > 600_000 {
         return Err("sampling: rounds must be at most 1000, minRoundMs at most 60000, warmupMs at most 600000".into());
     }
+    if sampling.max_warmup_ms < sampling.warmup_ms || sampling.max_warmup_ms > 600_000 {
+        return Err(format!("sampling: maxWarmupMs ({}) must be at least warmupMs ({}) and at most 600000", sampling.max_warmup_ms, sampling.warmup_ms));
+    }
+    if sampling.trials > MAX_TRIALS || sampling.max_trials > MAX_TRIALS {
+        return Err(format!("sampling: trials and maxTrials must be at most {MAX_TRIALS}"));
+    }
+    if sampling.max_trials < sampling.trials {
+        return Err(format!("sampling: maxTrials ({}) must be at least trials ({})", sampling.max_trials, sampling.trials));
+    }
+    if !(sampling.target_ci_pct > 0.0 && sampling.target_ci_pct <= 100.0) {
+        return Err(format!("sampling: targetCiPct must be between 0 and 100, got {}", sampling.target_ci_pct));
+    }
     if workers.is_empty() {
         return Err("no worker is attached to control: start one (codecbench up) before running a scenario".into());
     }
@@ -130,30 +188,17 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         }
     }
 
-    let mut tasks: Vec<Planned> = vec![];
-    let mut push = |op: Operation, dataset: &str, codec: &str, mode: &str, count: u32, producer: &str, consumer: &str, depends_on: Option<usize>, measure_transfer: bool| -> usize {
-        let id = format!("{run_id}-t{:04}", tasks.len());
-        tasks.push(Planned {
-            summary: TaskSummary {
-                id: id.clone(), operation: op as i32, dataset: dataset.into(), codec: codec.into(), decode_mode: mode.into(),
-                record_count: count, producer_worker_id: producer.into(), consumer_worker_id: consumer.into(),
-                status: TaskStatus::Pending as i32, failure: String::new(),
-            },
-            task: Task {
-                id, run_id: run_id.into(), operation: op as i32, dataset: dataset.into(), codec: codec.into(),
-                decode_mode: mode.into(), record_count: count,
-                lazy_field: if mode == "lazy" { lazy_field(dataset).unwrap_or_default().into() } else { String::new() },
-                sampling: Some(sampling), measure_transfer, producer_worker_id: producer.into(), ..Default::default()
-            },
-            depends_on,
-        });
-        tasks.len() - 1
-    };
+    let mut cells: Vec<Cell> = vec![];
     for dataset in &s.datasets {
         for &count in &s.counts {
             for codec in &s.codecs {
                 for p in producers.iter().filter(|w| w.codec(codec).is_some()) {
-                    let enc = push(Operation::Encode, dataset, codec, "", count, &p.id, "", None, false);
+                    let enc = cells.len();
+                    cells.push(Cell {
+                        id: cell_id(Operation::Encode, dataset, count, codec, "", &p.id, ""), op: Operation::Encode,
+                        dataset: dataset.clone(), codec: codec.clone(), mode: String::new(), count, producer: p.id.clone(),
+                        consumer: String::new(), measure_transfer: transfer, source: None, aa_twin: false,
+                    });
                     if !decode {
                         continue;
                     }
@@ -165,16 +210,73 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                             s.decode_modes.iter().filter(|m| info.decode_modes.contains(m)).collect()
                         };
                         for (i, mode) in modes.iter().enumerate() {
-                            push(Operation::Decode, dataset, codec, mode, count, &p.id, &c.id, Some(enc), transfer && i == 0);
+                            cells.push(Cell {
+                                id: cell_id(Operation::Decode, dataset, count, codec, mode, &p.id, &c.id), op: Operation::Decode,
+                                dataset: dataset.clone(), codec: codec.clone(), mode: mode.to_string(), count, producer: p.id.clone(),
+                                consumer: c.id.clone(), measure_transfer: transfer && i == 0, source: Some(enc), aa_twin: false,
+                            });
                         }
                     }
                 }
             }
         }
     }
-    if tasks.is_empty() {
+    if cells.is_empty() {
         return Err(format!("nothing to run: no selected producer offers codecs {:?}", s.codecs));
     }
+    let mut rng = ChaCha8Rng::seed_from_u64(sampling.order_seed);
+    // Deliberate A/A twins: per consumer, decode cells drawn at random, measured again as cells
+    // of their own (without timing transfer again).
+    let mut twins = vec![];
+    for c in &consumers {
+        let theirs: Vec<&Cell> = cells.iter().filter(|x| x.op == Operation::Decode && x.consumer == c.id).collect();
+        for cell in theirs.choose_multiple(&mut rng, sampling.aa_cells as usize) {
+            twins.push(Cell { id: format!("{}{AA_SUFFIX}", cell.id), measure_transfer: false, aa_twin: true, ..(*cell).clone() });
+        }
+    }
+    cells.extend(twins);
+
+    // (cell, trial): first trials of encode cells first, in random order; then every other trial.
+    let mut first: Vec<(usize, u32)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0)).collect();
+    let mut rest: Vec<(usize, u32)> = (0..cells.len())
+        .flat_map(|i| (0..sampling.trials).map(move |t| (i, t)))
+        .filter(|&(i, t)| !(cells[i].op == Operation::Encode && t == 0))
+        .collect();
+    first.shuffle(&mut rng);
+    rest.shuffle(&mut rng);
+    let order: Vec<(usize, u32)> = first.into_iter().chain(rest).collect();
+    let store_task: std::collections::HashMap<usize, usize> =
+        order.iter().enumerate().filter(|(_, (c, t))| cells[*c].op == Operation::Encode && *t == 0).map(|(pos, (c, _))| (*c, pos)).collect();
+    let tasks = order
+        .iter()
+        .enumerate()
+        .map(|(pos, &(c, trial))| {
+            let cell = &cells[c];
+            let id = format!("{run_id}-t{pos:05}");
+            let lazy: Vec<String> = if cell.mode == "lazy" {
+                lazy_fields(&cell.dataset).unwrap_or_default().iter().map(|f| f.to_string()).collect()
+            } else {
+                vec![]
+            };
+            Planned {
+                summary: TaskSummary {
+                    id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
+                    decode_mode: cell.mode.clone(), record_count: cell.count, producer_worker_id: cell.producer.clone(),
+                    consumer_worker_id: cell.consumer.clone(), status: TaskStatus::Pending as i32, failure: String::new(),
+                    cell_id: cell.id.clone(), trial,
+                },
+                task: Task {
+                    id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
+                    decode_mode: cell.mode.clone(), record_count: cell.count, lazy_fields: lazy, sampling: Some(sampling),
+                    measure_transfer: cell.measure_transfer, producer_worker_id: cell.producer.clone(), cell_id: cell.id.clone(),
+                    trial, store_payload: cell.op == Operation::Encode && trial == 0, ..Default::default()
+                },
+                depends_on: cell.source.map(|src| store_task[&src]),
+                aa_twin: cell.aa_twin,
+                order: pos as f64,
+            }
+        })
+        .collect();
     Ok((s, tasks))
 }
 
@@ -193,19 +295,61 @@ mod tests {
         Scenario { datasets: vec!["dummy".into()], codecs: vec!["json".into(), "bson".into()], counts: vec![10], ..Default::default() }
     }
 
+    fn seeded(order_seed: u64, trials: u32) -> Scenario {
+        Scenario { sampling: Some(Sampling { order_seed, trials, ..Default::default() }), ..scenario() }
+    }
+
     #[test]
-    fn expands_producers_consumers_and_modes() {
-        let ws = [worker("rust-1", "rust", &[("json", &["typed", "lazy"]), ("bson", &["typed", "lazy"])]),
+    fn expands_cells_into_trials_with_modes_and_lazy_fields() {
+        let ws = [worker("rust-1", "rust", &[("json", &["typed", "tree"]), ("bson", &["typed", "tree", "lazy"])]),
                   worker("browser-1", "browser", &[("json", &["typed"]), ("bson", &["typed"])])];
-        let (s, tasks) = plan("r", &scenario(), &ws).unwrap();
-        assert_eq!(s.sampling.unwrap().rounds, 10);
-        let enc = tasks.iter().filter(|t| t.summary.operation() == Operation::Encode).count();
-        let dec = tasks.iter().filter(|t| t.summary.operation() == Operation::Decode).count();
-        assert_eq!(enc, 4); // 2 codecs x 2 producers
-        assert_eq!(dec, 2 * 2 * 3); // codecs x producers x (rust typed+lazy, browser typed)
-        let transfer = tasks.iter().filter(|t| t.task.measure_transfer).count();
-        assert_eq!(transfer, 2 * 2 * 2, "transfer once per producer x consumer x codec");
-        assert!(tasks.iter().filter(|t| t.summary.decode_mode == "lazy").all(|t| t.task.lazy_field == "guid"));
+        let (s, tasks) = plan("r", &seeded(7, 3), &ws).unwrap();
+        let sampling = s.sampling.unwrap();
+        assert_eq!((sampling.rounds, sampling.trials, sampling.max_trials, sampling.aa_cells), (10, 3, 3, 1));
+        let cells = |op: Operation, twin: bool| {
+            let mut c: Vec<&str> = tasks.iter().filter(|t| t.summary.operation() == op && t.aa_twin == twin).map(|t| t.summary.cell_id.as_str()).collect();
+            c.sort();
+            c.dedup();
+            c.len()
+        };
+        assert_eq!(cells(Operation::Encode, false), 4); // 2 codecs x 2 producers
+        assert_eq!(cells(Operation::Decode, false), 2 * (2 + 3 + 1 + 1)); // producers x (rust json 2 + bson 3, browser 1 + 1)
+        assert_eq!(cells(Operation::Decode, true), 2, "one A/A twin per consumer");
+        assert_eq!(tasks.len(), (4 + 14 + 2) * 3, "every cell gets its trials");
+        for cell in tasks.iter().map(|t| &t.summary.cell_id) {
+            let mut trials: Vec<u32> = tasks.iter().filter(|t| &t.summary.cell_id == cell).map(|t| t.summary.trial).collect();
+            trials.sort();
+            assert_eq!(trials, vec![0, 1, 2], "{cell}");
+        }
+        // The first trial of each encode cell stores the payload and runs before its readers.
+        for (i, t) in tasks.iter().enumerate() {
+            assert_eq!(t.task.store_payload, t.summary.operation() == Operation::Encode && t.summary.trial == 0);
+            if let Some(d) = t.depends_on {
+                assert!(d < i && tasks[d].task.store_payload);
+                assert_eq!(tasks[d].summary.producer_worker_id, t.summary.producer_worker_id);
+            }
+        }
+        let transfer: Vec<&str> = tasks.iter().filter(|t| t.task.measure_transfer && t.summary.trial == 0).map(|t| t.summary.cell_id.as_str()).collect();
+        assert_eq!(transfer.len(), 4 + 2 * 2 * 2, "upload per encode cell, download per producer x consumer x codec");
+        assert!(tasks.iter().filter(|t| t.summary.decode_mode == "lazy").all(|t| t.task.lazy_fields == ["guid", "favoriteFruit"]));
+        assert!(tasks.iter().filter(|t| t.summary.decode_mode != "lazy").all(|t| t.task.lazy_fields.is_empty()));
+    }
+
+    #[test]
+    fn trial_order_is_seeded_and_interleaved() {
+        let ws = [worker("rust-1", "rust", &[("json", &["typed", "tree"]), ("bson", &["typed", "tree", "lazy"])])];
+        let order = |seed| plan("r", &seeded(seed, 5), &ws).unwrap().1.iter().map(|t| (t.summary.cell_id.clone(), t.summary.trial)).collect::<Vec<_>>();
+        assert_eq!(order(1), order(1), "the same seed replays the same order");
+        assert_ne!(order(1), order(2), "another seed, another order");
+        // Interleaved: a cell's trials are not back to back, and the cell that runs first varies.
+        let o = order(1);
+        let adjacent = o.windows(2).filter(|w| w[0].0 == w[1].0).count();
+        assert!(adjacent < o.len() / 4, "{adjacent} of {} neighbours are the same cell", o.len());
+        let firsts: std::collections::HashSet<String> = (1..20).map(|seed| order(seed)[2].0.clone()).collect();
+        assert!(firsts.len() > 3, "the position after the encodes must vary with the seed: {firsts:?}");
+        // A seed is always recorded.
+        let (s, _) = plan("r", &scenario(), &ws).unwrap();
+        assert_ne!(s.sampling.unwrap().order_seed, 0);
     }
 
     #[test]
@@ -219,6 +363,11 @@ mod tests {
         assert!(err(&|s| s.decode_modes = vec!["eager".into()]).starts_with("decodeModes: unknown decode mode"));
         assert!(err(&|s| s.decode_modes = vec!["lazy".into()]).contains("no selected consumer offers mode \"lazy\""));
         assert!(err(&|s| s.operations = vec![Operation::Transfer as i32]).contains("needs decode"));
+        let sampling = |f: &dyn Fn(&mut Sampling)| err(&|s| { let mut x = Sampling::default(); f(&mut x); s.sampling = Some(x) });
+        assert_eq!(sampling(&|x| { x.trials = 5; x.max_trials = 3 }), "sampling: maxTrials (3) must be at least trials (5)");
+        assert!(sampling(&|x| x.trials = 1000).starts_with("sampling: trials and maxTrials must be at most"));
+        assert!(sampling(&|x| { x.warmup_ms = 500; x.max_warmup_ms = 100 }).starts_with("sampling: maxWarmupMs (100) must be at least warmupMs (500)"));
+        assert!(sampling(&|x| x.target_ci_pct = -1.0).starts_with("sampling: targetCiPct"));
         assert!(plan("r", &scenario(), &[]).err().unwrap().contains("no worker is attached"));
     }
 }

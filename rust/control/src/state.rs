@@ -2,6 +2,7 @@
 //! whole machine (workers share its cores; two timed loops at once would disturb each other).
 //! Every change that matters is written to SQLite before it is announced.
 use crate::blobs::BlobStore;
+use crate::stats;
 use crate::scenario::{Planned, WorkerView};
 use crate::store::Store;
 use codecbench_proto::v1::{
@@ -10,6 +11,8 @@ use codecbench_proto::v1::{
 };
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
 use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tonic::Status;
@@ -41,12 +44,20 @@ struct ActiveRun {
     tasks: Vec<Entry>,
     subscribers: Vec<UnboundedSender<RunEvent>>,
     cancelled: bool,
+    started: Instant,
+    /// Draws where adaptive trials go among the pending ones (seeded from the run's order seed).
+    rng: ChaCha8Rng,
 }
 
 struct Entry {
     summary: TaskSummary,
     task: Task,
     depends_on: Option<usize>,
+    aa_twin: bool,
+    /// Dispatch order: the lowest pending, ready key runs next.
+    order: f64,
+    /// The trial's figure (median of its rounds of the task's own operation), once done.
+    figure: Option<f64>,
 }
 
 struct Running {
@@ -169,15 +180,20 @@ impl Control {
     /// Stores a planned run and starts it; returns its event stream (the run comes first).
     pub fn start_run(&self, run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<UnboundedReceiver<RunEvent>> {
         let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
-        self.store.insert_run(&run, source, &summaries)?;
+        self.store.insert_run(&run, source, &summaries, &self.workers())?;
         let (tx, rx) = unbounded_channel();
         let mut inner = self.lock();
         let run_id = run.id.clone();
+        let seed = run.scenario.as_ref().and_then(|s| s.sampling).map(|s| s.order_seed).unwrap_or_default();
         let mut active = ActiveRun {
             run,
-            tasks: planned.into_iter().map(|p| Entry { summary: p.summary, task: p.task, depends_on: p.depends_on }).collect(),
+            tasks: planned.into_iter().map(|p| Entry {
+                summary: p.summary, task: p.task, depends_on: p.depends_on, aa_twin: p.aa_twin, order: p.order, figure: None,
+            }).collect(),
             subscribers: vec![tx],
             cancelled: false,
+            started: Instant::now(),
+            rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_ada9),
         };
         active.emit(run_event::Event::Run(active.run.clone()));
         inner.runs.push(active);
@@ -264,7 +280,8 @@ impl Control {
         if req.worker_id != worker_id {
             return Err(Status::permission_denied(format!("task {} was given to {worker_id}, not {}", req.task_id, req.worker_id)));
         }
-        let is_encode = run.tasks[index].summary.operation() == Operation::Encode;
+        // Only an encode cell's first trial stores the payload; later trials only time.
+        let is_encode = run.tasks[index].task.store_payload;
         let outcome = if !req.failure.is_empty() {
             Err(req.failure)
         } else if is_encode && req.payload_blob_id.is_empty() {
@@ -300,26 +317,44 @@ impl Control {
             }
         }
         let Some(run) = inner.runs.iter_mut().find(|r| r.run.id == run_id) else { return };
-        let entry = &run.tasks[index];
-        let (summary, worker_id) = (entry.summary.clone(), entry.worker_id().to_string());
-        let identify = |mut m: Measurement| {
+        let summary = run.tasks[index].summary.clone();
+        // A measurement's identity comes from its task, whatever the worker wrote.
+        let identify = |entry: &Entry, payload_blob_id: &str, mut m: Measurement| {
+            let s = &entry.summary;
             m.run_id = run_id.into();
-            m.task_id = summary.id.clone();
-            m.dataset = summary.dataset.clone();
-            m.codec = summary.codec.clone();
-            m.decode_mode = if m.operation() == Operation::Decode { summary.decode_mode.clone() } else { String::new() };
-            m.record_count = summary.record_count;
-            m.producer_worker_id = summary.producer_worker_id.clone();
-            m.consumer_worker_id = summary.consumer_worker_id.clone();
-            m.worker_id = worker_id.clone();
+            m.task_id = s.id.clone();
+            m.dataset = s.dataset.clone();
+            m.codec = s.codec.clone();
+            m.decode_mode = if m.operation() == Operation::Decode { s.decode_mode.clone() } else { String::new() };
+            m.record_count = s.record_count;
+            m.producer_worker_id = s.producer_worker_id.clone();
+            m.consumer_worker_id = s.consumer_worker_id.clone();
+            m.worker_id = entry.worker_id().to_string();
+            m.cell_id = s.cell_id.clone();
+            m.trial = s.trial;
+            m.aa_twin = entry.aa_twin;
+            m.payload_blob_id = payload_blob_id.to_string();
             m.recorded_at = Some(now());
             m
         };
-        let mut stored: Vec<Measurement> = measurements.into_iter().map(&identify).collect();
+        // The payload this trial encoded or decoded: an encode cell's first trial reports it and
+        // every trial of that cell shares it.
+        if let Some((id, _)) = &payload {
+            for t in run.tasks.iter_mut().filter(|t| t.summary.cell_id == summary.cell_id) {
+                t.task.payload_blob_id = id.clone();
+            }
+        }
+        let entry = &run.tasks[index];
+        let payload_id = entry.task.payload_blob_id.clone();
+        let mut stored: Vec<Measurement> = measurements.into_iter().map(|m| identify(entry, &payload_id, m)).collect();
         if let Err(msg) = &outcome {
             // The failure is a row too, so reports list it beside the cells that worked.
             let language = stored.first().map(|m| m.language.clone()).unwrap_or_default();
-            stored.push(identify(Measurement { operation: summary.operation, language, verified: false, failure: msg.clone(), ..Default::default() }));
+            stored.push(identify(entry, &payload_id, Measurement { operation: summary.operation, language, verified: false, failure: msg.clone(), ..Default::default() }));
+        }
+        if outcome.is_ok() {
+            let own = stored.iter().find(|m| m.operation == summary.operation && m.failure.is_empty());
+            run.tasks[index].figure = own.and_then(|m| stats::median(&m.round_ns_per_op));
         }
         for m in stored {
             if let Err(e) = self.store.insert_measurement(&m) {
@@ -348,12 +383,11 @@ impl Control {
                         t.summary.status = TaskStatus::Failed as i32;
                         t.summary.failure = format!("not run: the payload's encode ({}) failed: {msg}", summary.id);
                         changed.push(i);
-                        cascade.push(Measurement {
-                            task_id: t.summary.id.clone(), decode_mode: t.summary.decode_mode.clone(),
-                            consumer_worker_id: t.summary.consumer_worker_id.clone(), worker_id: t.summary.consumer_worker_id.clone(),
-                            ..identify(Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() })
-                        });
                     }
+                }
+                for &i in &changed[1..] {
+                    let t = &run.tasks[i];
+                    cascade.push(identify(t, "", Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() }));
                 }
                 for m in cascade {
                     if let Err(e) = self.store.insert_measurement(&m) {
@@ -370,6 +404,9 @@ impl Control {
             let s = run.tasks[i].summary.clone();
             run.emit(run_event::Event::Task(s));
         }
+        if outcome.is_ok() {
+            self.add_trial_if_needed(run, index);
+        }
         Self::recount(run);
         if let Err(e) = self.store.update_run(&run.run) {
             tracing::error!("storing run {run_id}: {e:#}");
@@ -377,6 +414,50 @@ impl Control {
         let r = run.run.clone();
         run.emit(run_event::Event::Run(r));
         self.complete_if_done(inner, run_id);
+    }
+
+    /// Adaptive trials (DESIGN.md rule 3): once every trial of the cell has ended, a cell whose
+    /// confidence interval of the median is wider than the target gets one more trial, placed at
+    /// a random point among the pending ones, up to `max_trials` and while the run's time budget
+    /// lasts.
+    fn add_trial_if_needed(&self, run: &mut ActiveRun, index: usize) {
+        let Some(sampling) = run.run.scenario.as_ref().and_then(|s| s.sampling) else { return };
+        let cell = run.tasks[index].summary.cell_id.clone();
+        let trials: Vec<&Entry> = run.tasks.iter().filter(|t| t.summary.cell_id == cell).collect();
+        if trials.iter().any(|t| !is_terminal(t.summary.status())) || trials.len() >= sampling.max_trials as usize {
+            return;
+        }
+        if sampling.max_seconds > 0 && run.started.elapsed() > Duration::from_secs(u64::from(sampling.max_seconds)) {
+            return;
+        }
+        let figures: Vec<f64> = trials.iter().filter_map(|t| t.figure).collect();
+        if figures.len() < 2 || stats::relative_half_width_pct(&figures).is_some_and(|w| w <= sampling.target_ci_pct) {
+            return;
+        }
+        let template = trials.iter().max_by_key(|t| t.summary.trial).unwrap();
+        let trial = template.summary.trial + 1;
+        let id = format!("{}-t{:05}", run.run.id, run.tasks.len());
+        let pending: Vec<f64> = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Pending).map(|t| t.order).collect();
+        let (lo, hi) = pending.iter().fold((f64::MAX, f64::MIN), |(a, b), &o| (a.min(o), b.max(o)));
+        let last = run.tasks.iter().map(|t| t.order).fold(0.0, f64::max);
+        let order = if pending.is_empty() { last + 1.0 } else { run.rng.random_range(lo..=hi + 1.0) };
+        let entry = Entry {
+            summary: TaskSummary { id: id.clone(), trial, status: TaskStatus::Pending as i32, failure: String::new(), ..template.summary.clone() },
+            task: Task { id, trial, store_payload: false, ..template.task.clone() },
+            depends_on: template.depends_on,
+            aa_twin: template.aa_twin,
+            order,
+            figure: None,
+        };
+        if let Err(e) = self.store.insert_task(&run.run.id, run.tasks.len(), &entry.summary) {
+            tracing::error!("storing an adaptive trial of {cell}: {e:#}");
+            return;
+        }
+        tracing::info!(cell, trial, "interval still wide: one more trial");
+        run.run.tasks_total += 1;
+        let s = entry.summary.clone();
+        run.tasks.push(entry);
+        run.emit(run_event::Event::Task(s));
     }
 
     fn recount(run: &mut ActiveRun) {
@@ -409,12 +490,14 @@ impl Control {
             return;
         }
         for run in inner.runs.iter_mut().filter(|r| !r.cancelled) {
-            for i in 0..run.tasks.len() {
-                let ready = run.tasks[i].summary.status() == TaskStatus::Pending
-                    && run.tasks[i].depends_on.is_none_or(|d| run.tasks[d].summary.status() == TaskStatus::Done);
-                if !ready {
-                    continue;
-                }
+            let mut ready: Vec<usize> = (0..run.tasks.len())
+                .filter(|&i| {
+                    run.tasks[i].summary.status() == TaskStatus::Pending
+                        && run.tasks[i].depends_on.is_none_or(|d| run.tasks[d].summary.status() == TaskStatus::Done)
+                })
+                .collect();
+            ready.sort_by(|&a, &b| run.tasks[a].order.total_cmp(&run.tasks[b].order));
+            for i in ready {
                 let worker_id = run.tasks[i].worker_id().to_string();
                 let Some(worker) = inner.workers.get_mut(&worker_id) else { continue };
                 let task = run.tasks[i].task.clone();

@@ -2,7 +2,7 @@
 //! restart. Readable columns for people with `sqlite3`, plus the exact protobuf of each measurement
 //! and scenario so the API returns what was reported, byte for byte.
 use anyhow::{Context, Result};
-use codecbench_proto::v1::{Measurement, Operation, Run, RunStatus, Scenario, TaskStatus, TaskSummary};
+use codecbench_proto::v1::{ListWorkersResponse, Measurement, Operation, Run, RunStatus, Scenario, TaskStatus, TaskSummary, WorkerInfo};
 use prost::Message;
 use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
@@ -17,12 +17,13 @@ CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
   message TEXT NOT NULL DEFAULT '', created_at TEXT NOT NULL, finished_at TEXT,
   tasks_total INTEGER NOT NULL, tasks_done INTEGER NOT NULL DEFAULT 0,
-  tasks_failed INTEGER NOT NULL DEFAULT 0, scenario BLOB NOT NULL);
+  tasks_failed INTEGER NOT NULL DEFAULT 0, scenario BLOB NOT NULL, workers BLOB);
 CREATE TABLE IF NOT EXISTS tasks (
   id TEXT PRIMARY KEY, run_id TEXT NOT NULL REFERENCES runs(id), seq INTEGER NOT NULL,
   operation TEXT NOT NULL, dataset TEXT NOT NULL, codec TEXT NOT NULL, decode_mode TEXT NOT NULL,
   record_count INTEGER NOT NULL, producer_worker_id TEXT NOT NULL, consumer_worker_id TEXT NOT NULL,
-  status TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '');
+  status TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '', cell_id TEXT NOT NULL DEFAULT '',
+  trial INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS tasks_run ON tasks(run_id, seq);
 CREATE TABLE IF NOT EXISTS measurements (
   id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL REFERENCES runs(id),
@@ -31,9 +32,21 @@ CREATE TABLE IF NOT EXISTS measurements (
   worker_id TEXT NOT NULL, language TEXT NOT NULL, operation TEXT NOT NULL,
   payload_bytes INTEGER NOT NULL, median_ns_per_op REAL, round_ns_per_op TEXT NOT NULL,
   alloc_bytes_per_op REAL, verified INTEGER NOT NULL, failure TEXT NOT NULL,
-  recorded_at TEXT NOT NULL, proto BLOB NOT NULL);
+  recorded_at TEXT NOT NULL, proto BLOB NOT NULL, cell_id TEXT NOT NULL DEFAULT '',
+  trial INTEGER NOT NULL DEFAULT 0, steady INTEGER NOT NULL DEFAULT 0, payload_blob_id TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run_id, id);
 ";
+
+/// Columns added since the first schema: a database written by an older control gains them.
+const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
+    ("runs", "workers", "BLOB"),
+    ("tasks", "cell_id", "TEXT NOT NULL DEFAULT ''"),
+    ("tasks", "trial", "INTEGER NOT NULL DEFAULT 0"),
+    ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
+    ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
+    ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
+    ("measurements", "payload_blob_id", "TEXT NOT NULL DEFAULT ''"),
+];
 
 pub fn status_name(s: RunStatus) -> &'static str {
     s.as_str_name().trim_start_matches("RUN_STATUS_")
@@ -45,16 +58,6 @@ pub fn task_status_name(s: TaskStatus) -> &'static str {
 
 pub fn operation_name(op: Operation) -> String {
     op.as_str_name().trim_start_matches("OPERATION_").to_lowercase()
-}
-
-pub fn median(values: &[f64]) -> Option<f64> {
-    let mut v: Vec<f64> = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(v[n / 2]),
-        n => Some((v[n / 2 - 1] + v[n / 2]) / 2.0),
-    }
 }
 
 fn ts(t: &Option<prost_types::Timestamp>) -> Option<String> {
@@ -77,6 +80,14 @@ impl Store {
         db.pragma_update(None, "journal_mode", "WAL")?;
         db.pragma_update(None, "synchronous", "NORMAL")?;
         db.execute_batch(SCHEMA).context("creating the schema")?;
+        for (table, column, decl) in ADDED_COLUMNS {
+            let has: bool = db.query_row(
+                &format!("SELECT COUNT(*) FROM pragma_table_info('{table}') WHERE name = ?1"), [column], |r| r.get::<_, i64>(0),
+            )? > 0;
+            if !has {
+                db.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {decl}")).with_context(|| format!("adding {table}.{column}"))?;
+            }
+        }
         Ok(Store { db: Mutex::new(db) })
     }
 
@@ -106,25 +117,51 @@ impl Store {
         Ok(runs)
     }
 
-    pub fn insert_run(&self, run: &Run, source: &str, tasks: &[TaskSummary]) -> Result<()> {
+    /// Stores a new run with its tasks and the workers attached when it started.
+    pub fn insert_run(&self, run: &Run, source: &str, tasks: &[TaskSummary], workers: &[WorkerInfo]) -> Result<()> {
         let mut db = self.db();
         let tx = db.transaction()?;
         tx.execute(
-            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![run.id, run.name, source, status_name(run.status()), run.message, ts(&run.created_at), run.tasks_total,
-                run.scenario.clone().unwrap_or_default().encode_to_vec()],
+                run.scenario.clone().unwrap_or_default().encode_to_vec(),
+                ListWorkersResponse { workers: workers.to_vec() }.encode_to_vec()],
         )?;
         for (seq, t) in tasks.iter().enumerate() {
-            tx.execute(
-                "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
-                 producer_worker_id, consumer_worker_id, status, failure) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)",
-                params![t.id, run.id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
-                    t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure],
-            )?;
+            Self::insert_task_in(&tx, &run.id, seq, t)?;
         }
         tx.commit()?;
         Ok(())
+    }
+
+    /// Adds a task to a stored run (an adaptive trial).
+    pub fn insert_task(&self, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
+        let db = self.db();
+        Self::insert_task_in(&db, run_id, seq, t)?;
+        db.execute("UPDATE runs SET tasks_total = tasks_total + 1 WHERE id = ?1", [run_id])?;
+        Ok(())
+    }
+
+    fn insert_task_in(db: &Connection, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
+        db.execute(
+            "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
+             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+            params![t.id, run_id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
+                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial],
+        )?;
+        Ok(())
+    }
+
+    /// The workers attached when the run started.
+    pub fn run_workers(&self, run_id: &str) -> Result<Vec<WorkerInfo>> {
+        let blob: Option<Option<Vec<u8>>> =
+            self.db().query_row("SELECT workers FROM runs WHERE id = ?1", [run_id], |r| r.get(0)).optional()?;
+        Ok(match blob.flatten() {
+            Some(b) => ListWorkersResponse::decode(b.as_slice())?.workers,
+            None => vec![],
+        })
     }
 
     pub fn update_run(&self, run: &Run) -> Result<()> {
@@ -147,12 +184,12 @@ impl Store {
         self.db().execute(
             "INSERT INTO measurements (run_id, task_id, dataset, codec, decode_mode, record_count, producer_worker_id,
              consumer_worker_id, worker_id, language, operation, payload_bytes, median_ns_per_op, round_ns_per_op,
-             alloc_bytes_per_op, verified, failure, recorded_at, proto)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19)",
+             alloc_bytes_per_op, verified, failure, recorded_at, proto, cell_id, trial, steady, payload_blob_id)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)",
             params![m.run_id, m.task_id, m.dataset, m.codec, m.decode_mode, m.record_count, m.producer_worker_id,
                 m.consumer_worker_id, m.worker_id, m.language, operation_name(m.operation()), m.payload_bytes,
-                median(&m.round_ns_per_op), serde_json::to_string(&m.round_ns_per_op)?, m.alloc_bytes_per_op,
-                m.verified, m.failure, ts(&m.recorded_at), m.encode_to_vec()],
+                crate::stats::median(&m.round_ns_per_op), serde_json::to_string(&m.round_ns_per_op)?, m.alloc_bytes_per_op,
+                m.verified, m.failure, ts(&m.recorded_at), m.encode_to_vec(), m.cell_id, m.trial, m.steady, m.payload_blob_id],
         )?;
         Ok(())
     }
@@ -202,6 +239,8 @@ impl Store {
                 consumer_worker_id: row.get("consumer_worker_id")?,
                 status: TaskStatus::from_str_name(&format!("TASK_STATUS_{status}")).unwrap_or_default() as i32,
                 failure: row.get("failure")?,
+                cell_id: row.get("cell_id")?,
+                trial: row.get("trial")?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
@@ -228,7 +267,7 @@ mod tests {
         let task = TaskSummary { id: "r1-t0".into(), status: TaskStatus::Running as i32, ..Default::default() };
         {
             let s = Store::open(&path).unwrap();
-            s.insert_run(&run, "x.yaml", &[task]).unwrap();
+            s.insert_run(&run, "x.yaml", &[task], &[WorkerInfo { id: "rust-1".into(), ..Default::default() }]).unwrap();
             let m = Measurement { run_id: "r1".into(), task_id: "r1-t0".into(), round_ns_per_op: vec![3.0, 1.0, 2.0], verified: true,
                 recorded_at: Some(std::time::SystemTime::now().into()), ..Default::default() };
             s.insert_measurement(&m).unwrap();
@@ -240,6 +279,6 @@ mod tests {
         assert_eq!(back.status(), RunStatus::Failed);
         assert_eq!(back.tasks_failed, 1);
         assert_eq!(s.tasks("r1").unwrap()[0].status(), TaskStatus::Failed);
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(s.run_workers("r1").unwrap()[0].id, "rust-1");
     }
 }
