@@ -324,7 +324,7 @@ def report(resp, args, addr: str, extra: dict | None = None, write_report: bool 
     run = resp.run
     out_dir = results_dir(args) / run.id
     files = results.write_results(out_dir, run, resp.tasks, resp.measurements, control_addr=addr,
-                                  extra=extra)
+                                  extra=extra, workers=resp.workers)
     code = _print_run(resp, args, out_dir, files)
     if write_report:
         _write_report(out_dir, None, to_stderr=bool(args.json))
@@ -419,7 +419,8 @@ def fetch_run(run: str, args) -> Path:
                        f"{results_dir(args) / run} holds measurements, and control at {addr} is not "
                        "reachable to ask for it (pass --results-dir, or --control)") from None
     out_dir = results_dir(args) / resp.run.id
-    results.write_results(out_dir, resp.run, resp.tasks, resp.measurements, control_addr=addr)
+    results.write_results(out_dir, resp.run, resp.tasks, resp.measurements, control_addr=addr,
+                          workers=resp.workers)
     err(f"{run}: fetched from control at {addr}; results written to {out_dir}")
     return out_dir
 

@@ -17,7 +17,10 @@ except ImportError as exc:  # pragma: no cover - only when the build step was sk
 OPERATION_NAMES = {
     scenario.OPERATION_ENCODE: "encode",
     scenario.OPERATION_DECODE: "decode",
-    scenario.OPERATION_TRANSFER: "transfer",
+    # Runs recorded before issue 9 timed only the consumer's fetch, as OPERATION_TRANSFER.
+    scenario.OPERATION_TRANSFER: "download",
+    scenario.OPERATION_UPLOAD: "upload",
+    scenario.OPERATION_DOWNLOAD: "download",
     scenario.OPERATION_UNSPECIFIED: "",
 }
 

@@ -1,7 +1,10 @@
-"""Measurements as pandas DataFrames: the long table (one row per measurement), the joined results
-table (one row per dataset × codec × mode × count × producer → consumer), and the result files.
+"""Measurements as pandas DataFrames: the long table (one row per measurement = one trial of one
+cell), the cells table (one row per cell and operation: median over trials with its interval,
+stats.py), the joined results table (one row per dataset × codec × mode × count × producer →
+consumer, with the encode, upload, download and decode legs), and the result files.
 
-Reports and plots build on `measurements_frame` and `summary_frame`; nothing here prints.
+Reports and plots build on `measurements_frame`, `cells_frame` and `summary_frame`; nothing here
+prints.
 """
 
 from __future__ import annotations
@@ -24,19 +27,24 @@ from .pb import operation_name, task_status_name
 from .scenario import DATASETS
 
 MEASUREMENT_COLUMNS = [
-    "run_id", "task_id", "operation", "dataset", "codec", "decode_mode", "record_count",
-    "producer", "consumer", "worker_id", "language", "payload_bytes", "round_ns_per_op",
-    "rounds", "ops_per_round", "median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread",
-    "ns_per_record", "alloc_bytes_per_op", "verified", "failure", "runtime", "runtime_version",
-    "build_profile", "cpu_model", "cores", "hostname", "os", "environment_details", "extras",
-    "recorded_at",
+    "run_id", "task_id", "cell_id", "trial", "operation", "dataset", "codec", "decode_mode",
+    "record_count", "producer", "consumer", "worker_id", "language", "payload_bytes",
+    "payload_blob_id", "aa_twin", "steady", "round_ns_per_op", "rounds", "ops_per_round",
+    "median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread", "ns_per_record",
+    "alloc_bytes_per_op", "verified", "failure", "runtime", "runtime_version", "build_profile",
+    "cpu_model", "cores", "hostname", "os", "environment_details", "extras", "recorded_at",
 ]
 
 SUMMARY_KEYS = ["dataset", "codec", "mode", "record_count", "producer", "consumer"]
+# The timed legs of one payload, in the order end to end adds them.
+LEGS = ("encode", "upload", "download", "decode")
+# The suffix control gives the twin of a deliberate A/A cell (Sampling.aa_cells).
+AA_SUFFIX = "~aa"
 
 
 def round_stats(rounds: Iterable[float]) -> tuple[float, float, float, float]:
-    """(median, q1, q3, spread) of per-round ns/op; spread = half the interquartile range / median."""
+    """(median, q1, q3, spread) of one trial's per-round ns/op; spread = half the interquartile
+    range / median. A diagnostic of the trial: the uncertainty comes from trials (stats.py)."""
     values = np.asarray(list(rounds), dtype=float)
     if values.size == 0:
         return (math.nan,) * 4
@@ -59,6 +67,8 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
     return {
         "run_id": m.run_id,
         "task_id": m.task_id,
+        "cell_id": m.cell_id,
+        "trial": int(m.trial),
         "operation": _operation(m, task_ops or {}),
         "dataset": m.dataset,
         "codec": m.codec,
@@ -69,6 +79,9 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
         "worker_id": m.worker_id,
         "language": m.language or env.language,
         "payload_bytes": int(m.payload_bytes),
+        "payload_blob_id": m.payload_blob_id,
+        "aa_twin": bool(m.aa_twin),
+        "steady": bool(m.steady),
         "round_ns_per_op": [float(x) for x in m.round_ns_per_op],
         "rounds": len(m.round_ns_per_op),
         "ops_per_round": int(m.ops_per_round),
@@ -97,10 +110,12 @@ def task_failure_row(t, run_id: str) -> dict:
     """A failed task that stored no measurement still belongs in the table, with its message."""
     row = {c: None for c in MEASUREMENT_COLUMNS}
     row.update({
-        "run_id": run_id, "task_id": t.id, "operation": operation_name(t.operation),
+        "run_id": run_id, "task_id": t.id, "cell_id": t.cell_id, "trial": int(t.trial),
+        "operation": operation_name(t.operation),
         "dataset": t.dataset, "codec": t.codec, "decode_mode": t.decode_mode,
         "record_count": int(t.record_count), "producer": t.producer_worker_id,
         "consumer": t.consumer_worker_id, "worker_id": "", "language": "", "payload_bytes": 0,
+        "payload_blob_id": "", "aa_twin": t.cell_id.endswith(AA_SUFFIX), "steady": False,
         "round_ns_per_op": [], "rounds": 0, "ops_per_round": 0, "median_ns_per_op": math.nan,
         "q1_ns_per_op": math.nan, "q3_ns_per_op": math.nan, "spread": math.nan,
         "ns_per_record": math.nan, "alloc_bytes_per_op": math.nan, "verified": False,
@@ -120,7 +135,8 @@ def measurements_frame(measurements: Iterable, tasks: Iterable = (), run_id: str
     rows += [task_failure_row(t, run_id) for t in failed]
     df = pd.DataFrame(rows, columns=MEASUREMENT_COLUMNS)
     return df.astype({"record_count": "int64", "payload_bytes": "int64", "rounds": "int64",
-                      "ops_per_round": "int64", "verified": "bool"})
+                      "ops_per_round": "int64", "trial": "int64", "verified": "bool",
+                      "steady": "bool", "aa_twin": "bool"})
 
 
 def _first(values: Iterable) -> str:
@@ -145,112 +161,266 @@ def _failures(rows: list[dict]) -> str:
     return "; ".join(shown)
 
 
-def _side(rows: list[dict], prefix: str) -> dict:
-    """Fields of one operation's measurement (the one with rounds, if several rows share a key)."""
-    if not rows:
-        return {f"{prefix}_ns_per_record": math.nan, f"{prefix}_ns_per_op": math.nan,
-                f"{prefix}_spread": math.nan, f"{prefix}_alloc_bytes_per_op": math.nan,
-                f"{prefix}_language": ""}
-    timed = [r for r in rows if r["rounds"] > 0]
-    row = (timed or rows)[0]
-    return {f"{prefix}_ns_per_record": row["ns_per_record"],
-            f"{prefix}_ns_per_op": row["median_ns_per_op"],
-            f"{prefix}_spread": row["spread"],
-            f"{prefix}_alloc_bytes_per_op": row["alloc_bytes_per_op"],
-            f"{prefix}_language": row["language"] or ""}
+# ---- cells: one row per cell and operation, its trials summarised --------------------------------
 
-
-SUMMARY_COLUMNS = SUMMARY_KEYS + [
-    "payload_bytes",
-    "encode_ns_per_record", "encode_ns_per_op", "encode_spread", "encode_alloc_bytes_per_op", "encode_language",
-    "decode_ns_per_record", "decode_ns_per_op", "decode_spread", "decode_alloc_bytes_per_op", "decode_language",
-    "transfer_ns_per_record", "transfer_ns_per_op", "transfer_spread", "transfer_alloc_bytes_per_op",
-    "transfer_language", "end_to_end_ns_per_op", "end_to_end_ns_per_record", "verified", "failure",
+CELL_COLUMNS = [
+    "cell_key", "cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
+    "consumer", "worker_id", "language", "payload_bytes", "payload_blob_id", "aa_twin", "trials",
+    "trial_ns_per_op", "median_ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "coverage", "ci_pct",
+    "unsteady", "rounds", "alloc_bytes_per_op", "ns_per_record", "verified", "failure",
 ]
 
 
-def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
-    """Join encode measurements (keyed dataset, codec, count, producer) with decode measurements
-    (one per decode task: dataset, codec, mode, count, producer, consumer) and transfer
-    measurements (keyed dataset, codec, count, producer, consumer: control times the transfer of
-    a payload once per consumer, on one of its decode tasks, and it holds for every mode).
+def _str(v) -> str:
+    return v if isinstance(v, str) else ""
 
-    Encode results without any decode task (a scenario measuring encode only, or decode tasks
-    that never ran) get a row of their own with an empty mode and consumer.
-    End to end (encode + transfer + decode medians) is added where all three were measured.
+
+def cell_key(r: dict) -> str:
+    """The cell a measurement belongs to. Runs recorded before cells existed have no cell_id: each
+    identity (operation, dataset, codec, mode, count, producer, consumer) is then one cell whose
+    measurements are its trials."""
+    if _str(r.get("cell_id")):
+        return r["cell_id"]
+    who = _str(r.get("consumer")) if r["operation"] in ("decode", "download") else ""
+    return "|".join(str(x) for x in (r["dataset"], r["record_count"], r["codec"],
+                                     _str(r.get("decode_mode")), _str(r.get("producer")), who))
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    records = df.to_dict("records")
+    for r in records:
+        for k in ("failure", "language", "decode_mode", "consumer", "producer", "worker_id", "cell_id",
+                  "payload_blob_id"):
+            r[k] = _str(r.get(k))
+        r["aa_twin"] = bool(r.get("aa_twin")) if r.get("aa_twin") is not None else False
+        st = r.get("steady")
+        r["steady"] = True if st is None or (isinstance(st, float) and math.isnan(st)) else bool(st)
+    return records
+
+
+def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (cell, operation): the median over its trials (each trial = the median of its
+    rounds), the 95 % interval of that median (stats.median_ci), trial and unsteady counts. A cell
+    any of whose trials failed or was not verified carries the failure."""
+    from . import stats
+
+    if df.empty:
+        return pd.DataFrame(columns=CELL_COLUMNS)
+    groups: dict[tuple, list[dict]] = {}
+    for r in _records(df):
+        groups.setdefault((cell_key(r), r["operation"]), []).append(r)
+    rows = []
+    for (key, op), rs in groups.items():
+        timed = [r for r in rs if r["rounds"] > 0 and not r["failure"]]
+        figures = [stats.trial_figure(r["round_ns_per_op"]) for r in timed]
+        ci = stats.median_ci(figures)
+        first = (timed or rs)[0]
+        count = int(first["record_count"])
+        failure = _failures(rs)
+        allocs = [r["alloc_bytes_per_op"] for r in timed if not _isnan(r["alloc_bytes_per_op"])]
+        rows.append({
+            "cell_key": key, "cell_id": first["cell_id"], "operation": op, "dataset": first["dataset"],
+            "codec": first["codec"], "decode_mode": first["decode_mode"], "record_count": count,
+            "producer": first["producer"],
+            "consumer": first["consumer"] or (first["worker_id"] if op in ("decode", "download") else ""),
+            "worker_id": _first(r["worker_id"] for r in rs), "language": _first(r["language"] for r in rs),
+            "payload_bytes": int(max([int(r["payload_bytes"] or 0) for r in rs] + [0])),
+            "payload_blob_id": _first(r["payload_blob_id"] for r in rs),
+            "aa_twin": any(r["aa_twin"] for r in rs) or first["cell_id"].endswith(AA_SUFFIX),
+            "trials": ci.n, "trial_ns_per_op": figures, "median_ns_per_op": ci.median,
+            "lo_ns_per_op": ci.lo, "hi_ns_per_op": ci.hi, "coverage": ci.coverage,
+            "ci_pct": ci.half_width_pct, "unsteady": sum(1 for r in timed if not r["steady"]),
+            "rounds": sum(int(r["rounds"]) for r in timed),
+            "alloc_bytes_per_op": stats.median(allocs) if allocs else math.nan,
+            "ns_per_record": ci.median / count if count else math.nan,
+            "verified": bool(timed) and not failure and all(bool(r["verified"]) for r in rs),
+            "failure": failure,
+        })
+    return pd.DataFrame(rows, columns=CELL_COLUMNS)
+
+
+def _isnan(v) -> bool:
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def interval_of(row, prefix: str = "") -> "object":
+    """The stats.Interval stored in a cells_frame row (prefix "") or a summary row ("decode_"...)."""
+    from . import stats
+
+    n = row[f"{prefix}trials"] if f"{prefix}trials" in row else 0
+    if _isnan(n) or not n:
+        return stats.EMPTY
+    return stats.Interval(float(row[f"{prefix}median_ns_per_op" if not prefix else f"{prefix}ns_per_op"]),
+                          float(row[f"{prefix}lo_ns_per_op"]), float(row[f"{prefix}hi_ns_per_op"]),
+                          int(n), float(row[f"{prefix}coverage"]))
+
+
+def aa_groups(cells: pd.DataFrame) -> pd.DataFrame:
+    """A/A groups: decode cells doing byte-identical work — one consumer, dataset, codec, mode,
+    count and payload (payload_blob_id), from different producers — plus each deliberate A/A twin
+    with its original. One row per group of ≥ 2 timed cells: its cells, producers, medians and the
+    ratio max/min of the medians."""
+    cols = ["consumer", "dataset", "codec", "decode_mode", "record_count", "payload_blob_id", "cells",
+            "producers", "medians", "ratio"]
+    if cells.empty:
+        return pd.DataFrame(columns=cols)
+    dec = cells[(cells["operation"] == "decode") & cells["verified"] & (cells["trials"] > 0)]
+    groups: dict[tuple, list] = {}
+    for r in dec.to_dict("records"):
+        # Without a blob id (older runs) only a twin and its original are known to be identical.
+        same = r["payload_blob_id"] or "cell:" + r["cell_key"].removesuffix(AA_SUFFIX)
+        key = (r["consumer"], r["dataset"], r["codec"], r["decode_mode"], int(r["record_count"]), same)
+        groups.setdefault(key, []).append(r)
+    rows = []
+    for key, rs in groups.items():
+        if len(rs) < 2:
+            continue
+        meds = [float(r["median_ns_per_op"]) for r in rs]
+        rows.append({**dict(zip(cols[:6], key)), "cells": [r["cell_key"] for r in rs],
+                     "producers": [r["producer"] + (" (A/A twin)" if r["aa_twin"] else "") for r in rs],
+                     "medians": meds, "ratio": max(meds) / min(meds) if min(meds) > 0 else math.nan})
+    return pd.DataFrame(rows, columns=cols)
+
+
+def run_noise_floor(cells: pd.DataFrame):
+    """The run's noise floor (stats.NoiseFloor) from its A/A groups."""
+    from . import stats
+
+    groups = aa_groups(cells)
+    return stats.noise_floor(groups["ratio"] if not groups.empty else [])
+
+
+def _side(c: dict | None, prefix: str) -> dict:
+    """Fields of one leg of a summary row, from its cell (None: not measured)."""
+    if c is None:
+        return {f"{prefix}_ns_per_record": math.nan, f"{prefix}_ns_per_op": math.nan,
+                f"{prefix}_lo_ns_per_op": math.nan, f"{prefix}_hi_ns_per_op": math.nan,
+                f"{prefix}_ci_pct": math.nan, f"{prefix}_coverage": math.nan, f"{prefix}_trials": 0,
+                f"{prefix}_unsteady": 0, f"{prefix}_alloc_bytes_per_op": math.nan,
+                f"{prefix}_language": ""}
+    return {f"{prefix}_ns_per_record": c["ns_per_record"], f"{prefix}_ns_per_op": c["median_ns_per_op"],
+            f"{prefix}_lo_ns_per_op": c["lo_ns_per_op"], f"{prefix}_hi_ns_per_op": c["hi_ns_per_op"],
+            f"{prefix}_ci_pct": c["ci_pct"], f"{prefix}_coverage": c["coverage"],
+            f"{prefix}_trials": int(c["trials"]), f"{prefix}_unsteady": int(c["unsteady"]),
+            f"{prefix}_alloc_bytes_per_op": c["alloc_bytes_per_op"], f"{prefix}_language": c["language"]}
+
+
+LEG_FIELDS = ["ns_per_record", "ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "ci_pct", "coverage",
+              "trials", "unsteady", "alloc_bytes_per_op", "language"]
+SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "payload_bytes", "payload_blob_id", "same_bytes_as"] + [
+    f"{leg}_{f}" for leg in LEGS for f in LEG_FIELDS] + [
+    "end_to_end_ns_per_op", "end_to_end_ns_per_record", "end_to_end_lo_ns_per_op",
+    "end_to_end_hi_ns_per_op", "verified", "failure"]
+
+
+def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per decode cell (dataset, codec, mode, count, producer → consumer), joined with the
+    producer's encode and upload cells (keyed dataset, codec, count, producer) and the consumer's
+    download cell (its own, else the one for the same payload and consumer). Each leg is the median
+    over trials with its interval (cells_frame).
+
+    Encode cells without any decode cell get a row of their own with an empty mode and consumer.
+    End to end (encode + upload + download + decode, a sum of the parts' medians) is added where all
+    four were measured. `same_bytes_as` names the other producers whose payload was byte-identical.
     """
     if df.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    cols = ["task_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
-            "consumer", "worker_id", "language", "payload_bytes", "rounds", "median_ns_per_op",
-            "spread", "ns_per_record", "alloc_bytes_per_op", "verified", "failure"]
-    # Plain dicts: grouping hundreds of tiny frames in pandas costs seconds.
-    records = df[cols].to_dict("records")
-    for r in records:
-        r["failure"] = r["failure"] if isinstance(r["failure"], str) else ""
-        r["language"] = r["language"] if isinstance(r["language"], str) else ""
-        r["decode_mode"] = r["decode_mode"] if isinstance(r["decode_mode"], str) else ""
-        r["consumer"] = r["consumer"] if isinstance(r["consumer"], str) else ""
+    cells = cells_frame(df)
+    recs = cells.to_dict("records")
     enc_key = ("dataset", "codec", "record_count", "producer")
-    encodes: dict[tuple, list[dict]] = {}
-    transfers: dict[tuple, list[dict]] = {}
-    tasks: dict[str, list[dict]] = {}
-    for r in records:
-        key = tuple(r[k] for k in enc_key)
-        if r["operation"] == "encode":
-            encodes.setdefault(key, []).append(r)
-        elif r["operation"] in ("decode", "transfer"):
-            if r["operation"] == "transfer":
-                transfers.setdefault(key + (r["consumer"],), []).append(r)
-            tasks.setdefault(r["task_id"], []).append(r)
+    encodes: dict[tuple, dict] = {}
+    uploads: dict[tuple, dict] = {}
+    downloads: dict[tuple, list[dict]] = {}
+    by_cell: dict[tuple, dict] = {}
+    decodes: list[dict] = []
+    blob_producers: dict[tuple, set] = {}
+    for c in recs:
+        key = tuple(c[k] for k in enc_key)
+        by_cell[(c["cell_key"], c["operation"])] = c
+        if c["payload_blob_id"]:
+            blob_producers.setdefault((c["dataset"], c["codec"], c["record_count"], c["payload_blob_id"]),
+                                      set()).add(c["producer"])
+        if c["operation"] == "encode":
+            encodes.setdefault(key, c)
+        elif c["operation"] == "upload":
+            uploads.setdefault(key, c)
+        elif c["operation"] == "download":
+            downloads.setdefault(key + (c["consumer"],), []).append(c)
+    for c in recs:
+        if c["operation"] == "decode":
+            decodes.append(c)
+    # A download cell with no decode cell of its own (its decode task failed before timing) still
+    # names its consumer's row.
+    decode_keys = {c["cell_key"] for c in decodes}
+    for dl in (d for ds in downloads.values() for d in ds):
+        if dl["cell_key"] not in decode_keys:
+            decodes.append({**dl, "operation": "decode-missing"})
+            decode_keys.add(dl["cell_key"])
     rows = []
-    used_encodes = set()
-    for task in tasks.values():
-        dec = [r for r in task if r["operation"] == "decode"]
-        ident = (dec or task)[0]
-        key = tuple(ident[k] for k in enc_key)
-        enc = encodes.get(key, [])
-        tr = transfers.get(key + (ident["consumer"],), [])
-        used_encodes.add(key)
-        parts = enc + tr + dec
+    used = set()
+    for dec in decodes:
+        key = tuple(dec[k] for k in enc_key)
+        enc, up = encodes.get(key), uploads.get(key)
+        dl = by_cell.get((dec["cell_key"], "download"))
+        if dl is None:
+            same = [d for d in downloads.get(key + (dec["consumer"],), []) if not d["aa_twin"]]
+            dl = same[0] if same else None
+        real_dec = dec if dec["operation"] == "decode" else None
+        used.add(key)
+        parts = [p for p in (enc, up, dl, real_dec) if p is not None]
+        failure = _failures([{"operation": p["operation"], "failure": p["failure"]} for p in parts]
+                            + ([{"operation": "decode", "failure": dec["failure"]}] if real_dec is None else []))
+        blob = dec["payload_blob_id"] or (enc or {}).get("payload_blob_id", "")
+        others = sorted(blob_producers.get((dec["dataset"], dec["codec"], dec["record_count"], blob), set())
+                        - {dec["producer"]}) if blob else []
         rows.append({
-            "dataset": ident["dataset"], "codec": ident["codec"],
-            "mode": _first(r["decode_mode"] for r in dec) or _first(r["decode_mode"] for r in task),
-            "record_count": int(ident["record_count"]), "producer": ident["producer"],
-            "consumer": ident["consumer"] or ident["worker_id"],
-            "payload_bytes": int(max([r["payload_bytes"] for r in parts] + [0])),
-            **_side(enc, "encode"), **_side(dec, "decode"), **_side(tr, "transfer"),
-            "verified": bool(all(r["verified"] for r in parts) and not _failures(parts) and dec and enc),
-            "failure": _failures(parts),
+            "dataset": dec["dataset"], "codec": dec["codec"], "mode": dec["decode_mode"],
+            "record_count": int(dec["record_count"]), "producer": dec["producer"],
+            "consumer": dec["consumer"], "cell_id": dec["cell_id"], "aa_twin": bool(dec["aa_twin"]),
+            "payload_bytes": int(max([p["payload_bytes"] for p in parts] + [0])),
+            "payload_blob_id": blob, "same_bytes_as": ", ".join(others),
+            **_side(enc, "encode"), **_side(up, "upload"), **_side(dl, "download"),
+            **_side(real_dec, "decode"),
+            "verified": bool(real_dec is not None and enc is not None and not failure
+                             and all(p["verified"] for p in parts)),
+            "failure": failure,
         })
     for key, enc in encodes.items():
-        if key in used_encodes:
+        if key in used:
             continue
-        ident = enc[0]
+        up = uploads.get(key)
+        parts = [p for p in (enc, up) if p is not None]
         rows.append({
-            "dataset": ident["dataset"], "codec": ident["codec"], "mode": "",
-            "record_count": int(ident["record_count"]), "producer": ident["producer"],
-            "consumer": "", "payload_bytes": int(max(r["payload_bytes"] for r in enc)),
-            **_side(enc, "encode"), **_side([], "decode"), **_side([], "transfer"),
-            "verified": bool(all(r["verified"] for r in enc) and not _failures(enc)),
-            "failure": _failures(enc),
+            "dataset": enc["dataset"], "codec": enc["codec"], "mode": "",
+            "record_count": int(enc["record_count"]), "producer": enc["producer"], "consumer": "",
+            "cell_id": enc["cell_id"], "aa_twin": False,
+            "payload_bytes": int(max(p["payload_bytes"] for p in parts)),
+            "payload_blob_id": enc["payload_blob_id"], "same_bytes_as": "",
+            **_side(enc, "encode"), **_side(up, "upload"), **_side(None, "download"), **_side(None, "decode"),
+            "verified": bool(all(p["verified"] for p in parts) and not _failures(parts)),
+            "failure": _failures(parts),
         })
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     out = add_end_to_end(out)
     order = {d: i for i, d in enumerate(DATASETS)}
     out["_d"] = out["dataset"].map(lambda d: order.get(d, len(order)))
-    out = out.sort_values(["_d", "dataset", "record_count", "codec", "mode", "producer", "consumer"],
-                          kind="stable").drop(columns="_d").reset_index(drop=True)
+    out["_m"] = out["mode"].map(lambda m: {"typed": 0, "tree": 1, "lazy": 2}.get(m, 3))
+    out = out.sort_values(["_d", "dataset", "record_count", "codec", "_m", "producer", "consumer", "aa_twin"],
+                          kind="stable").drop(columns=["_d", "_m"]).reset_index(drop=True)
     return out
 
 
 def add_end_to_end(summary: pd.DataFrame) -> pd.DataFrame:
-    """End to end = encode + transfer + decode of one payload (medians, ns per operation), per
-    producer → consumer cell and decode mode. Only where all three were measured: a sum with a
-    missing part would look faster than it is."""
-    parts = summary[["encode_ns_per_op", "transfer_ns_per_op", "decode_ns_per_op"]].astype(float)
-    total = parts.sum(axis=1, min_count=3)
+    """End to end = encode + upload + download + decode of one payload (each the median over its
+    trials, ns per operation), per producer → consumer cell and decode mode: a sum of parts, only
+    where all four were measured (a sum with a missing part would look faster than it is). Its
+    bounds are the sums of the parts' bounds (wider than a joint interval: conservative)."""
+    total = summary[[f"{leg}_ns_per_op" for leg in LEGS]].astype(float).sum(axis=1, min_count=4)
     summary["end_to_end_ns_per_op"] = total
+    summary["end_to_end_lo_ns_per_op"] = summary[[f"{leg}_lo_ns_per_op" for leg in LEGS]].astype(float) \
+        .sum(axis=1, min_count=4)
+    summary["end_to_end_hi_ns_per_op"] = summary[[f"{leg}_hi_ns_per_op" for leg in LEGS]].astype(float) \
+        .sum(axis=1, min_count=4)
     counts = summary["record_count"].astype(float).where(summary["record_count"] > 0)
     summary["end_to_end_ns_per_record"] = total / counts
     return summary
@@ -292,15 +462,23 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
                               "ns_per_record", "alloc_bytes_per_op")})
         df["round_ns_per_op"] = df["round_ns_per_op"].map(
             lambda v: [float(x) for x in json.loads(v)] if isinstance(v, str) and v else [])
-        df["verified"] = df["verified"].map(lambda v: str(v).lower() == "true")
+        for col in ("verified", "steady", "aa_twin"):
+            if col in df:
+                df[col] = df[col].map(lambda v: str(v).lower() == "true")
     else:
         raise FileNotFoundError(f"{run_dir} holds neither measurements.parquet nor measurements.csv")
+    # Runs recorded before issue 9 have no cells, trials or steady flag: every measurement is then
+    # its cell's one trial, taken as steady (the old protocol did not judge it).
+    defaults = {"steady": True, "aa_twin": False, "trial": 0}
     for col in MEASUREMENT_COLUMNS:
         if col not in df:
-            df[col] = None
+            df[col] = defaults.get(col)
     for col in ("failure", "decode_mode", "producer", "consumer", "worker_id", "language", "runtime",
-                "runtime_version", "build_profile", "cpu_model", "hostname", "os"):
+                "runtime_version", "build_profile", "cpu_model", "hostname", "os", "cell_id",
+                "payload_blob_id"):
         df[col] = df[col].fillna("").astype(str)
+    # They called the consumer's fetch "transfer": it is the download leg.
+    df["operation"] = df["operation"].replace({"transfer": "download"})
     for col in ("environment_details", "extras"):
         df[col] = df[col].map(lambda v: v if isinstance(v, str) and v else "{}")
     return df[MEASUREMENT_COLUMNS]
@@ -343,7 +521,7 @@ def worker_environments(measurements: Iterable) -> dict[str, dict]:
 
 
 def write_results(out_dir: Path, run, tasks, measurements, control_addr: str = "",
-                  extra: dict | None = None) -> dict[str, Path]:
+                  extra: dict | None = None, workers: Iterable = ()) -> dict[str, Path]:
     """Write measurements.csv/.parquet (long), summary.csv (joined) and run.json into out_dir."""
     measurements = list(measurements)
     tasks = list(tasks)
@@ -365,6 +543,9 @@ def write_results(out_dir: Path, run, tasks, measurements, control_addr: str = "
         "run": json_format.MessageToDict(run),
         "tasks": [json_format.MessageToDict(t) for t in tasks],
         "workers": worker_environments(measurements),
+        # The workers attached when the run started (GetRunResponse.workers): their codecs and
+        # each codec's declared timed regions, for the report's boundary table.
+        "workerInfo": [json_format.MessageToDict(w) for w in workers],
         "harness": harness_environment(control_addr),
         **(extra or {}),
     }
