@@ -1,9 +1,9 @@
-//! `json`: serde_json. Decode includes UTF-8 validation of the text (DESIGN.md, rule 1).
-//! `lazy` parses into serde_json's tree (`Value`) and reads one field of every record.
+//! `json`: serde_json. `typed` deserializes straight into the native model; `tree` parses into
+//! serde_json's `Value`. Both validate the text's UTF-8 (part of reading JSON). No lazy mode: a
+//! JSON text must be parsed up to a field to find it, so "lazy" would be a tree parse.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, LAZY, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
 use codecbench_datasets::Records;
-use serde_json::Value;
 
 pub struct Json;
 
@@ -19,10 +19,15 @@ impl Codec for Json {
         CodecMeta {
             id: "json",
             media_type: "application/json",
-            decode_modes: &[TYPED, LAZY],
+            decode_modes: &[TYPED, TREE],
             library: "serde_json",
             library_version: env!("CODECBENCH_VERSION_SERDE_JSON"),
-            notes: "lazy = serde_json::Value tree",
+            notes: "typed = serde derive on the dataset types; tree = serde_json::Value",
+            timed_regions: &[
+                Region { operation: "encode", contains: &["serialize", "utf8"], note: "" },
+                Region { operation: TYPED, contains: &["parse", "utf8"], note: "" },
+                Region { operation: TREE, contains: &["parse", "utf8"], note: "" },
+            ],
         }
     }
 
@@ -35,24 +40,7 @@ impl Codec for Json {
         decode_typed(dataset, bytes, FromSlice)
     }
 
-    fn decode_lazy(&self, bytes: &[u8], field: &str, visit: &mut dyn FnMut(&str)) -> Result<(), CodecError> {
-        let tree: Value = serde_json::from_slice(bytes).map_err(CodecError::from_display)?;
-        let records = tree
-            .get("records")
-            .and_then(Value::as_array)
-            .ok_or_else(|| CodecError("no \"records\" array at the top level".into()))?;
-        let index = field.parse::<usize>().ok();
-        for (i, record) in records.iter().enumerate() {
-            let value = match (record, index) {
-                (Value::Array(cells), Some(n)) => cells.get(n),
-                (Value::Object(map), _) => map.get(field),
-                _ => None,
-            };
-            let s = value
-                .and_then(Value::as_str)
-                .ok_or_else(|| CodecError(format!("record {i}: no string field {field:?}")))?;
-            visit(s);
-        }
-        Ok(())
+    fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
+        serde_json::from_slice(bytes).map(Tree::Json).map_err(CodecError::from_display)
     }
 }

@@ -8,7 +8,7 @@ mod json;
 mod msgpack;
 mod payload;
 mod protobuf;
-mod ubjson;
+pub mod ubjson;
 pub mod vectors;
 
 use codecbench_datasets::Records;
@@ -20,6 +20,7 @@ pub use protobuf::Protobuf;
 pub use ubjson::Ubjson;
 
 pub const TYPED: &str = "typed";
+pub const TREE: &str = "tree";
 pub const LAZY: &str = "lazy";
 
 /// A codec's own error message (the library's words), surfaced as the task's failure.
@@ -33,6 +34,15 @@ impl CodecError {
     }
 }
 
+/// What one timed region contains (proto `TimedRegion`; vocabulary in results.proto).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    /// `encode`, or a decode mode.
+    pub operation: &'static str,
+    pub contains: &'static [&'static str],
+    pub note: &'static str,
+}
+
 /// What a worker announces about a codec.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodecMeta {
@@ -42,6 +52,43 @@ pub struct CodecMeta {
     pub library: &'static str,
     pub library_version: &'static str,
     pub notes: &'static str,
+    /// One entry for encode and one per decode mode.
+    pub timed_regions: &'static [Region],
+}
+
+/// A library's generic document (`tree` mode), one variant per codec that offers it. An enum
+/// rather than a box so that returning it allocates nothing the library did not.
+#[derive(Debug)]
+pub enum Tree {
+    Json(serde_json::Value),
+    Bson(bson::Document),
+    Msgpack(rmpv::Value),
+    Ubjson(ubjson::Value),
+}
+
+impl Tree {
+    /// The records a tree holds, through serde (verification only: never timed).
+    pub fn into_records(self, dataset: &str) -> Result<Records, CodecError> {
+        fn records<T: serde::de::DeserializeOwned>(tree: Tree) -> Result<Vec<T>, CodecError> {
+            let p: payload::Payload<T> = match tree {
+                Tree::Json(v) => serde_json::from_value(v).map_err(CodecError::from_display)?,
+                Tree::Bson(d) => bson::deserialize_from_document(d).map_err(CodecError::from_display)?,
+                Tree::Msgpack(v) => rmpv::ext::from_value(v).map_err(CodecError::from_display)?,
+                // serde_json's Value as a go-between: a serde-to-serde copy, exact for i64 and f64.
+                Tree::Ubjson(v) => serde_json::to_value(&v).and_then(serde_json::from_value).map_err(CodecError::from_display)?,
+            };
+            Ok(p.records)
+        }
+        Ok(match dataset {
+            "dummy" => Records::Dummy(records(self)?),
+            "numeric" => Records::Numeric(records(self)?),
+            "owners" => Records::Owners(records(self)?),
+            "docs" => Records::Docs(records(self)?),
+            "beers" => Records::Beers(records(self)?),
+            "matrix" => Records::Matrix(records(self)?),
+            other => return Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())),
+        })
+    }
 }
 
 pub trait Codec: Send + Sync {
@@ -53,10 +100,18 @@ pub trait Codec: Send + Sync {
     /// Bytes in memory -> native model (`typed` mode).
     fn decode(&self, dataset: &str, bytes: &[u8]) -> Result<Records, CodecError>;
 
-    /// `lazy` mode: parses into the library's raw/lazy document and hands `visit` the string value
-    /// of `field` of every record (for matrix rows, the cell at that index). A callback rather
-    /// than a Vec so the timed path does not copy the values; verification collects them.
-    fn decode_lazy(&self, bytes: &[u8], field: &str, visit: &mut dyn FnMut(&str)) -> Result<(), CodecError>;
+    /// `tree` mode: bytes -> the library's generic document.
+    fn decode_tree(&self, _bytes: &[u8]) -> Result<Tree, CodecError> {
+        Err(CodecError(format!("{} offers no tree mode", self.meta().id)))
+    }
+
+    /// `lazy` mode: reads each of `fields` (dotted paths; for matrix rows, a cell index) from every
+    /// record of the raw document without materialising it, and hands `visit` (field index,
+    /// value as a string, integers in decimal). A callback rather than a Vec so the timed path
+    /// does not copy the values; verification collects them.
+    fn decode_lazy(&self, _bytes: &[u8], _fields: &[&str], _visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {
+        Err(CodecError(format!("{} offers no lazy mode", self.meta().id)))
+    }
 }
 
 /// Every codec of the Rust worker.
@@ -68,10 +123,10 @@ pub fn find(id: &str) -> Option<Box<dyn Codec>> {
     registry().into_iter().find(|c| c.meta().id == id)
 }
 
-/// Collects lazy-mode values (for verification, outside timed regions).
-pub fn lazy_values(codec: &dyn Codec, bytes: &[u8], field: &str) -> Result<Vec<String>, CodecError> {
-    let mut out = Vec::new();
-    codec.decode_lazy(bytes, field, &mut |v| out.push(v.to_string()))?;
+/// Collects lazy-mode values, one Vec per field (for verification, outside timed regions).
+pub fn lazy_values(codec: &dyn Codec, bytes: &[u8], fields: &[&str]) -> Result<Vec<Vec<String>>, CodecError> {
+    let mut out = vec![Vec::new(); fields.len()];
+    codec.decode_lazy(bytes, fields, &mut |i, v| out[i].push(v.to_string()))?;
     Ok(out)
 }
 

@@ -1,7 +1,7 @@
 //! `protobuf`: prost, on the dataset messages of `proto/`. The payload is the `*Dataset` message,
 //! the same encoding as control's canonical blob. The Rust native model already is the prost
 //! types, so no conversion happens anywhere.
-use crate::{Codec, CodecError, CodecMeta, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Region, TYPED};
 use codecbench_datasets::Records;
 
 pub struct Protobuf;
@@ -15,6 +15,11 @@ impl Codec for Protobuf {
             library: "prost",
             library_version: env!("CODECBENCH_VERSION_PROST"),
             notes: "payload = the dataset's *Dataset message",
+            timed_regions: &[
+                // prost memoises no sizes: every encode computes the lengths it writes.
+                Region { operation: "encode", contains: &["serialize"], note: "the prost types are the Rust application objects: no model conversion" },
+                Region { operation: TYPED, contains: &["parse"], note: "the prost types are the Rust application objects: no model conversion" },
+            ],
         }
     }
 
@@ -24,9 +29,5 @@ impl Codec for Protobuf {
 
     fn decode(&self, dataset: &str, bytes: &[u8]) -> Result<Records, CodecError> {
         Records::from_protobuf(dataset, bytes).map_err(CodecError)
-    }
-
-    fn decode_lazy(&self, _: &[u8], _: &str, _: &mut dyn FnMut(&str)) -> Result<(), CodecError> {
-        Err(CodecError("protobuf has no lazy mode here: prost always materialises messages".into()))
     }
 }

@@ -1,21 +1,79 @@
 //! Round trips of every codec and mode on every dataset, and rejection of corrupt payloads.
 use super::*;
-use codecbench_datasets::{generate, lazy_field, DATASETS};
+use codecbench_datasets::{generate, lazy_fields, DATASETS};
+
+/// The lazy values of `records` for `dataset`'s lazy fields, one Vec per field.
+fn expected_lazy(records: &Records) -> Vec<Vec<String>> {
+    lazy_fields(records.dataset()).unwrap().iter().map(|f| records.lazy_values(f).unwrap()).collect()
+}
+
+/// Checks every mode a codec offers on `bytes` against the canonical `records`.
+fn check_modes(codec: &dyn Codec, bytes: &[u8], records: &Records, what: &str) {
+    let d = records.dataset();
+    let modes = codec.meta().decode_modes;
+    assert_eq!(&codec.decode(d, bytes).unwrap_or_else(|e| panic!("{what} typed: {e}")), records, "{what} typed");
+    if modes.contains(&TREE) {
+        let tree = codec.decode_tree(bytes).unwrap_or_else(|e| panic!("{what} tree: {e}"));
+        assert_eq!(&tree.into_records(d).unwrap_or_else(|e| panic!("{what} tree -> records: {e}")), records, "{what} tree");
+    } else {
+        assert!(codec.decode_tree(bytes).is_err(), "{what}: tree not offered, so it must refuse");
+    }
+    if modes.contains(&LAZY) {
+        let lazy = lazy_values(codec, bytes, lazy_fields(d).unwrap()).unwrap_or_else(|e| panic!("{what} lazy: {e}"));
+        assert_eq!(lazy, expected_lazy(records), "{what} lazy");
+    } else {
+        assert!(lazy_values(codec, bytes, &["name"]).is_err(), "{what}: lazy not offered, so it must refuse");
+    }
+}
 
 #[test]
-fn every_codec_round_trips_every_dataset() {
+fn every_codec_round_trips_every_dataset_in_every_mode() {
     for codec in registry() {
         for d in DATASETS {
             let records = generate(d, 25, 3).unwrap();
             let bytes = codec.encode(&records).unwrap();
-            let id = codec.meta().id;
-            assert_eq!(codec.decode(d, &bytes).unwrap(), records, "{id} typed {d}");
-            if codec.meta().decode_modes.contains(&LAZY) {
-                let lazy = lazy_values(codec.as_ref(), &bytes, lazy_field(d).unwrap()).unwrap();
-                assert_eq!(lazy, records.lazy_values(), "{id} lazy {d}");
-            }
+            check_modes(codec.as_ref(), &bytes, &records, &format!("{} {d}", codec.meta().id));
         }
     }
+}
+
+/// The modes of DESIGN.md rule 6: lazy only for raw BSON, protobuf typed only.
+#[test]
+fn decode_modes_and_timed_regions_are_declared() {
+    let modes = |id| find(id).unwrap().meta().decode_modes;
+    assert_eq!(modes("json"), [TYPED, TREE]);
+    assert_eq!(modes("msgpack"), [TYPED, TREE]);
+    assert_eq!(modes("ubjson"), [TYPED, TREE]);
+    assert_eq!(modes("bson"), [TYPED, TREE, LAZY]);
+    assert_eq!(modes("protobuf"), [TYPED]);
+    let vocabulary = ["serialize", "parse", "utf8", "model-conversion", "validation", "copy", "field-lookup"];
+    for codec in registry() {
+        let m = codec.meta();
+        let ops: Vec<_> = m.timed_regions.iter().map(|r| r.operation).collect();
+        let mut want = vec!["encode"];
+        want.extend(m.decode_modes);
+        assert_eq!(ops, want, "{}: one region for encode and each decode mode", m.id);
+        for r in m.timed_regions {
+            assert!(!r.contains.is_empty() && r.contains.iter().all(|c| vocabulary.contains(c)), "{} {}: {:?}", m.id, r.operation, r.contains);
+        }
+    }
+}
+
+/// Lazy reads dotted paths into nested documents, integers in decimal, and names a missing field.
+#[test]
+fn bson_lazy_reads_paths_integers_and_names_what_is_missing() {
+    let docs = generate("docs", 4, 2).unwrap();
+    let bytes = Bson.encode(&docs).unwrap();
+    let got = lazy_values(&Bson, &bytes, &["delivery.company", "department.time", "goods"]);
+    assert_eq!(got.unwrap_err().0, "record 0 field \"goods\" is a Array, not a string or integer");
+    let got = lazy_values(&Bson, &bytes, &["delivery.company", "department.time"]).unwrap();
+    let Records::Docs(r) = &docs else { unreachable!() };
+    assert_eq!(got[0], r.iter().map(|x| x.delivery.as_ref().unwrap().company.clone()).collect::<Vec<_>>());
+    assert_eq!(got[1], r.iter().map(|x| x.department.as_ref().unwrap().time.to_string()).collect::<Vec<_>>());
+    assert_eq!(lazy_values(&Bson, &bytes, &["delivery.nope"]).unwrap_err().0, "record 0 has no field \"delivery.nope\"");
+    assert_eq!(lazy_values(&Bson, &bytes, &["name.x"]).unwrap_err().0, "record 0 field \"name.x\": \"name\" is a String, not a document");
+    let matrix = Bson.encode(&generate("matrix", 2, 1).unwrap()).unwrap();
+    assert_eq!(lazy_values(&Bson, &matrix, &["x"]).unwrap_err().0, "record 0 field \"x\": \"x\" is not a cell index");
 }
 
 #[test]
@@ -60,7 +118,13 @@ fn corrupt_payloads_fail_with_the_codecs_message() {
                 Ok(decoded) => assert_ne!(decoded, good, "{id} accepted corrupt input as the records"),
             }
             if codec.meta().decode_modes.contains(&LAZY) {
-                assert!(lazy_values(codec.as_ref(), bad, "guid").is_err(), "{id} lazy must reject corrupt input");
+                assert!(lazy_values(codec.as_ref(), bad, &["guid", "favoriteFruit"]).is_err(), "{id} lazy must reject corrupt input");
+            }
+            if codec.meta().decode_modes.contains(&TREE) {
+                match codec.decode_tree(bad) {
+                    Err(e) => assert!(!e.0.is_empty(), "{id}: an error needs a message"),
+                    Ok(tree) => assert!(tree.into_records("dummy").ok() != Some(good.clone()), "{id} tree accepted corrupt input as the records"),
+                }
             }
         }
         assert!(codec.decode("dummy", truncated).is_err(), "{id} must reject a truncated payload");
@@ -101,11 +165,7 @@ fn every_languages_vectors_decode_and_deterministic_ones_match_bytes() {
         let Some(codec) = find(codec_id) else { continue };
         let bytes = std::fs::read(vectors_dir().join(&name)).unwrap();
         let canonical = codecbench_datasets::Records::from_canonical_bytes(dataset, &std::fs::read(vectors_dir().join(format!("{dataset}.pb"))).unwrap()).unwrap();
-        let decoded = codec.decode(dataset, &bytes).unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(decoded, canonical, "{name} does not decode to the canonical records");
-        if codec.meta().decode_modes.contains(&LAZY) {
-            assert_eq!(lazy_values(codec.as_ref(), &bytes, lazy_field(dataset).unwrap()).unwrap(), canonical.lazy_values(), "{name} lazy");
-        }
+        check_modes(codec.as_ref(), &bytes, &canonical, &name);
         if ["bson", "protobuf"].contains(&codec_id) {
             assert!(codec.encode(&canonical).unwrap() == bytes, "{name}: Rust writes other bytes than {language} for a deterministic codec");
         }
