@@ -520,3 +520,76 @@ impl Control {
 }
 
 pub type Shared = Arc<Control>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::plan;
+    use codecbench_proto::v1::{CodecInfo, Environment, Sampling, Scenario};
+
+    /// A control with one attached rust worker offering json (typed), and a run of `sampling`.
+    fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<Result<AttachResponse, Status>>, String, String) {
+        let control = Control::new(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs")).unwrap());
+        let (info, rx) = control.attach(AttachRequest {
+            name: "rust".into(),
+            environment: Some(Environment { language: "rust".into(), ..Default::default() }),
+            codecs: vec![CodecInfo { id: "json".into(), decode_modes: vec!["typed".into()], ..Default::default() }],
+        });
+        let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
+            operations: vec![Operation::Encode as i32, Operation::Decode as i32], sampling: Some(sampling), ..Default::default() };
+        let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
+        let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
+            created_at: Some(now()), ..Default::default() };
+        std::mem::forget(control.start_run(run, "", planned).unwrap());
+        let payload = control.blobs.put_bytes(b"[]").unwrap();
+        (control, rx, info.id, payload)
+    }
+
+    /// Answers every task with rounds from `ns(cell, trial)` until the run ends; returns its measurements.
+    fn serve(control: &Control, rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>, worker: &str, payload: &str, ns: impl Fn(&str, u32) -> f64) -> Vec<Measurement> {
+        while let Ok(Ok(msg)) = rx.try_recv() {
+            let Some(attach_response::Message::Task(task)) = msg.message else { continue };
+            let figure = ns(&task.cell_id, task.trial);
+            control.report(ReportResultRequest {
+                worker_id: worker.into(), task_id: task.id.clone(),
+                measurements: vec![Measurement { operation: task.operation, round_ns_per_op: vec![figure; 3], verified: true, ..Default::default() }],
+                payload_blob_id: if task.store_payload { payload.into() } else { String::new() },
+                payload_blob_size: 2, failure: String::new(),
+            }).unwrap();
+        }
+        control.store.measurements("r1").unwrap()
+    }
+
+    #[test]
+    fn every_trial_is_identified_and_steady_cells_get_no_extra_trials() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 3, max_trials: 6, order_seed: 3, ..Default::default() });
+        let ms = serve(&control, &mut rx, &worker, &payload, |_, _| 1000.0);
+        // encode + decode + its A/A twin, 3 trials each, nothing added: the interval is 0 wide.
+        assert_eq!(ms.len(), 9, "{ms:#?}");
+        assert_eq!(control.store.get_run("r1").unwrap().unwrap().status(), RunStatus::Finished);
+        for m in &ms {
+            assert!(m.cell_id.starts_with(if m.operation() == Operation::Encode { "encode/beers/3/json/" } else { "decode/beers/3/json/typed/" }));
+            assert_eq!(m.payload_blob_id, payload, "every trial names the payload it worked on");
+        }
+        assert_eq!(ms.iter().filter(|m| m.aa_twin).count(), 3);
+        assert!(ms.iter().filter(|m| m.aa_twin).all(|m| m.cell_id.ends_with("~aa")));
+        let mut trials: Vec<u32> = ms.iter().filter(|m| m.operation() == Operation::Encode).map(|m| m.trial).collect();
+        trials.sort();
+        assert_eq!(trials, [0, 1, 2]);
+    }
+
+    #[test]
+    fn a_wide_cell_gets_adaptive_trials_up_to_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 3, max_trials: 5, target_ci_pct: 3.0, order_seed: 3, ..Default::default() });
+        // Encode trials alternate 1000 / 2000 ns: never within +-3 %; decode cells are flat.
+        let ms = serve(&control, &mut rx, &worker, &payload, |cell, trial| if cell.starts_with("encode") { 1000.0 * f64::from(1 + trial % 2) } else { 500.0 });
+        let encode: Vec<u32> = ms.iter().filter(|m| m.operation() == Operation::Encode).map(|m| m.trial).collect();
+        assert_eq!(encode.len(), 5, "trials 3, then adaptive up to maxTrials 5: {encode:?}");
+        assert_eq!(ms.iter().filter(|m| m.operation() == Operation::Decode).count(), 6);
+        let run = control.store.get_run("r1").unwrap().unwrap();
+        assert_eq!((run.tasks_total, run.tasks_done, run.status()), (11, 11, RunStatus::Finished));
+        assert_eq!(control.store.tasks("r1").unwrap().len(), 11, "adaptive trials are stored tasks too");
+    }
+}
