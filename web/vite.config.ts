@@ -17,6 +17,8 @@ export default defineConfig({
   define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions) },
   ssr: { noExternal: [/@shelacek\/ubjson/] },
   build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
+  // Each trial runs in a module Web Worker (src/trial/entry.ts), bundled as its own ES chunk.
+  worker: { format: "es" },
   test: {
     include: ["test/**/*.test.ts"],
     reporters: ["default", "./test/summary-reporter.ts"],

@@ -3,6 +3,7 @@ import { PageView } from "./ui/view";
 import { runWorker } from "./worker/attach";
 import { workerClient } from "./worker/client";
 import { collectEnvironment } from "./worker/environment";
+import { webWorkerTrials } from "./worker/trials";
 
 // The browser worker page. It measures only when cross-origin isolated (COOP/COEP from control):
 // otherwise performance.now() is coarsened to 100 µs and the page says so and does not attach,
@@ -23,6 +24,7 @@ async function start(): Promise<void> {
     client,
     name: "browser",
     environment,
+    trials: webWorkerTrials,
     events: {
       connecting: () => view.connecting(),
       attached: (id) => (console.log(`codecbench browser worker: attached as ${id}`), view.attached(id)),

@@ -46,11 +46,22 @@ describe.each(datasetIds)("dataset %s", (id) => {
       expect(compareRecords(dataset.record, records, decodeRecords(prepared, vector(id, codecId, language)))).toBeNull();
     });
 
+    if (codec.info.decodeModes.includes("tree")) {
+      it.each(languages)("decodes the %s vector as a tree that converts to the canonical records", (language) => {
+        const tree = prepared.decodeTree!(vector(id, codecId, language));
+        expect(compareRecords(dataset.record, records, prepared.treeToRecords!(tree))).toBeNull();
+      });
+    }
+
     if (codec.info.decodeModes.includes("lazy")) {
-      it.each(["(own payload)", ...languages])("reads the lazy field of every record of the %s vector", (language) => {
+      it.each(["(own payload)", ...languages])("reads both lazy fields of every record of the %s vector, equal to the canonical values", (language) => {
         const payload = language === "(own payload)" ? encodeRecords(prepared, records) : vector(id, codecId, language);
-        const expected = records.map((record) => readLazyField(record, dataset.lazyField));
-        expect(prepared.decodeLazy!(payload, dataset.lazyField)).toEqual(expected);
+        const fields = dataset.lazyFields;
+        const expected = records.flatMap((record) => fields.map((field) => readLazyField(record, field)));
+        expect(expected.every((value) => value !== "")).toBe(true);
+        expect(prepared.decodeLazy!(payload, fields)).toEqual(expected);
+        // And each field alone, from the start and from the end of the record.
+        for (const field of fields) expect(prepared.decodeLazy!(payload, [field])).toEqual(records.map((record) => readLazyField(record, field)));
       });
     }
 

@@ -26,8 +26,11 @@ describe("json rejects", () => {
     expect(() => json.decodeTyped(new TextEncoder().encode(`{"rows":[]}`))).toThrow(/no "records" array/);
     expect(() => json.decodeTyped(new TextEncoder().encode(`[1,2]`))).toThrow(/not a document/);
   });
-  it("a lazy field that is missing", () => {
-    expect(() => json.decodeLazy!(good, "nope")).toThrow(/no field "nope"/);
+  it("the same cases as a tree", () => {
+    expect(() => json.decodeTree!(good.subarray(0, good.length - 5))).toThrow(SyntaxError);
+    const bad = new Uint8Array(good);
+    bad[20] = 0xff;
+    expect(() => json.decodeTree!(bad)).toThrow(TypeError);
   });
 
   // JSONTestSuite: every n_* case must be rejected by the json codec's decoder.
@@ -60,13 +63,33 @@ describe("bson rejects", () => {
     bad[4] = 0x7e;
     expect(() => bson.decodeTyped(bad)).toThrow();
   });
-  it("a truncated payload, read lazily", () => expect(() => bson.decodeLazy!(good.subarray(0, good.length - 5), "guid")).toThrow());
+  it("a truncated payload, read lazily", () => expect(() => bson.decodeLazy!(good.subarray(0, good.length - 5), ["guid", "favoriteFruit"])).toThrow(/claims \d+ bytes/));
+  it("every truncation of a payload, read lazily, with a message", () => {
+    const silent: number[] = [];
+    for (let length = 0; length < good.length; length += 7) {
+      try {
+        bson.decodeLazy!(good.subarray(0, length), ["guid", "favoriteFruit"]);
+        silent.push(length);
+      } catch (error) {
+        expect((error as Error).message).not.toBe("");
+      }
+    }
+    expect(silent).toEqual([]);
+  });
+  it("a lazy length pointing past its document", () => {
+    // The first record's "_id" string length, made huge: the walk must not read past the record.
+    const bad = new Uint8Array(good);
+    const at = Buffer.from(bad).indexOf("_id\0") + 4;
+    new DataView(bad.buffer).setInt32(at, 1 << 30, true);
+    expect(() => bson.decodeLazy!(bad, ["favoriteFruit"])).toThrow(/runs past the end of its document/);
+  });
   it("a lazy field that is missing or not text", () => {
-    expect(() => bson.decodeLazy!(good, "nope")).toThrow(/record 0 has no field "nope"/);
-    expect(() => bson.decodeLazy!(good, "tags")).toThrow(/field "tags" has BSON type 0x4/);
+    expect(() => bson.decodeLazy!(good, ["guid", "nope"])).toThrow(/record 0 has no field "nope"/);
+    expect(() => bson.decodeLazy!(good, ["tags"])).toThrow(/field "tags" has BSON type 0x4/);
+    expect(() => bson.decodeLazy!(good, ["guid.x"])).toThrow(/record 0 field "guid.x": guid is BSON type 0x2, not a document/);
   });
   it("a document without a records array", () => {
-    expect(() => bson.decodeLazy!(new Uint8Array([5, 0, 0, 0, 0]), "guid")).toThrow(/no "records" array/);
+    expect(() => bson.decodeLazy!(new Uint8Array([5, 0, 0, 0, 0]), ["guid"])).toThrow(/no "records" array/);
     expect(() => bson.decodeTyped(new Uint8Array([5, 0, 0, 0, 0]))).toThrow(/no "records" array/);
   });
 });

@@ -126,8 +126,11 @@ export function task(fields: {
   canonical: { id: string; size: number };
   payload?: { id: string; size: number };
   decodeMode?: string;
-  lazyField?: string;
+  lazyFields?: string[];
   measureTransfer?: boolean;
+  storePayload?: boolean;
+  trial?: number;
+  sampling?: { warmupMs?: number; maxWarmupMs?: number; rounds?: number; minRoundMs?: number; taskTimeoutS?: number };
 }): Task {
   return create(TaskSchema, {
     id: `task-${++taskCounter}`,
@@ -141,9 +144,12 @@ export function task(fields: {
     canonicalBlobSize: BigInt(fields.canonical.size),
     payloadBlobId: fields.payload?.id ?? "",
     payloadBlobSize: BigInt(fields.payload?.size ?? 0),
-    lazyField: fields.lazyField ?? "",
-    sampling: create(SamplingSchema, { warmupMs: 5, rounds: 3, minRoundMs: 2, taskTimeoutS: 60 }),
+    lazyFields: fields.lazyFields ?? [],
+    sampling: create(SamplingSchema, { warmupMs: 5, maxWarmupMs: 300, rounds: 3, minRoundMs: 2, taskTimeoutS: 60, ...fields.sampling }),
     measureTransfer: fields.measureTransfer ?? false,
+    storePayload: fields.storePayload ?? fields.operation === Operation.ENCODE,
+    cellId: `cell-${fields.dataset}-${fields.codec}-${fields.decodeMode ?? ""}`,
+    trial: fields.trial ?? 0,
     producerWorkerId: "rust-1",
   });
 }

@@ -7,12 +7,14 @@ import { MatrixDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { runWorker, type WorkerEvents } from "../src/worker/attach";
 import { workerClient } from "../src/worker/client";
+import { inProcessTrials } from "../src/worker/trials";
 import { FakeControl, sha256, task } from "./fake-control";
 import { canonicalPb, repoRoot, vector } from "./vectors";
 
 // The worker protocol of proto/README.md against an in-memory control: attach, tasks one at a
 // time, verification before timing, blobs in 1 MiB chunks, failures that name their step,
-// reattaching after the stream drops.
+// reattaching after the stream drops. Trials run in process here; test/page.test.ts runs them in
+// fresh Web Workers in Chromium.
 
 const environment = create(EnvironmentSchema, { language: "browser", runtime: "test", details: { timerResolutionUs: "1" } });
 const quiet: WorkerEvents = { connecting() {}, attached() {}, detached() {}, taskStarted() {}, step() {}, taskFinished() {}, error() {} };
@@ -23,7 +25,7 @@ afterEach(() => stopWorker?.abort());
 function start(control: FakeControl, events: Partial<WorkerEvents> = {}): void {
   stopWorker = new AbortController();
   const client = workerClient(createRouterTransport(control.routes));
-  void runWorker({ client, name: "browser", environment, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10 });
+  void runWorker({ client, name: "browser", environment, trials: inProcessTrials, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10 });
 }
 
 function withCanonical(control: FakeControl, dataset: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") {
@@ -45,12 +47,25 @@ describe("worker protocol", () => {
     expect(request.name).toBe("browser");
     expect(request.environment?.language).toBe("browser");
     expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual([
-      ["json", ["typed", "lazy"]],
-      ["bson", ["typed", "lazy"]],
+      ["json", ["typed", "tree"]],
+      ["bson", ["typed", "tree", "lazy"]],
       ["protobuf", ["typed"]],
-      ["ubjson", ["typed"]],
-      ["msgpack", ["typed"]],
+      ["ubjson", ["typed", "tree"]],
+      ["msgpack", ["typed", "tree"]],
     ]);
+    // Every codec declares what each of its timed regions holds: encode and every decode mode.
+    const vocabulary = new Set(["serialize", "parse", "utf8", "model-conversion", "validation", "copy", "field-lookup"]);
+    for (const codec of request.codecs) {
+      expect(codec.timedRegions.map((r) => r.operation), codec.id).toEqual(["encode", ...codec.decodeModes]);
+      for (const region of codec.timedRegions) {
+        expect(region.contains.length, `${codec.id} ${region.operation}`).toBeGreaterThan(0);
+        expect(region.contains.filter((word) => !vocabulary.has(word)), `${codec.id} ${region.operation}`).toEqual([]);
+        expect(region.note, `${codec.id} ${region.operation}`).not.toBe("");
+      }
+    }
+    expect(request.codecs.find((c) => c.id === "json")!.timedRegions[0]!.contains).toContain("utf8");
+    expect(request.codecs.find((c) => c.id === "protobuf")!.timedRegions.map((r) => r.contains.includes("model-conversion"))).toEqual([true, true]);
+    expect(request.codecs.find((c) => c.id === "bson")!.timedRegions.find((r) => r.operation === "lazy")!.contains).toEqual(["field-lookup"]);
     // Library versions are the installed packages' (read at build time), never hand-typed.
     const versions = Object.fromEntries(request.codecs.map((c) => [c.library, c.libraryVersion]));
     const installed = (name: string) => (JSON.parse(readFileSync(`${repoRoot}web/node_modules/${name}/package.json`, "utf8")) as { version: string }).version;
@@ -60,7 +75,7 @@ describe("worker protocol", () => {
     expect(versions["bson (js-bson)"]).toBe(installed("bson"));
   });
 
-  it("encodes, verifies, times and uploads", async () => {
+  it("encodes, verifies, times to a steady state and stores the payload", async () => {
     const control = new FakeControl();
     control.enqueue(task({ operation: Operation.ENCODE, dataset: "owners", codec: "bson", recordCount: 3, canonical: withCanonical(control, "owners") }));
     start(control);
@@ -77,9 +92,35 @@ describe("worker protocol", () => {
     expect(m!.roundNsPerOp).toHaveLength(3);
     expect(Math.log2(Number(m!.opsPerRound)) % 1).toBe(0);
     expect(m!.extras["warmup_ms"]).toBeGreaterThanOrEqual(5);
+    // Either a measured steady state (>= 10 warm-up rounds) or the cap, marked.
+    expect(m!.steady ? m!.extras["warmup_rounds"]! >= 10 : m!.extras["warmup_ms"]! >= 300).toBe(true);
+    expect(m!.cellId).toBe("cell-owners-bson-");
+    expect(m!.allocBytesPerOp).toBeUndefined();
   });
 
-  it("times transfer, verifies and times decode of a Rust payload", async () => {
+  it("uploads only when store_payload, and times the upload when measure_transfer", async () => {
+    const control = new FakeControl();
+    const canonical = withCanonical(control, "dummy");
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical, storePayload: false, trial: 1 }),
+      task({ operation: Operation.ENCODE, dataset: "dummy", codec: "msgpack", recordCount: 3, canonical, storePayload: true, measureTransfer: true }),
+    );
+    start(control);
+    const [later, first] = await control.waitForReports(2);
+    expect(later!.failure).toBe("");
+    expect([later!.payloadBlobId, later!.payloadBlobSize]).toEqual(["", 0n]);
+    expect(later!.measurements.map((m) => [Operation[m.operation], m.trial])).toEqual([["ENCODE", 1]]);
+    expect(control.blobs.has(sha256(vector("dummy", "json", "browser")))).toBe(false);
+    expect(first!.failure).toBe("");
+    expect(first!.payloadBlobId).toBe(sha256(vector("dummy", "msgpack", "browser")));
+    expect(first!.measurements.map((m) => [Operation[m.operation], Number(m.payloadBytes)])).toEqual([
+      ["ENCODE", vector("dummy", "msgpack", "browser").length],
+      ["UPLOAD", vector("dummy", "msgpack", "browser").length],
+    ]);
+    expect(first!.measurements[1]!.roundNsPerOp).toHaveLength(3);
+  });
+
+  it("times the download, verifies and times decode of a Rust payload", async () => {
     const control = new FakeControl();
     const payload = blobOf(control, vector("numeric", "json"));
     control.enqueue(task({ operation: Operation.DECODE, dataset: "numeric", codec: "json", recordCount: 3, canonical: withCanonical(control, "numeric"), payload, measureTransfer: true }));
@@ -87,19 +128,29 @@ describe("worker protocol", () => {
     const [report] = await control.waitForReports(1);
     expect(report!.failure).toBe("");
     expect(report!.measurements.map((m) => [Operation[m.operation], m.verified, Number(m.payloadBytes)])).toEqual([
-      ["TRANSFER", true, payload.size],
+      ["DOWNLOAD", true, payload.size],
       ["DECODE", true, payload.size],
     ]);
   });
 
-  it("decodes lazily, reading the task's field", async () => {
+  it("decodes lazily (bson, the task's two fields) and as a tree", async () => {
     const control = new FakeControl();
-    const payload = blobOf(control, vector("dummy", "json"));
-    control.enqueue(task({ operation: Operation.DECODE, dataset: "dummy", codec: "json", decodeMode: "lazy", lazyField: "guid", recordCount: 3, canonical: withCanonical(control, "dummy"), payload }));
+    const canonical = withCanonical(control, "docs");
+    control.enqueue(
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "lazy", lazyFields: ["name", "delivery.company"], recordCount: 3, canonical, payload: blobOf(control, vector("docs", "bson")) }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "json", decodeMode: "tree", recordCount: 3, canonical, payload: blobOf(control, vector("docs", "json")) }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "json", decodeMode: "lazy", lazyFields: ["name"], recordCount: 3, canonical, payload: blobOf(control, vector("docs", "json")) }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "lazy", lazyFields: ["delivery.nope"], recordCount: 3, canonical, payload: blobOf(control, vector("docs", "bson")) }),
+    );
     start(control);
-    const [report] = await control.waitForReports(1);
-    expect(report!.failure).toBe("");
-    expect(report!.measurements[0]!.decodeMode).toBe("lazy");
+    const reports = await control.waitForReports(4);
+    expect(reports.map((r) => r.failure)).toEqual([
+      "",
+      "",
+      `decode failed: codec json has no decode mode "lazy" (it has typed, tree)`,
+      `decode failed: record 0 has no field "delivery.nope"`,
+    ]);
+    expect(reports.slice(0, 2).map((r) => r.measurements[0]!.decodeMode)).toEqual(["lazy", "tree"]);
   });
 
   it("reports a verification failure with record and field, and no timing", async () => {
@@ -121,7 +172,7 @@ describe("worker protocol", () => {
     start(control);
     const [report] = await control.waitForReports(1);
     expect(report!.failure).toMatch(/^decode failed: /);
-    expect(report!.measurements.map((m) => m.operation)).toEqual([Operation.TRANSFER]);
+    expect(report!.measurements.map((m) => m.operation)).toEqual([Operation.DOWNLOAD]);
   });
 
   it("names the step for unknown codecs, missing blobs and wrong record counts", async () => {
@@ -139,7 +190,7 @@ describe("worker protocol", () => {
       `encode failed: unknown codec "xml" (this worker offers json, bson, protobuf, ubjson, msgpack)`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
-      `decode failed: codec bson has no decode mode "eager" (it has typed, lazy)`,
+      `decode failed: codec bson has no decode mode "eager" (it has typed, tree, lazy)`,
     ]);
   });
 

@@ -1,41 +1,101 @@
 import { onDemand } from "bson";
 
-// Lazy BSON reading with js-bson's onDemand.parseToElements (experimental in js-bson 7, the
-// parser the MongoDB Node driver uses for raw server replies): it walks a document's element
-// table (type, name and value offsets) without materialising values, like Rust's
-// bson::RawDocument or Java's RawBsonDocument. Only the one field read per record is decoded.
+// Lazy BSON reading: for every record of {"records": [...]}, find each named field by walking the
+// record's raw bytes element by element, skipping each element by its size, and decode only the
+// value found; the walk stops at the field. Written by hand because js-bson's
+// onDemand.parseToElements builds the whole element table of a document (every element header of
+// every record), which is not what Rust's bson::RawDocument or Java's RawBsonDocument do for a
+// field near the start. Value decoding reuses js-bson's own byte utilities.
 
-const { parseToElements, ByteUtils, NumberUtils } = onDemand;
+const { ByteUtils, NumberUtils } = onDemand;
 
+const DOUBLE = 0x01;
 const STRING = 0x02;
 const DOCUMENT = 0x03;
 const ARRAY = 0x04;
-const DOUBLE = 0x01;
 const BOOLEAN = 0x08;
 const INT32 = 0x10;
 const INT64 = 0x12;
 
-type Element = [type: number, nameOffset: number, nameLength: number, offset: number, length: number];
+/** Bytes of an element's value after its name, for the types with a fixed size. */
+const FIXED: Readonly<Record<number, number>> = { 0x01: 8, 0x06: 0, 0x07: 12, 0x08: 1, 0x09: 8, 0x0a: 0, 0x10: 4, 0x11: 8, 0x12: 8, 0x13: 16, 0xff: 0, 0x7f: 0 };
 
-function nameEquals(bytes: Uint8Array, element: Element, name: Uint8Array): boolean {
-  if (element[2] !== name.length) return false;
-  for (let i = 0; i < name.length; i++) if (bytes[element[1] + i] !== name[i]) return false;
+class LazyBsonError extends Error {}
+
+function int32At(bytes: Uint8Array, offset: number, end: number, what: string): number {
+  if (offset + 4 > end) throw new LazyBsonError(`${what} at byte ${offset} runs past the end of its document`);
+  return NumberUtils.getInt32LE(bytes, offset);
+}
+
+/** Offset just past the C string starting at `offset`. */
+function cstringEnd(bytes: Uint8Array, offset: number, end: number): number {
+  const nul = bytes.indexOf(0, offset);
+  if (nul < 0 || nul >= end) throw new LazyBsonError(`unterminated element name at byte ${offset}`);
+  return nul + 1;
+}
+
+/** Size of the value of an element of `type` starting at `offset`. */
+function valueSize(bytes: Uint8Array, type: number, offset: number, end: number): number {
+  const fixed = FIXED[type];
+  if (fixed !== undefined) return fixed;
+  switch (type) {
+    case 0x02: // string, JavaScript code, symbol: int32 length, then that many bytes
+    case 0x0d:
+    case 0x0e:
+      return 4 + int32At(bytes, offset, end, "string length");
+    case 0x03: // document, array, code with scope: int32 total size
+    case 0x04:
+    case 0x0f:
+      return int32At(bytes, offset, end, "document length");
+    case 0x05: // binary: int32 length, subtype, bytes
+      return 5 + int32At(bytes, offset, end, "binary length");
+    case 0x0b: // regex: two C strings
+      return cstringEnd(bytes, cstringEnd(bytes, offset, end), end) - offset;
+    case 0x0c: // DBPointer: string, 12-byte id
+      return 4 + int32At(bytes, offset, end, "string length") + 12;
+    default:
+      throw new LazyBsonError(`unknown BSON element type 0x${type.toString(16)} at byte ${offset - 1}`);
+  }
+}
+
+/** The document starting at `offset`: [first element, end (its terminating NUL)]. */
+function documentBounds(bytes: Uint8Array, offset: number, limit: number): [number, number] {
+  const size = int32At(bytes, offset, limit, "document length");
+  if (size < 5 || offset + size > limit) throw new LazyBsonError(`document at byte ${offset} claims ${size} bytes, ${limit - offset} are there`);
+  const end = offset + size - 1;
+  if (bytes[end] !== 0) throw new LazyBsonError(`document at byte ${offset} does not end with a NUL`);
+  return [offset + 4, end];
+}
+
+function nameIs(bytes: Uint8Array, start: number, nameEnd: number, name: Uint8Array): boolean {
+  if (nameEnd - 1 - start !== name.length) return false;
+  for (let i = 0; i < name.length; i++) if (bytes[start + i] !== name[i]) return false;
   return true;
 }
 
-function find(bytes: Uint8Array, documentOffset: number, name: Uint8Array): Element | undefined {
-  for (const element of parseToElements(bytes, documentOffset) as Iterable<Element>) {
-    if (nameEquals(bytes, element, name)) return element;
+/** Type and value offset of the element called `name` in the document at `offset`, or null. */
+function find(bytes: Uint8Array, offset: number, limit: number, name: Uint8Array): [type: number, value: number, end: number] | null {
+  const [first, end] = documentBounds(bytes, offset, limit);
+  let at = first;
+  while (at < end) {
+    const type = bytes[at]!;
+    const nameEnd = cstringEnd(bytes, at + 1, end);
+    if (nameIs(bytes, at + 1, nameEnd, name)) return [type, nameEnd, end];
+    at = nameEnd + valueSize(bytes, type, nameEnd, end);
+    if (at > end) throw new LazyBsonError(`element at byte ${nameEnd} runs past the end of its document`);
   }
-  return undefined;
+  return null;
 }
 
-/** One scalar element's value as a string; only this value is decoded. */
-function scalarText(bytes: Uint8Array, [type, , , offset, length]: Element, field: string): string {
+function text(bytes: Uint8Array, type: number, offset: number, end: number, field: string): string {
+  if (type in FIXED && offset + FIXED[type]! > end) throw new LazyBsonError(`field ${JSON.stringify(field)} at byte ${offset} runs past the end of its document`);
   switch (type) {
-    case STRING:
-      // int32 length, the UTF-8 bytes, a NUL; fatal: invalid UTF-8 is an error.
-      return ByteUtils.toUTF8(bytes, offset + 4, offset + length - 1, true);
+    case STRING: {
+      const length = int32At(bytes, offset, end, "string length");
+      if (length < 1 || offset + 4 + length > end || bytes[offset + 3 + length] !== 0) throw new LazyBsonError(`string ${JSON.stringify(field)} at byte ${offset} is malformed`);
+      // fatal: invalid UTF-8 is an error.
+      return ByteUtils.toUTF8(bytes, offset + 4, offset + 3 + length, true);
+    }
     case INT32:
       return String(NumberUtils.getInt32LE(bytes, offset));
     case INT64:
@@ -45,24 +105,56 @@ function scalarText(bytes: Uint8Array, [type, , , offset, length]: Element, fiel
     case BOOLEAN:
       return String(bytes[offset] === 1);
     default:
-      throw new Error(`field ${JSON.stringify(field)} has BSON type 0x${type.toString(16)}, which a lazy read does not turn into text`);
+      throw new LazyBsonError(`field ${JSON.stringify(field)} has BSON type 0x${type.toString(16)}, which a lazy read does not turn into text`);
   }
 }
 
 const encoder = new TextEncoder();
 const RECORDS = encoder.encode("records");
 
-/** Reads `field` of every record of {"records": [...]} (a matrix row's cell, by index). */
-export function readLazyBson(payload: Uint8Array, field: string): string[] {
-  const records = find(payload, 0, RECORDS);
-  if (!records || records[0] !== ARRAY) throw new Error(`payload has no "records" array`);
-  const name = encoder.encode(field);
-  const values: string[] = [];
-  for (const record of parseToElements(payload, records[3]) as Iterable<Element>) {
-    if (record[0] !== DOCUMENT && record[0] !== ARRAY) throw new Error(`record ${values.length} is BSON type 0x${record[0].toString(16)}, not a document`);
-    const element = find(payload, record[3], name);
-    if (!element) throw new Error(`record ${values.length} has no field ${JSON.stringify(field)}`);
-    values.push(scalarText(payload, element, field));
-  }
-  return values;
+/** A compiled lazy reader of `fields` (dotted paths; a matrix row's cell index). */
+export function lazyBsonReader(fields: readonly string[]): (payload: Uint8Array) => string[] {
+  if (fields.length === 0) throw new Error("a lazy read needs at least one field");
+  const paths = fields.map((field) => ({ field, parts: field.split(".").map((part) => encoder.encode(part)) }));
+  return (payload) => {
+    try {
+      const records = find(payload, 0, payload.length, RECORDS);
+      if (!records || records[0] !== ARRAY) throw new LazyBsonError(`payload has no "records" array`);
+      const [first, end] = documentBounds(payload, records[1], records[2]);
+      const values: string[] = [];
+      let at = first;
+      let index = 0;
+      while (at < end) {
+        const type = payload[at]!;
+        const valueAt = cstringEnd(payload, at + 1, end);
+        if (type !== DOCUMENT && type !== ARRAY) throw new LazyBsonError(`record ${index} is BSON type 0x${type.toString(16)}, not a document`);
+        for (const { field, parts } of paths) {
+          let documentAt = valueAt;
+          let limit = end;
+          let found: [number, number, number] | null = null;
+          for (let p = 0; p < parts.length; p++) {
+            found = find(payload, documentAt, limit, parts[p]!);
+            if (!found) throw new LazyBsonError(`record ${index} has no field ${JSON.stringify(field)}`);
+            if (p < parts.length - 1) {
+              if (found[0] !== DOCUMENT) throw new LazyBsonError(`record ${index} field ${JSON.stringify(field)}: ${new TextDecoder().decode(parts[p])} is BSON type 0x${found[0].toString(16)}, not a document`);
+              [documentAt, limit] = [found[1], found[2]];
+            }
+          }
+          values.push(text(payload, found![0], found![1], found![2], field));
+        }
+        at = valueAt + valueSize(payload, type, valueAt, end);
+        index++;
+      }
+      return values;
+    } catch (error) {
+      if (error instanceof LazyBsonError) throw error;
+      // Out-of-range reads in the value decoders (a length pointing past the buffer).
+      throw new LazyBsonError(`malformed BSON: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  };
+}
+
+/** Reads `fields` of every record of {"records": [...]}, record by record (tests and tools). */
+export function readLazyBson(payload: Uint8Array, fields: readonly string[]): string[] {
+  return lazyBsonReader(fields)(payload);
 }

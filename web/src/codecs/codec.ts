@@ -3,13 +3,20 @@ import type { Dataset } from "../model/dataset";
 // One codec of the browser worker. `prepare` specialises it for one dataset outside any timed
 // region (choosing a reviver, compiling a mapping); the prepared functions are what gets timed.
 //
-// The wire form: what `encode` takes and `decodeTyped` gives back. For most codecs it is the
-// native records themselves. A codec whose library works on its own types (protobuf-es messages)
-// converts between those and the native model in `toWire`/`fromWire`, which run outside timing:
-// the issue (and DESIGN.md rule 1) keeps model conversion out of the codec's timed region, so
-// what is timed is exactly the library's encode/decode call, as in Rust (prost structs) and Java.
+// One boundary (DESIGN.md rule 1): encode takes the page's model objects (native records) and
+// returns the payload bytes; typed decode takes the bytes and returns model objects. Whatever a
+// codec needs in between (UTF-8 coding, wrapping doubles, building protobuf-es messages) is
+// inside, and declared in `timedRegions` with the vocabulary of results.proto's TimedRegion.
 
-export type DecodeMode = "typed" | "lazy";
+export type DecodeMode = "typed" | "tree" | "lazy";
+
+export interface TimedRegionInfo {
+  /** "encode" or a decode mode. */
+  readonly operation: "encode" | DecodeMode;
+  /** serialize, parse, utf8, model-conversion, validation, copy, field-lookup. */
+  readonly contains: readonly string[];
+  readonly note: string;
+}
 
 export interface CodecInfo {
   readonly id: string;
@@ -18,19 +25,21 @@ export interface CodecInfo {
   readonly library: string;
   readonly libraryVersion: string;
   readonly notes: string;
+  /** One entry for encode and one per decode mode. */
+  readonly timedRegions: readonly TimedRegionInfo[];
 }
 
-export interface PreparedCodec<Wire = unknown> {
-  /** Native records -> the wire form `encode` takes. Untimed. */
-  toWire(records: readonly unknown[]): Wire;
-  /** Wire form -> the payload {"records": [...]} as bytes. Timed. */
-  encode(wire: Wire): Uint8Array;
-  /** Payload bytes -> the wire form, every field materialised. Timed. */
-  decodeTyped(payload: Uint8Array): Wire;
-  /** Wire form -> native records, for verification. Untimed. */
-  fromWire(wire: Wire): unknown[];
-  /** Payload bytes -> the library's document tree, reading `field` of every record as a string. */
-  decodeLazy?(payload: Uint8Array, field: string): string[];
+export interface PreparedCodec {
+  /** Model records -> the payload {"records": [...]} as bytes. Timed. */
+  encode(records: readonly unknown[]): Uint8Array;
+  /** Payload bytes -> model records, every field materialised. Timed. */
+  decodeTyped(payload: Uint8Array): unknown[];
+  /** Payload bytes -> the library's generic document. Timed (tree mode). */
+  decodeTree?(payload: Uint8Array): unknown;
+  /** The generic document -> model records, for verification of tree mode. Untimed. */
+  treeToRecords?(tree: unknown): unknown[];
+  /** Reads `fields` of every record from the raw payload, record by record. Timed (lazy mode). */
+  decodeLazy?(payload: Uint8Array, fields: readonly string[]): string[];
 }
 
 export interface Codec {
@@ -38,20 +47,14 @@ export interface Codec {
   prepare(dataset: Dataset): PreparedCodec;
 }
 
-/** The wire conversions of a codec whose wire form is the native records. */
-export const identityWire = {
-  toWire: (records: readonly unknown[]): readonly unknown[] => records,
-  fromWire: (wire: readonly unknown[]): unknown[] => wire as unknown[],
-};
-
-/** Native records -> payload, conversion included (for verification, tests and vectors; never timed). */
+/** Model records -> payload (for verification, tests and vectors). */
 export function encodeRecords(prepared: PreparedCodec, records: readonly unknown[]): Uint8Array {
-  return prepared.encode(prepared.toWire(records));
+  return prepared.encode(records);
 }
 
-/** Payload -> native records, conversion included (for verification, tests and vectors; never timed). */
+/** Payload -> model records (for verification, tests and vectors). */
 export function decodeRecords(prepared: PreparedCodec, payload: Uint8Array): unknown[] {
-  return prepared.fromWire(prepared.decodeTyped(payload));
+  return prepared.decodeTyped(payload);
 }
 
 /** The records array of a decoded payload, or a precise error when the payload has another shape. */

@@ -1,9 +1,11 @@
 import type { Dataset } from "../model/dataset";
-import { readLazyField } from "../model/dataset";
 import { int64FieldNames } from "../model/schema";
-import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { treeToRecords } from "./tree";
 
-// json: TextDecoder + JSON.parse to decode, JSON.stringify + TextEncoder to encode.
+// json: TextDecoder + JSON.parse to decode, JSON.stringify + TextEncoder to encode. JSON.parse's
+// plain objects are the page's model objects (keys are the wire names), so typed decode needs no
+// separate mapping; tree mode is JSON.parse without a reviver.
 //
 // int64 fields are bigint in the native model. JSON.stringify cannot write a bigint and
 // JSON.parse reads numbers as doubles, which would round anything above 2^53. So, only for
@@ -45,14 +47,23 @@ export const jsonCodec: Codec = {
   info: {
     id: "json",
     mediaType: "application/json",
-    decodeModes: ["typed", "lazy"],
+    decodeModes: ["typed", "tree"],
     library: "JSON (built in) + TextEncoder/TextDecoder",
     libraryVersion: "ECMAScript",
     notes:
       "int64 fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
-      "only for datasets with int64 fields; lazy = JSON.parse without reviver, then one field per record",
+      "only for datasets with int64 fields; tree = JSON.parse without reviver",
+    timedRegions: [
+      { operation: "encode", contains: ["serialize", "utf8"], note: "JSON.stringify of the model objects (int64 bigints written exactly by a JSON.rawJSON replacer, datasets with int64 only), then TextEncoder" },
+      {
+        operation: "typed",
+        contains: ["utf8", "parse", "model-conversion"],
+        note: "TextDecoder (fatal) then JSON.parse, whose objects are the model objects; the conversion is the reviver making int64 fields exact bigints from their source text (datasets with int64 only)",
+      },
+      { operation: "tree", contains: ["utf8", "parse"], note: "TextDecoder (fatal) then JSON.parse without a reviver" },
+    ],
   },
-  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
+  prepare(dataset: Dataset): PreparedCodec {
     const int64Names = int64FieldNames(dataset.record);
     if (int64Names.size > 0) {
       const missing = sourceTextAccessMissing();
@@ -64,10 +75,10 @@ export const jsonCodec: Codec = {
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const encoder = new TextEncoder();
     return {
-      ...identityWire,
       encode: (records) => encoder.encode(JSON.stringify({ records }, replacer)),
       decodeTyped: (payload) => recordsOf(reviver ? JSON.parse(decoder.decode(payload), reviver) : JSON.parse(decoder.decode(payload))),
-      decodeLazy: (payload, field) => recordsOf(JSON.parse(decoder.decode(payload))).map((record) => readLazyField(record, field)),
+      decodeTree: (payload) => JSON.parse(decoder.decode(payload)),
+      treeToRecords: (tree) => treeToRecords(dataset.record, tree),
     };
   },
 };

@@ -1,7 +1,8 @@
 import { Decoder, Encoder } from "@msgpack/msgpack";
 import type { Dataset } from "../model/dataset";
-import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
+import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
 // msgpack: @msgpack/msgpack, one map {"records": [...]}, records as maps keyed by wire names.
@@ -17,19 +18,32 @@ export const msgpackCodec: Codec = {
   info: {
     id: "msgpack",
     mediaType: "application/msgpack",
-    decodeModes: ["typed"],
+    decodeModes: ["typed", "tree"],
     library: "@msgpack/msgpack",
     libraryVersion: libraryVersion("@msgpack/msgpack"),
-    notes: "useBigInt64 (int64 as bigint, written as 8-byte uint64/int64); int64 values in narrower integers widened to bigint on decode; integral doubles written as integers",
+    notes:
+      "useBigInt64 (int64 as bigint, written as 8-byte uint64/int64); int64 values in narrower integers widened to bigint on decode; integral doubles written as integers; " +
+      "tree = the library's decode with default options",
+    timedRegions: [
+      { operation: "encode", contains: ["serialize", "copy"], note: "Encoder.encode of the model objects writes into the encoder's reused buffer and returns a copy of the bytes" },
+      {
+        operation: "typed",
+        contains: ["parse", "model-conversion"],
+        note: "Decoder.decode (useBigInt64; the library's cache of short map-key strings stays warm across payloads, as in any application); the conversion widens int64 fields that came in narrower integers to bigint (datasets with int64 only)",
+      },
+      { operation: "tree", contains: ["parse"], note: "Decoder.decode with default options (int64 as number), no conversion" },
+    ],
   },
-  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
+  prepare(dataset: Dataset): PreparedCodec {
     const encoder = new Encoder({ useBigInt64: true });
     const decoder = new Decoder({ useBigInt64: true });
+    const treeDecoder = new Decoder();
     const widen = int64Widener(dataset.record);
     return {
-      ...identityWire,
       encode: (records) => encoder.encode({ records }),
       decodeTyped: widen ? (payload) => widen(recordsOf(decoder.decode(payload))) : (payload) => recordsOf(decoder.decode(payload)),
+      decodeTree: (payload) => treeDecoder.decode(payload),
+      treeToRecords: (tree) => treeToRecords(dataset.record, tree),
     };
   },
 };

@@ -1,4 +1,4 @@
-import { fromBinary, toBinary, type Message } from "@bufbuild/protobuf";
+import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Dataset } from "../model/dataset";
 import type { Codec, PreparedCodec } from "./codec";
 import { libraryVersion } from "./versions";
@@ -6,9 +6,10 @@ import { libraryVersion } from "./versions";
 // protobuf: protobuf-es (@bufbuild/protobuf) on the generated `*Dataset` list messages of
 // proto/datasets.proto; the payload is that message's binary encoding, as prost writes it in Rust.
 //
-// protobuf-es works on its own message objects, not on the native model, so the wire form is the
-// list message: toWire/fromWire convert (once, untimed), and only toBinary/fromBinary are timed,
-// like prost's encode/decode on prost structs. Bytes are deterministic (fields in field-number
+// protobuf-es works on its own message objects, not on the page's model objects, so encode builds
+// the list message from the model (create) and calls toBinary, and typed decode calls fromBinary
+// and converts the messages back to model objects: both conversions are timed (DESIGN.md rule 1,
+// one boundary) and declared. protobuf-es memoises no sizes across calls. Bytes are deterministic (fields in field-number
 // order, proto3 defaults omitted, packed repeated scalars) and equal Rust's and Java's.
 
 export const protobufCodec: Codec = {
@@ -18,15 +19,17 @@ export const protobufCodec: Codec = {
     decodeModes: ["typed"],
     library: "@bufbuild/protobuf",
     libraryVersion: libraryVersion("@bufbuild/protobuf"),
-    notes: "payload = the dataset's *Dataset message; native model <-> protobuf-es messages converted outside timing; int64 as bigint",
+    notes: "payload = the dataset's *Dataset message; model objects <-> protobuf-es messages converted inside the timed region; int64 as bigint",
+    timedRegions: [
+      { operation: "encode", contains: ["model-conversion", "serialize"], note: "model objects -> protobuf-es messages (create), then toBinary" },
+      { operation: "typed", contains: ["parse", "model-conversion"], note: "fromBinary, then the messages -> model objects" },
+    ],
   },
-  prepare(dataset: Dataset): PreparedCodec<Message> {
+  prepare(dataset: Dataset): PreparedCodec {
     const schema = dataset.message;
     return {
-      toWire: (records) => dataset.toMessage(records),
-      encode: (message) => toBinary(schema, message),
-      decodeTyped: (payload) => fromBinary(schema, payload),
-      fromWire: (message) => dataset.fromMessage(message),
+      encode: (records) => toBinary(schema, dataset.toMessage(records)),
+      decodeTyped: (payload) => dataset.fromMessage(fromBinary(schema, payload)),
     };
   },
 };

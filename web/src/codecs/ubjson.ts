@@ -1,7 +1,8 @@
 import { UbjsonDecoder, UbjsonEncoder } from "@shelacek/ubjson/dist/ubjson.es.js";
 import type { Dataset } from "../model/dataset";
-import { identityWire, recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
+import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
 // ubjson (Draft 12): @shelacek/ubjson, one object {"records": [...]}, unsized containers (the
@@ -83,22 +84,33 @@ export const ubjsonCodec: Codec = {
   info: {
     id: "ubjson",
     mediaType: "application/ubjson",
-    decodeModes: ["typed"],
+    decodeModes: ["typed", "tree"],
     library: "@shelacek/ubjson",
     libraryVersion: libraryVersion("@shelacek/ubjson"),
     notes:
       "Draft 12, unsized containers; int64 written as the smallest integer marker or 'L' (the library has no int64: two built methods wrapped), " +
-      "read through int64Handling as bigint; end of input where a marker is due is an error (the library looped until out of memory)",
+      "read through int64Handling as bigint; end of input where a marker is due is an error (the library looped until out of memory); " +
+      "tree = the library's decode without widening",
+    timedRegions: [
+      { operation: "encode", contains: ["serialize"], note: "UbjsonEncoder.encode of the model objects (int64 patch) into one ArrayBuffer, viewed as bytes without a copy" },
+      {
+        operation: "typed",
+        contains: ["parse", "model-conversion"],
+        note: "UbjsonDecoder.decode ('L' read as bigint through int64Handling); the conversion widens int64 fields that came in narrower markers to bigint (datasets with int64 only)",
+      },
+      { operation: "tree", contains: ["parse"], note: "UbjsonDecoder.decode ('L' as bigint, the only way the library reads it), no conversion" },
+    ],
   },
-  prepare(dataset: Dataset): PreparedCodec<readonly unknown[]> {
+  prepare(dataset: Dataset): PreparedCodec {
     const encoder = new Int64Encoder();
     const decoder = new CheckedDecoder({ int64Handling: ({ view }, offset) => view.getBigInt64(offset) });
     const widen = int64Widener(dataset.record);
-    const decode = (payload: Uint8Array): unknown[] => recordsOf(decoder.decode(arrayBufferOf(payload)));
+    const decode = (payload: Uint8Array): unknown => decoder.decode(arrayBufferOf(payload));
     return {
-      ...identityWire,
       encode: (records) => new Uint8Array(encoder.encode({ records })),
-      decodeTyped: widen ? (payload) => widen(decode(payload)) : decode,
+      decodeTyped: widen ? (payload) => widen(recordsOf(decode(payload))) : (payload) => recordsOf(decode(payload)),
+      decodeTree: decode,
+      treeToRecords: (tree) => treeToRecords(dataset.record, tree),
     };
   },
 };

@@ -40,7 +40,7 @@ export function beerFromProto(r: BeerRecord): Beer {
 export const beers: Dataset<Beer, BeersDataset> = {
   id: "beers",
   record: beerRecord,
-  lazyField: "name",
+  lazyFields: ["name", "details"],
   message: BeersDatasetSchema,
   toMessage: (records) => create(BeersDatasetSchema, { records: records.map((r) => ({ ...r })) }),
   fromMessage: (message) => message.records.map(beerFromProto),

@@ -12,8 +12,8 @@ export interface Dataset<R = unknown, M extends Message = Message> {
   readonly id: DatasetId;
   /** The record's schema: wire names in proto order with their proto types. */
   readonly record: FieldType;
-  /** The default lazy field (control sends the one to use in each task). */
-  readonly lazyField: string;
+  /** The lazy fields of proto/README.md, one near the start and one at the end (control sends them in each task). */
+  readonly lazyFields: readonly [string, string];
   /** The dataset's `*Dataset` list message: control's canonical blob, and the protobuf codec's payload. */
   readonly message: GenMessage<M>;
   /** Native records -> the list message (never timed). */
@@ -25,12 +25,15 @@ export interface Dataset<R = unknown, M extends Message = Message> {
 }
 
 /**
- * Reads a lazy field of one record (a native record or a parsed JSON tree) as a string. For
- * matrix rows, the field is the cell index; `row["0"]` reads an array's cell 0.
+ * Reads a lazy field of one model record as a string (integers in decimal): a dotted path into
+ * nested objects; for matrix rows, the cell index (`row["0"]` reads an array's cell 0).
  */
 export function readLazyField(record: unknown, field: string): string {
-  if (typeof record !== "object" || record === null) throw new Error(`record is ${record === null ? "null" : typeof record}, not an object`);
-  const value = (record as Record<string, unknown>)[field];
+  let value: unknown = record;
+  for (const part of field.split(".")) {
+    if (typeof value !== "object" || value === null) throw new Error(`record has no field ${JSON.stringify(field)}`);
+    value = (value as Record<string, unknown>)[part];
+  }
   if (value === undefined) throw new Error(`record has no field ${JSON.stringify(field)}`);
   return typeof value === "string" ? value : String(value);
 }

@@ -116,7 +116,7 @@ export function docFromProto(r: DocRecord): Doc {
 export const docs: Dataset<Doc, DocsDataset> = {
   id: "docs",
   record: docRecord,
-  lazyField: "name",
+  lazyFields: ["name", "delivery.company"],
   message: DocsDatasetSchema,
   // Every nested message is set, as in the canonical records (docFromProto reads unset ones as defaults).
   toMessage: (records) =>

@@ -91,7 +91,7 @@ export function dummyFromProto(r: DummyRecord): Dummy {
 export const dummy: Dataset<Dummy, DummyDataset> = {
   id: "dummy",
   record: dummyRecord,
-  lazyField: "guid",
+  lazyFields: ["guid", "favoriteFruit"],
   message: DummyDatasetSchema,
   toMessage: (records) =>
     create(DummyDatasetSchema, {

@@ -13,7 +13,7 @@ export const matrixRow = repeated("string");
 export const matrix: Dataset<MatrixRow, MatrixDataset> = {
   id: "matrix",
   record: matrixRow,
-  lazyField: "0",
+  lazyFields: ["0", "99"],
   message: MatrixDatasetSchema,
   toMessage: (rows) => create(MatrixDatasetSchema, { records: rows.map((cells) => ({ cells: [...cells] })) }),
   fromMessage: (message) => message.records.map((row) => [...row.cells]),

@@ -38,7 +38,7 @@ export function numericFromProto(r: NumericRecord): Numeric {
 export const numeric: Dataset<Numeric, NumericDataset> = {
   id: "numeric",
   record: numericRecord,
-  lazyField: "_id",
+  lazyFields: ["_id", "numbr"],
   message: NumericDatasetSchema,
   toMessage: (records) =>
     create(NumericDatasetSchema, {

@@ -104,7 +104,7 @@ export function ownerFromProto(r: OwnerRecord): Owner {
 export const owners: Dataset<Owner, OwnersDataset> = {
   id: "owners",
   record: ownerRecord,
-  lazyField: "name",
+  lazyFields: ["name", "taxNumber"],
   message: OwnersDatasetSchema,
   toMessage: (records) => create(OwnersDatasetSchema, { records: records.map((r) => ({ ...r, cars: r.cars.map((c) => ({ ...c })) })) }),
   fromMessage: (message) => message.records.map(ownerFromProto),

@@ -32,7 +32,8 @@ function cell(row: HTMLTableRowElement, text: string, className?: string): HTMLT
 const operationName: Record<number, string> = {
   [Operation.ENCODE]: "encode",
   [Operation.DECODE]: "decode",
-  [Operation.TRANSFER]: "transfer",
+  [Operation.UPLOAD]: "upload",
+  [Operation.DOWNLOAD]: "download",
 };
 
 function describeTask(task: Task): string {

@@ -1,10 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { CodecInfoSchema, type Environment } from "../gen/codecbench/v1/results_pb";
+import { CodecInfoSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
 import type { Task } from "../gen/codecbench/v1/worker_service_pb";
 import { codecs } from "../codecs/registry";
 import { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
 import { runTask, type TaskOutcome } from "./task";
+import type { TrialRunner } from "./trials";
 
 // The worker's life: attach, run each task the stream brings, report it, and attach again when
 // the stream drops (control restarted, network hiccup), with a growing pause.
@@ -24,6 +25,8 @@ export interface WorkerOptions {
   name: string;
   environment: Environment;
   events: WorkerEvents;
+  /** How trials run: a fresh Web Worker each in the page (webWorkerTrials). */
+  trials: TrialRunner;
   signal?: AbortSignal;
   firstRetryMs?: number;
   maxRetryMs?: number;
@@ -38,6 +41,7 @@ export function codecAnnouncements() {
       library: info.library,
       libraryVersion: info.libraryVersion,
       notes: info.notes,
+      timedRegions: info.timedRegions.map((region) => create(TimedRegionSchema, { operation: region.operation, contains: [...region.contains], note: region.note })),
     }),
   );
 }
@@ -79,6 +83,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
             client,
             canonical,
             environment: options.environment,
+            trials: options.trials,
             onStep: (name) => events.step(task, name),
           });
           let reported = false;

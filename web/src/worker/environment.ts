@@ -70,7 +70,9 @@ export async function collectEnvironment(): Promise<Environment> {
     timerResolutionUs: resolutionUs.toFixed(1),
     hardwareConcurrency: String(navigator.hardwareConcurrency ?? ""),
     origin: location.origin,
-    allocBytes: "not counted: a page cannot count heap allocation per operation",
+    allocBytes: "not counted: a page cannot count heap allocation per operation, so alloc_bytes_per_op is unset",
+    trials: "each trial runs in a fresh dedicated Web Worker (new V8 isolate and heap); upload and download are timed in the page",
+    jitCounter: "none: a browser exposes no JIT compilation counter, so steady state is judged by round medians only",
   };
   const memory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
   if (memory !== undefined) details.deviceMemoryGiB = String(memory);

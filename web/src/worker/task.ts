@@ -1,19 +1,19 @@
 import { create } from "@bufbuild/protobuf";
-import { decodeRecords, type DecodeMode } from "../codecs/codec";
-import { codecById } from "../codecs/registry";
-import { readLazyField, type Dataset } from "../model/dataset";
-import { compareRecords } from "../model/compare";
-import { datasetById } from "../model/registry";
 import { MeasurementSchema, type Environment, type Measurement } from "../gen/codecbench/v1/results_pb";
 import { Operation } from "../gen/codecbench/v1/scenario_pb";
 import type { Task } from "../gen/codecbench/v1/worker_service_pb";
+import { StepError, describe, step } from "../trial/step";
+import type { TrialInput, TrialResult } from "../trial/trial";
 import { fetchBlob, putBlob, sha256Hex } from "./blobs";
 import type { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
-import { measureAsync, measureSync, type Sample } from "./timing";
+import { DEFAULT_MAX_WARMUP_MS, measureAsync, type Sample, type Sampling } from "./timing";
+import type { TrialRunner } from "./trials";
 
-// One task of the worker protocol (proto/README.md): canonical records, verification before
-// timing, then the timing loop; every failure message starts with the step that failed.
+// One task of the worker protocol (proto/README.md) as the attached page runs it: the page fetches
+// the canonical blob and the payload, times the upload/download legs itself, and runs the trial
+// (verification + timing of the codec) in a fresh dedicated Web Worker through `trials`. Every
+// failure message starts with the step that failed.
 
 export interface TaskOutcome {
   measurements: Measurement[];
@@ -26,33 +26,18 @@ export interface TaskContext {
   client: WorkerClient;
   canonical: CanonicalCache;
   environment: Environment;
+  trials: TrialRunner;
   /** Told each step as it starts, for the page. */
   onStep?: (step: string) => void;
 }
 
-/** An error that already says which step failed. */
-export class StepError extends Error {
-  constructor(readonly step: string, detail: string) {
-    super(`${step} failed: ${detail}`);
-  }
-}
+/** A trial's own failure message, which already starts with its step. */
+class TrialFailure extends Error {}
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+// Used when a task carries no timeout (control always sends one).
+const DEFAULT_TASK_TIMEOUT_S = 300;
 
-async function step<T>(name: string, context: TaskContext, work: () => T | Promise<T>): Promise<T> {
-  context.onStep?.(name);
-  try {
-    return await work();
-  } catch (error) {
-    throw error instanceof StepError ? error : new StepError(name, describe(error));
-  }
-}
-
-function measurement(task: Task, context: TaskContext, operation: Operation, payloadBytes: number, sample: Sample, verified: boolean, resolutionUs?: number): Measurement {
-  const extras: Record<string, number> = { warmup_ms: sample.warmupMs, warmup_ops: sample.warmupOps };
-  if (resolutionUs !== undefined) extras.timer_resolution_us = resolutionUs;
+function measurement(task: Task, context: TaskContext, operation: Operation, payloadBytes: number, sample: Sample, extras: Record<string, number>): Measurement {
   return create(MeasurementSchema, {
     // Identity is control's to fill; copied here so the page can show its own results.
     runId: task.runId,
@@ -61,105 +46,106 @@ function measurement(task: Task, context: TaskContext, operation: Operation, pay
     codec: task.codec,
     decodeMode: operation === Operation.DECODE ? task.decodeMode : "",
     recordCount: task.recordCount,
+    cellId: task.cellId,
+    trial: task.trial,
     language: "browser",
     operation,
     payloadBytes: BigInt(payloadBytes),
     roundNsPerOp: sample.roundNsPerOp,
     opsPerRound: BigInt(sample.opsPerRound),
-    verified,
+    steady: sample.steady,
+    verified: true,
     environment: context.environment,
-    extras,
+    extras: { warmup_ms: sample.warmupMs, warmup_rounds: sample.warmupRounds, calibration_ms: sample.calibrationMs, ...extras },
   });
 }
 
-function sampling(task: Task) {
+function sampling(task: Task): Sampling {
   const s = task.sampling;
-  if (!s) throw new Error("the task carries no sampling");
-  return { warmupMs: s.warmupMs, rounds: s.rounds, minRoundMs: s.minRoundMs };
+  if (!s) throw new StepError("task", "the task carries no sampling");
+  return { warmupMs: s.warmupMs, maxWarmupMs: s.maxWarmupMs || DEFAULT_MAX_WARMUP_MS, rounds: s.rounds, minRoundMs: s.minRoundMs };
 }
 
-function timerResolution(context: TaskContext): number | undefined {
-  const value = Number(context.environment.details["timerResolutionUs"]);
-  return Number.isFinite(value) ? value : undefined;
+/** The page's own clock diagnostics, for the legs it times itself. */
+function pageExtras(context: TaskContext): Record<string, number> {
+  const resolution = Number(context.environment.details["timerResolutionUs"]);
+  const extras: Record<string, number> = { cross_origin_isolated: globalThis.crossOriginIsolated === true ? 1 : 0, jit_observable: 0 };
+  if (Number.isFinite(resolution)) extras.timer_resolution_us = resolution;
+  return extras;
 }
 
-async function canonicalRecords(task: Task, context: TaskContext, dataset: Dataset): Promise<unknown[]> {
-  return step("canonical records", context, async () => {
-    const records = await context.canonical.records(dataset, task.canonicalBlobId, Number(task.canonicalBlobSize));
-    if (records.length !== task.recordCount) throw new Error(`the canonical blob has ${records.length} records, the task says ${task.recordCount}`);
-    return records;
-  });
+async function runTrialStep(task: Task, context: TaskContext, input: TrialInput): Promise<TrialResult & { sample: Sample; trialExtras: Record<string, number> }> {
+  context.onStep?.("trial");
+  const timeoutMs = (task.sampling?.taskTimeoutS || DEFAULT_TASK_TIMEOUT_S) * 1000;
+  const run = await context.trials(input, timeoutMs);
+  if (run.result.failure) throw new TrialFailure(run.result.failure);
+  if (!run.result.sample) throw new StepError("trial", "the trial worker answered without a measurement");
+  const trialExtras = { ...run.result.extras, worker_start_ms: run.startMs, trial_ms: run.totalMs };
+  return { ...run.result, sample: run.result.sample, trialExtras };
+}
+
+async function canonicalCopy(task: Task, context: TaskContext): Promise<Uint8Array> {
+  // A copy per trial: its buffer is transferred to the trial worker, the cached bytes stay here.
+  return step("canonical records", async () => (await context.canonical.bytes(task.canonicalBlobId, Number(task.canonicalBlobSize))).slice(), context.onStep);
+}
+
+function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8Array, payload?: Uint8Array): TrialInput {
+  return {
+    taskId: task.id,
+    operation,
+    dataset: task.dataset,
+    codec: task.codec,
+    decodeMode: task.decodeMode,
+    recordCount: task.recordCount,
+    lazyFields: [...task.lazyFields],
+    sampling: sampling(task),
+    canonical,
+    ...(payload ? { payload } : {}),
+  };
 }
 
 async function encodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
-  const [dataset, codec] = await step("encode", context, () => [datasetById(task.dataset), codecById(task.codec)] as const);
-  const records = await canonicalRecords(task, context, dataset);
-  const prepared = await step("encode", context, () => codec.prepare(dataset));
-  // The codec's input form is made once, before timing (model conversion is never timed).
-  const wire = await step("encode", context, () => prepared.toWire(records));
-  const payload = await step("encode", context, () => prepared.encode(wire));
-  await step("verification", context, () => {
-    let decoded: unknown[];
-    try {
-      decoded = decodeRecords(prepared, payload);
-    } catch (error) {
-      throw new Error(`the payload does not decode back: ${describe(error)}`);
-    }
-    const diff = compareRecords(dataset.record, records, decoded);
-    if (diff) throw new Error(diff);
-  });
-  const sample = await step("timing", context, () => measureSync(() => prepared.encode(wire), sampling(task)));
-  outcome.measurements.push(measurement(task, context, Operation.ENCODE, payload.length, sample, true, timerResolution(context)));
-  const stored = await step("upload", context, () => putBlob(context.client, payload));
-  outcome.payloadBlobId = stored.blobId;
-  outcome.payloadBlobSize = BigInt(stored.size);
+  const canonical = await canonicalCopy(task, context);
+  const trial = await runTrialStep(task, context, trialInput(task, "encode", canonical));
+  const payload = trial.payload;
+  if (!payload) throw new StepError("encode", "the trial worker returned no payload");
+  outcome.measurements.push(measurement(task, context, Operation.ENCODE, payload.length, trial.sample, trial.trialExtras));
+  if (task.storePayload) {
+    const stored = await step("upload", () => putBlob(context.client, payload), context.onStep);
+    outcome.payloadBlobId = stored.blobId;
+    outcome.payloadBlobSize = BigInt(stored.size);
+  }
+  if (task.measureTransfer) {
+    // One op = one whole PutBlob upload (control stores the same content under the same id).
+    const sample = await step("upload", () => measureAsync(() => putBlob(context.client, payload, { verify: false }), sampling(task)), context.onStep);
+    outcome.measurements.push(measurement(task, context, Operation.UPLOAD, payload.length, sample, pageExtras(context)));
+  }
 }
 
 async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
-  const [dataset, codec] = await step("decode", context, () => [datasetById(task.dataset), codecById(task.codec)] as const);
-  const mode = task.decodeMode as DecodeMode;
-  if (!codec.info.decodeModes.includes(mode)) {
-    throw new StepError("decode", `codec ${codec.info.id} has no decode mode ${JSON.stringify(task.decodeMode)} (it has ${codec.info.decodeModes.join(", ")})`);
-  }
-  if (!task.payloadBlobId) throw new StepError("transfer", "the task names no payload blob");
-  const records = await canonicalRecords(task, context, dataset);
-  const payload = await step("transfer", context, async () => {
-    const bytes = await fetchBlob(context.client, task.payloadBlobId);
-    const size = Number(task.payloadBlobSize);
-    if (size && bytes.length !== size) throw new Error(`payload ${task.payloadBlobId} has ${bytes.length} bytes, the task announced ${size}`);
-    const digest = await sha256Hex(bytes);
-    if (digest !== null && digest !== task.payloadBlobId) throw new Error(`payload ${task.payloadBlobId} arrived with SHA-256 ${digest}`);
-    return bytes;
-  });
+  if (!task.payloadBlobId) throw new StepError("download", "the task names no payload blob");
+  const canonical = await canonicalCopy(task, context);
+  const payload = await step(
+    "download",
+    async () => {
+      const bytes = await fetchBlob(context.client, task.payloadBlobId);
+      const size = Number(task.payloadBlobSize);
+      if (size && bytes.length !== size) throw new Error(`payload ${task.payloadBlobId} has ${bytes.length} bytes, the task announced ${size}`);
+      const digest = await sha256Hex(bytes);
+      if (digest !== null && digest !== task.payloadBlobId) throw new Error(`payload ${task.payloadBlobId} arrived with SHA-256 ${digest}`);
+      return bytes;
+    },
+    context.onStep,
+  );
+  const payloadBytes = payload.length;
   if (task.measureTransfer) {
-    const sample = await step("transfer", context, () => measureAsync(() => fetchBlob(context.client, task.payloadBlobId), sampling(task)));
-    outcome.measurements.push(measurement(task, context, Operation.TRANSFER, payload.length, sample, true, timerResolution(context)));
+    // One op = fetching the whole blob into memory.
+    const sample = await step("download", () => measureAsync(() => fetchBlob(context.client, task.payloadBlobId), sampling(task)), context.onStep);
+    outcome.measurements.push(measurement(task, context, Operation.DOWNLOAD, payloadBytes, sample, pageExtras(context)));
   }
-  const prepared = await step("decode", context, () => codec.prepare(dataset));
-  let operation: () => unknown;
-  if (mode === "lazy") {
-    const decodeLazy = prepared.decodeLazy;
-    if (!decodeLazy) throw new StepError("decode", `codec ${codec.info.id} announces lazy but cannot decode lazily`);
-    const field = task.lazyField || dataset.lazyField;
-    const values = await step("decode", context, () => decodeLazy(payload, field));
-    await step("verification", context, () => {
-      const expected = records.map((record) => readLazyField(record, field));
-      if (values.length !== expected.length) throw new Error(`expected ${expected.length} records, got ${values.length}`);
-      const i = expected.findIndex((value, index) => value !== values[index]);
-      if (i >= 0) throw new Error(`record ${i} field ${field}: expected ${JSON.stringify(expected[i])}, got ${JSON.stringify(values[i])}`);
-    });
-    operation = () => decodeLazy(payload, field);
-  } else {
-    const wire = await step("decode", context, () => prepared.decodeTyped(payload));
-    await step("verification", context, () => {
-      // Back to the native model outside timing; only decodeTyped itself is timed below.
-      const diff = compareRecords(dataset.record, records, prepared.fromWire(wire));
-      if (diff) throw new Error(diff);
-    });
-    operation = () => prepared.decodeTyped(payload);
-  }
-  const sample = await step("timing", context, () => measureSync(operation, sampling(task)));
-  outcome.measurements.push(measurement(task, context, Operation.DECODE, payload.length, sample, true, timerResolution(context)));
+  // The payload's buffer moves to the trial worker.
+  const trial = await runTrialStep(task, context, trialInput(task, "decode", canonical, payload));
+  outcome.measurements.push(measurement(task, context, Operation.DECODE, payloadBytes, trial.sample, trial.trialExtras));
 }
 
 /** Runs one task to its outcome; never throws (a failure is part of the outcome). */
@@ -177,7 +163,7 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
         throw new StepError("task", `operation ${Operation[task.operation] ?? task.operation} is not one a worker runs`);
     }
   } catch (error) {
-    outcome.failure = error instanceof StepError ? error.message : `task failed: ${describe(error)}`;
+    outcome.failure = error instanceof StepError || error instanceof TrialFailure ? error.message : `task failed: ${describe(error)}`;
   }
   return outcome;
 }

@@ -1,0 +1,131 @@
+import type { DecodeMode, PreparedCodec } from "../codecs/codec";
+import { codecById } from "../codecs/registry";
+import { compareRecords } from "../model/compare";
+import { readLazyField, type Dataset } from "../model/dataset";
+import { datasetById } from "../model/registry";
+import { measureSync, type Sample, type Sampling } from "../worker/timing";
+import { StepError, describe, step } from "./step";
+
+// One trial (proto/README.md, "Trials"): what runs inside the fresh dedicated Web Worker. It gets
+// the task's essentials, the canonical bytes and (decode) the payload; converts canonical ->
+// model records, verifies the codec against them outside timing, then warms up to a steady state
+// and times the rounds. It never touches the network: the page fetches and reports.
+
+export interface TrialInput {
+  taskId: string;
+  operation: "encode" | "decode";
+  dataset: string;
+  codec: string;
+  /** Decode only: typed, tree or lazy. */
+  decodeMode: string;
+  recordCount: number;
+  /** Lazy decode only: dotted paths (matrix: cell indexes). */
+  lazyFields: string[];
+  sampling: Sampling;
+  /** The protobuf encoding of the dataset's list message. */
+  canonical: Uint8Array;
+  /** Decode only: the payload to decode. */
+  payload?: Uint8Array;
+}
+
+export interface TrialResult {
+  /** Empty when the trial succeeded; otherwise "<step> failed: ...". */
+  failure: string;
+  sample?: Sample;
+  /** Encode only: the verified payload (the page stores and uploads it). */
+  payload?: Uint8Array;
+  payloadBytes: number;
+  /** Diagnostics for Measurement.extras (the trial worker adds its clock and isolation). */
+  extras: Record<string, number>;
+}
+
+function records(input: TrialInput, dataset: Dataset): unknown[] {
+  let result: unknown[];
+  try {
+    result = dataset.fromCanonical(input.canonical);
+  } catch (error) {
+    throw new Error(`the canonical blob is not a ${dataset.id} dataset message: ${describe(error)}`);
+  }
+  if (result.length !== input.recordCount) throw new Error(`the canonical blob has ${result.length} records, the task says ${input.recordCount}`);
+  return result;
+}
+
+async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[]): Promise<TrialResult> {
+  const payload = await step("encode", () => prepared.encode(canonical));
+  await step("verification", () => {
+    let decoded: unknown[];
+    try {
+      decoded = prepared.decodeTyped(payload);
+    } catch (error) {
+      throw new Error(`the payload does not decode back: ${describe(error)}`);
+    }
+    const diff = compareRecords(dataset.record, canonical, decoded);
+    if (diff) throw new Error(diff);
+  });
+  const sample = await step("timing", () => measureSync(() => prepared.encode(canonical), input.sampling));
+  return { failure: "", sample, payload, payloadBytes: payload.length, extras: {} };
+}
+
+/** The timed decode operation of `mode`, after verifying its result against the canonical records. */
+async function verifiedDecode(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], payload: Uint8Array): Promise<() => unknown> {
+  const mode = input.decodeMode as DecodeMode;
+  if (mode === "lazy") {
+    const { decodeLazy } = prepared;
+    if (!decodeLazy) throw new StepError("decode", `codec ${input.codec} announces lazy but cannot decode lazily`);
+    const fields = input.lazyFields;
+    if (fields.length === 0) throw new StepError("decode", "the task names no lazy fields");
+    const values = await step("decode", () => decodeLazy(payload, fields));
+    await step("verification", () => {
+      if (values.length !== canonical.length * fields.length) throw new Error(`expected ${canonical.length} records × ${fields.length} fields, got ${values.length} values`);
+      for (let i = 0; i < canonical.length; i++) {
+        for (let f = 0; f < fields.length; f++) {
+          const expected = readLazyField(canonical[i], fields[f]!);
+          const got = values[i * fields.length + f];
+          if (got !== expected) throw new Error(`record ${i} field ${fields[f]}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(got)}`);
+        }
+      }
+    });
+    return () => decodeLazy(payload, fields);
+  }
+  if (mode === "tree") {
+    const { decodeTree, treeToRecords } = prepared;
+    if (!decodeTree || !treeToRecords) throw new StepError("decode", `codec ${input.codec} announces tree but cannot decode to a tree`);
+    const tree = await step("decode", () => decodeTree(payload));
+    await step("verification", () => {
+      const diff = compareRecords(dataset.record, canonical, treeToRecords(tree));
+      if (diff) throw new Error(diff);
+    });
+    return () => decodeTree(payload);
+  }
+  const decoded = await step("decode", () => prepared.decodeTyped(payload));
+  await step("verification", () => {
+    const diff = compareRecords(dataset.record, canonical, decoded);
+    if (diff) throw new Error(diff);
+  });
+  return () => prepared.decodeTyped(payload);
+}
+
+async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[]): Promise<TrialResult> {
+  const { payload } = input;
+  if (!payload) throw new StepError("decode", "the trial got no payload");
+  const operation = await verifiedDecode(input, dataset, prepared, canonical, payload);
+  const sample = await step("timing", () => measureSync(operation, input.sampling));
+  return { failure: "", sample, payloadBytes: payload.length, extras: {} };
+}
+
+/** Runs one trial to its result; never throws (a failure is part of the result). */
+export async function runTrial(input: TrialInput): Promise<TrialResult> {
+  try {
+    const what = input.operation === "decode" ? "decode" : "encode";
+    const [dataset, codec] = await step(what, () => [datasetById(input.dataset), codecById(input.codec)] as const);
+    if (input.operation === "decode" && !codec.info.decodeModes.includes(input.decodeMode as DecodeMode)) {
+      throw new StepError("decode", `codec ${codec.info.id} has no decode mode ${JSON.stringify(input.decodeMode)} (it has ${codec.info.decodeModes.join(", ")})`);
+    }
+    const canonical = await step("canonical records", () => records(input, dataset));
+    const prepared = await step(what, () => codec.prepare(dataset));
+    return input.operation === "decode" ? await decodeTrial(input, dataset, prepared, canonical) : await encodeTrial(input, dataset, prepared, canonical);
+  } catch (error) {
+    const failure = error instanceof StepError ? error.message : `trial failed: ${describe(error)}`;
+    return { failure, payloadBytes: input.payload?.length ?? 0, extras: {} };
+  }
+}
