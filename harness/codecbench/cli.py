@@ -360,9 +360,12 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
     else:
         df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
         summary = results.summary_frame(df)
+        noise = results.run_noise_floor(results.cells_frame(df))
         con = display.console()
-        title = f"run {run.id}" + (f" · {run.name}" if run.name else "") + f" · {status}"
-        display.print_results(summary, title=title, out=con)
+        seed = run.scenario.sampling.order_seed
+        title = f"run {run.id}" + (f" · {run.name}" if run.name else "") + f" · {status}" + \
+            (f" · trial order seed {seed}" if seed else "")
+        display.print_results(summary, title=title, out=con, noise=noise)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
         by_status = {}
         for t in resp.tasks:
@@ -439,6 +442,12 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
+def _noise_json(nf) -> dict | None:
+    if nf is None:
+        return None
+    return {"worstRatio": nf.worst, "medianRatio": nf.median, "groups": nf.groups, "text": nf.sentence()}
+
+
 def cmd_compare(args) -> int:
     from . import compare as cmp
 
@@ -451,9 +460,11 @@ def cmd_compare(args) -> int:
     table = cmp.compare(frames[0], frames[1], args.threshold, docs[0], docs[1])
     matched = 0 if table.empty else int((~table["verdict"].isin(["only in A", "only in B"])).sum())
     slower = cmp.regressions(table)
+    noise = {k: table.attrs.get(f"noise_{k}") for k in ("a", "b")}
     if args.json:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
                     "rule": cmp.RULE, "counts": cmp.counts(table), "regressions": slower,
+                    "noiseFloorA": _noise_json(noise["a"]), "noiseFloorB": _noise_json(noise["b"]),
                     "rows": cmp.to_json(table)})
     else:
         con = display.console()
@@ -468,6 +479,9 @@ def cmd_compare(args) -> int:
         hidden = sum(counts.get(v, 0) for v in quiet)
         if not args.all and hidden:
             con.print(f"({hidden} not listed: {', '.join(v for v in quiet if counts.get(v))}; --all lists them)")
+        for name, d in (("A", dirs[0]), ("B", dirs[1])):
+            if noise[name.lower()] is not None:
+                con.print(f"{name} ({d.name}) {noise[name.lower()].sentence()}")
         con.print(f"rule: {cmp.RULE}", style="dim")
     if matched == 0:
         err("compare: the two runs have no measurement in common (same dataset, codec, mode, "

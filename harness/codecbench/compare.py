@@ -1,15 +1,15 @@
-"""Comparing two runs: per matching measurement, the ratio of medians B/A and a verdict that takes
-both runs' spreads into account.
+"""Comparing two runs: per matching measurement, the ratio of medians B/A and a verdict judged by
+the trials' confidence intervals and both runs' noise floors (stats.py).
 
 A measurement is matched by (dataset, codec, decode mode, operation, record count, producer
-language, consumer language). Several workers of one language in one run (rust-1, rust-2) are one
-entry: their rounds are pooled. The verdict of a matched pair:
+language, consumer language). Several cells of one key in one run (rust-1 and rust-2, an A/A twin)
+are one entry: their trial figures are pooled. Each side is the median over trials with its 95 %
+distribution-free interval (stats.median_ci). The verdict of a matched pair:
 
-- slower: B/A ≥ threshold AND the interquartile ranges of the rounds do not overlap (B's first
-  quartile above A's third);
-- faster: B/A ≤ 1/threshold AND B's third quartile below A's first;
-- no significant change: anything else (a ratio beyond the threshold whose rounds overlap is
-  within the spread, and is not a change);
+- slower: B/A above the threshold AND above both runs' noise floors AND the intervals do not
+  overlap (B's lower bound above A's upper bound);
+- faster: the same the other way (A/B above threshold and floors, B's upper bound below A's lower);
+- no significant change: anything else (a tie: within the intervals, the threshold or the noise);
 - now fails / fixed / fails in both: a measurement that failed (or was not verified) in B, in A,
   or in both; only in A / only in B: no match in the other run.
 
@@ -19,59 +19,70 @@ entry: their rounds are pooled. The verdict of a matched pair:
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from .results import lang_of, language_map
+from . import stats
+from .results import cells_frame, lang_of, language_map, run_noise_floor
 
 KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer_language",
        "consumer_language"]
 REGRESSIONS = ("slower", "now fails")
-RULE = ("slower: B/A ≥ threshold and B's first quartile > A's third quartile (the rounds' "
-        "interquartile ranges do not overlap); faster: B/A ≤ 1/threshold and B's third quartile < "
-        "A's first quartile; otherwise no significant change. Exit 1 on any slower or newly failing "
-        "measurement.")
+RULE = ("slower: B/A > threshold and > both runs' noise floors, and the 95 % intervals of the "
+        "medians over trials do not overlap (B's lower bound > A's upper bound); faster: the same "
+        "the other way; otherwise no significant change (a tie). Exit 1 on any slower or newly "
+        "failing measurement.")
 
 
 @dataclass
 class Side:
     median: float = math.nan
-    q1: float = math.nan
-    q3: float = math.nan
-    rounds: int = 0
+    lo: float = math.nan
+    hi: float = math.nan
+    trials: int = 0
+    coverage: float = 0.0
+    unsteady: int = 0
     payload_bytes: int = 0
     ok: bool = False
     failure: str = ""
     workers: str = ""
+    figures: list = field(default_factory=list)
+
+    def interval(self) -> stats.Interval:
+        return stats.Interval(self.median, self.lo, self.hi, self.trials, self.coverage)
 
 
 def entries(df: pd.DataFrame, run_doc: dict | None = None) -> dict[tuple, Side]:
     """One Side per comparison key of a run's long measurement frame."""
     langs = language_map(df, run_doc or {})
+    cells = cells_frame(df)
     out: dict[tuple, Side] = {}
-    df = df.copy()
-    df["producer_language"] = df["producer"].map(lambda w: lang_of(w, langs))
-    # Encode has no consumer; transfer and decode are measured by the consumer.
-    df["consumer_language"] = [
-        "" if op == "encode" else lang_of(c or w, langs)
-        for op, c, w in zip(df["operation"], df["consumer"], df["worker_id"])]
-    df["decode_mode"] = df["decode_mode"].fillna("")
-    for key, g in df.groupby(KEY, sort=False, dropna=False):
-        values = [float(x) for rounds in g["round_ns_per_op"] for x in rounds]
+    if cells.empty:
+        return out
+    cells["producer_language"] = cells["producer"].map(lambda w: lang_of(w, langs))
+    # Encode and upload have no consumer; download and decode are measured by the consumer.
+    cells["consumer_language"] = [
+        "" if op in ("encode", "upload") else lang_of(c or w, langs)
+        for op, c, w in zip(cells["operation"], cells["consumer"], cells["worker_id"])]
+    cells["decode_mode"] = cells["decode_mode"].fillna("")
+    for key, g in cells.groupby(KEY, sort=False, dropna=False):
+        figures = [float(x) for fs in g["trial_ns_per_op"] for x in fs]
         failures = [f for f in g["failure"] if isinstance(f, str) and f]
-        ok = bool(values) and not failures and bool(g["verified"].all())
-        side = Side(rounds=len(values), payload_bytes=int(g["payload_bytes"].max() or 0), ok=ok,
-                    failure="; ".join(dict.fromkeys(failures)) or ("" if ok else "not verified"),
-                    workers=", ".join(sorted(set(w for w in g["worker_id"] if w))))
-        if values:
-            side.q1, side.median, side.q3 = (float(v) for v in np.percentile(values, [25, 50, 75]))
-        out[tuple(key)] = side
+        ok = bool(figures) and not failures and bool(g["verified"].all())
+        ci = stats.median_ci(figures)
+        out[tuple(key)] = Side(
+            median=ci.median, lo=ci.lo, hi=ci.hi, trials=ci.n, coverage=ci.coverage,
+            unsteady=int(g["unsteady"].sum()), payload_bytes=int(g["payload_bytes"].max() or 0), ok=ok,
+            failure="; ".join(dict.fromkeys(failures)) or ("" if ok else "not verified"),
+            workers=", ".join(sorted(set(w for w in g["worker_id"] if w))), figures=figures)
     return out
 
 
-def verdict(a: Side | None, b: Side | None, threshold: float) -> tuple[str, float]:
+def verdict(a: Side | None, b: Side | None, threshold: float, noise_floor: float = 1.0) -> tuple[str, float]:
+    """The verdict of one matched pair and the ratio B/A; `noise_floor` is the larger of the two
+    runs' noise floors (a ratio ≥ 1)."""
     if a is None:
         return "only in B", math.nan
     if b is None:
@@ -83,39 +94,46 @@ def verdict(a: Side | None, b: Side | None, threshold: float) -> tuple[str, floa
     if not a.ok:
         return "fixed", math.nan
     ratio = b.median / a.median if a.median > 0 else math.nan
-    if math.isnan(ratio):
+    if math.isnan(ratio) or not stats.differ(a.interval(), b.interval(), noise_floor, threshold):
         return "no significant change", ratio
-    if ratio >= threshold and b.q1 > a.q3:
-        return "slower", ratio
-    if ratio <= 1 / threshold and b.q3 < a.q1:
-        return "faster", ratio
-    return "no significant change", ratio
+    return ("slower" if ratio > 1 else "faster"), ratio
 
 
 def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
             doc_a: dict | None = None, doc_b: dict | None = None) -> pd.DataFrame:
-    """One row per key found in either run, with both sides, the ratio and the verdict."""
+    """One row per key found in either run, with both sides, the ratio and the verdict. The table's
+    attrs hold both runs' noise floors (stats.NoiseFloor) under "noise_a" and "noise_b"."""
+    noise_a, noise_b = noise_floors(df_a, df_b)
+    floor = max(noise_a.worst, noise_b.worst)
     ea, eb = entries(df_a, doc_a), entries(df_b, doc_b)
     rows = []
     for key in list(ea) + [k for k in eb if k not in ea]:
         a, b = ea.get(key), eb.get(key)
-        v, ratio = verdict(a, b, threshold)
+        v, ratio = verdict(a, b, threshold, floor)
         row = dict(zip(KEY, key))
         for name, side in (("a", a), ("b", b)):
             side = side or Side()
-            row.update({f"{name}_median_ns_per_op": side.median, f"{name}_q1_ns_per_op": side.q1,
-                        f"{name}_q3_ns_per_op": side.q3, f"{name}_rounds": side.rounds,
+            row.update({f"{name}_median_ns_per_op": side.median, f"{name}_lo_ns_per_op": side.lo,
+                        f"{name}_hi_ns_per_op": side.hi, f"{name}_trials": side.trials,
+                        f"{name}_coverage": side.coverage, f"{name}_unsteady": side.unsteady,
                         f"{name}_payload_bytes": side.payload_bytes, f"{name}_failure": side.failure,
                         f"{name}_workers": side.workers})
         row.update({"ratio": ratio, "verdict": v})
         rows.append(row)
     out = pd.DataFrame(rows)
+    out.attrs["noise_a"], out.attrs["noise_b"] = noise_a, noise_b
     if out.empty:
         return out
     out["_v"] = out["verdict"].map(ORDER)
-    return out.sort_values(["_v", "dataset", "codec", "operation", "decode_mode", "record_count",
-                            "producer_language", "consumer_language"], kind="stable") \
+    out = out.sort_values(["_v", "dataset", "codec", "operation", "decode_mode", "record_count",
+                           "producer_language", "consumer_language"], kind="stable") \
         .drop(columns="_v").reset_index(drop=True)
+    out.attrs["noise_a"], out.attrs["noise_b"] = noise_a, noise_b
+    return out
+
+
+def noise_floors(df_a: pd.DataFrame, df_b: pd.DataFrame) -> tuple[stats.NoiseFloor, stats.NoiseFloor]:
+    return run_noise_floor(cells_frame(df_a)), run_noise_floor(cells_frame(df_b))
 
 
 ORDER = {"slower": 0, "now fails": 1, "faster": 2, "fixed": 3, "no significant change": 4,

@@ -13,8 +13,8 @@ from rich.text import Text
 
 from .pb import run_status_name
 
-# A result whose rounds spread more than this (half IQR / median) is flagged as not trustworthy.
-WIDE_SPREAD = 0.10
+# A cell whose 95 % interval is wider than this (half-width over the median) is marked.
+WIDE_CI = 0.10
 
 
 def console(stderr: bool = False) -> Console:
@@ -24,8 +24,12 @@ def console(stderr: bool = False) -> Console:
     return Console(file=stream, width=width, highlight=False, soft_wrap=False)
 
 
+def _nan(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
 def fmt_ns(value: float) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if _nan(value):
         return "—"
     if value >= 100:
         return f"{value:,.0f}"
@@ -34,15 +38,26 @@ def fmt_ns(value: float) -> str:
     return f"{value:.2f}"
 
 
-def fmt_spread(value: float) -> Text:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+def fmt_ci(pct: float) -> Text:
+    """The 95 % interval's half-width in % of the median; "!" above WIDE_CI."""
+    if _nan(pct):
         return Text("")
-    text = f"±{value * 100:.1f}%"
-    return Text(text + " !", style="yellow") if value > WIDE_SPREAD else Text(text)
+    text = f"±{pct:.1f}%"
+    return Text(text + " !", style="yellow") if pct > WIDE_CI * 100 else Text(text)
+
+
+def fmt_trials(trials, unsteady) -> Text:
+    """Trials of the cell; "~N" marks N trials whose warm-up hit its cap before a steady state."""
+    if _nan(trials) or not trials:
+        return Text("—")
+    text = Text(f"{int(trials)}")
+    if unsteady and not _nan(unsteady):
+        text.append(f" ~{int(unsteady)}", style="yellow")
+    return text
 
 
 def fmt_int(value) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+    if _nan(value):
         return "—"
     return f"{int(value):,}"
 
@@ -50,6 +65,10 @@ def fmt_int(value) -> str:
 def _short(message: str, limit: int = 60) -> str:
     message = " ".join(message.split())
     return message if len(message) <= limit else message[: limit - 1] + "…"
+
+
+def _has(summary: pd.DataFrame, col: str) -> bool:
+    return col in summary and summary[col].notna().any()
 
 
 def results_table(summary: pd.DataFrame, title: str = "") -> Table:
@@ -61,43 +80,73 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
     table.add_column("records", justify="right")
     table.add_column("bytes", justify="right")
     table.add_column("encode ns/rec", justify="right")
-    table.add_column("±", justify="right")
+    table.add_column("±95%", justify="right")
     table.add_column("decode ns/rec", justify="right")
-    table.add_column("±", justify="right")
-    has_transfer = "transfer_ns_per_op" in summary and summary["transfer_ns_per_op"].notna().any()
-    if has_transfer:
-        table.add_column("transfer ns/op", justify="right")
-    has_e2e = "end_to_end_ns_per_op" in summary and summary["end_to_end_ns_per_op"].notna().any()
+    table.add_column("±95%", justify="right")
+    has_up, has_down = _has(summary, "upload_ns_per_op"), _has(summary, "download_ns_per_op")
+    if has_up:
+        table.add_column("upload ns/op", justify="right")
+    if has_down:
+        table.add_column("download ns/op", justify="right")
+    has_e2e = _has(summary, "end_to_end_ns_per_op")
     if has_e2e:
-        table.add_column("end to end ns/op", justify="right")
+        table.add_column("end to end ns/op\n(enc+up+down+dec)", justify="right")
+    table.add_column("trials\nenc/dec", justify="right")
     table.add_column("verified")
+    table.add_column("note")
     for r in summary.itertuples(index=False):
         pc = f"{r.producer} → {r.consumer}" if r.consumer else f"{r.producer}"
         verified = Text("✓", style="green") if r.verified else Text(
             "✗ " + _short(r.failure or "not verified"), style="red")
         cells = [r.dataset, r.codec, r.mode or "—", pc, fmt_int(r.record_count),
                  fmt_int(r.payload_bytes) if r.payload_bytes else "—",
-                 fmt_ns(r.encode_ns_per_record), fmt_spread(r.encode_spread),
-                 fmt_ns(r.decode_ns_per_record), fmt_spread(r.decode_spread)]
-        if has_transfer:
-            cells.append(fmt_ns(r.transfer_ns_per_op))
+                 fmt_ns(r.encode_ns_per_record), fmt_ci(r.encode_ci_pct),
+                 fmt_ns(r.decode_ns_per_record), fmt_ci(r.decode_ci_pct)]
+        if has_up:
+            cells.append(fmt_ns(r.upload_ns_per_op))
+        if has_down:
+            cells.append(fmt_ns(r.download_ns_per_op))
         if has_e2e:
             cells.append(fmt_ns(r.end_to_end_ns_per_op))
+        trials = fmt_trials(r.encode_trials, r.encode_unsteady)
+        trials.append("/")
+        trials.append_text(fmt_trials(r.decode_trials, r.decode_unsteady) if r.consumer else Text("—"))
+        cells.append(trials)
         cells.append(verified)
+        notes = []
+        if r.aa_twin:
+            notes.append("A/A twin")
+        if r.same_bytes_as:
+            notes.append(f"same bytes as {r.same_bytes_as}")
+        cells.append(Text("; ".join(notes), style="dim"))
         table.add_row(*cells)
     return table
 
 
-def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = None) -> None:
+def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = None,
+                  noise=None) -> None:
+    """The results table, then how to read it: the noise floor (stats.NoiseFloor), the interval
+    method, unsteady and wide cells."""
+    from . import stats
+
     out = out or console()
     if summary.empty:
         out.print("no measurements")
         return
     out.print(results_table(summary, title))
-    wide = summary[(summary["encode_spread"] > WIDE_SPREAD) | (summary["decode_spread"] > WIDE_SPREAD)]
+    if noise is not None:
+        out.print(noise.sentence())
+    out.print(f"figures: {stats.METHOD}; ± is the interval's half-width. Differences within the "
+              "intervals or the noise floor are ties.", style="dim")
+    wide = summary[(summary["encode_ci_pct"] > WIDE_CI * 100) | (summary["decode_ci_pct"] > WIDE_CI * 100)]
     if not wide.empty:
-        out.print(f"! {len(wide)} result(s) spread more than ±{WIDE_SPREAD:.0%} between rounds: "
-                  "treat them with care (more rounds or longer rounds help).", style="yellow")
+        out.print(f"! {len(wide)} row(s) have a 95 % interval wider than ±{WIDE_CI:.0%} (marked !): "
+                  "more trials (sampling.trials, maxTrials) or a quieter machine help.", style="yellow")
+    unsteady = summary[(summary["encode_unsteady"] > 0) | (summary["decode_unsteady"] > 0)]
+    if not unsteady.empty:
+        out.print(f"~ {len(unsteady)} row(s) include trials whose warm-up hit sampling.maxWarmupMs "
+                  "before a steady state (~N: N such trials); they are measured, and marked.",
+                  style="yellow")
 
 
 def print_failures(failures: list[tuple[str, str]], out: Console | None = None) -> None:
@@ -189,19 +238,21 @@ VERDICT_STYLES = {"slower": "bold red", "now fails": "bold red", "faster": "gree
 
 
 def compare_table(table: pd.DataFrame, title: str = "") -> Table:
-    """Rows of compare.compare(): the two medians with their interquartile ranges, B/A, verdict."""
+    """Rows of compare.compare(): the two medians over trials with their 95 % intervals, B/A, verdict."""
     out = Table(title=title or None, title_justify="left", header_style="bold")
     for col, justify in (("verdict", "left"), ("dataset", "left"), ("codec", "left"), ("mode", "left"),
                          ("operation", "left"), ("records", "right"), ("producer → consumer", "left"),
-                         ("A ns/op [IQR]", "right"), ("B ns/op [IQR]", "right"), ("B/A", "right"),
-                         ("note", "left")):
+                         ("A ns/op [95% CI] trials", "right"), ("B ns/op [95% CI] trials", "right"),
+                         ("B/A", "right"), ("note", "left")):
         out.add_column(col, justify=justify)
 
     def side(r, p):
         med = r[f"{p}_median_ns_per_op"]
-        if med is None or (isinstance(med, float) and math.isnan(med)):
+        if _nan(med):
             return "—"
-        return f"{fmt_ns(med)} [{fmt_ns(r[f'{p}_q1_ns_per_op'])}–{fmt_ns(r[f'{p}_q3_ns_per_op'])}]"
+        unsteady = f" ~{int(r[f'{p}_unsteady'])}" if r.get(f"{p}_unsteady") else ""
+        return (f"{fmt_ns(med)} [{fmt_ns(r[f'{p}_lo_ns_per_op'])}–{fmt_ns(r[f'{p}_hi_ns_per_op'])}] "
+                f"n{int(r[f'{p}_trials'])}{unsteady}")
 
     for _, r in table.iterrows():
         ratio = r["ratio"]
@@ -210,8 +261,7 @@ def compare_table(table: pd.DataFrame, title: str = "") -> Table:
             "fixed", "fails in both") else ""
         out.add_row(Text(r["verdict"], style=VERDICT_STYLES.get(r["verdict"], "")), r["dataset"], r["codec"],
                     r["decode_mode"] or "—", r["operation"], fmt_int(r["record_count"]), pc,
-                    side(r, "a"), side(r, "b"),
-                    "—" if ratio is None or (isinstance(ratio, float) and math.isnan(ratio)) else f"×{ratio:.2f}",
+                    side(r, "a"), side(r, "b"), "—" if _nan(ratio) else f"×{ratio:.2f}",
                     _short(note or "", 50))
     return out
 

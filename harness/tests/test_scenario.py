@@ -94,7 +94,7 @@ def test_unknown_dataset(tmp_path, capsys):
 def test_unknown_decode_mode(tmp_path, capsys):
     err = check(tmp_path, GOOD.replace("[typed, lazy]", "[typed, raw]"), capsys)
     assert 'unknown decode mode "raw" in "decodeModes"' in err
-    assert "known: typed, lazy" in err
+    assert "known: typed, tree, lazy" in err
 
 
 def test_unknown_operation(tmp_path, capsys):
@@ -186,3 +186,57 @@ def test_every_mistake_is_reported_at_once(tmp_path, capsys):
     assert any('unknown dataset "dumy"' in l for l in lines)
     assert any('unknown decode mode "fast"' in l for l in lines)
     assert any('unknown key "sed"' in l for l in lines)
+
+
+def test_trial_sampling_fields_and_tree_mode(tmp_path):
+    path = tmp_path / "trials.yaml"
+    path.write_text("datasets: [dummy]\ncodecs: [json]\ncounts: [10]\ndecodeModes: [typed, tree, lazy]\n"
+                    "sampling: {trials: 5, maxTrials: 12, targetCiPct: 2.5, maxSeconds: 600,\n"
+                    "  orderSeed: 18446744073709551615, maxWarmupMs: 5000, warmupMs: 200, aaCells: 2}\n")
+    s = scenario.load(path).message
+    assert list(s.decode_modes) == ["typed", "tree", "lazy"]
+    sp = s.sampling
+    assert (sp.trials, sp.max_trials, sp.max_seconds, sp.max_warmup_ms, sp.aa_cells) == (5, 12, 600, 5000, 2)
+    assert sp.target_ci_pct == 2.5 and sp.order_seed == 2**64 - 1
+
+
+@pytest.mark.parametrize("sampling, expected", [
+    ("{trials: 0}", '"sampling.trials" must be a positive whole number, got 0'),
+    ("{trials: 2.5}", '"sampling.trials" must be a whole number, got a number (2.5)'),
+    ("{trials: 5, maxTrials: 3}", '"sampling.maxTrials" (3) is below "sampling.trials" (5)'),
+    ("{targetCiPct: 0}", '"sampling.targetCiPct" must be above 0 and at most 100'),
+    ("{targetCiPct: three}", '"sampling.targetCiPct" must be a number, got a string ("three")'),
+    ("{maxSeconds: -5}", '"sampling.maxSeconds" must not be negative, got -5'),
+    ("{orderSeed: 18446744073709551616}", '"sampling.orderSeed" is too large'),
+    ("{warmupMs: 500, maxWarmupMs: 100}", '"sampling.maxWarmupMs" (100) is below "sampling.warmupMs" (500)'),
+    ("{aaCells: 0}", '"sampling.aaCells" must be a positive whole number, got 0'),
+    ("{trails: 5}", 'unknown key "trails" in "sampling"; did you mean "trials"?'),
+])
+def test_bad_trial_sampling(tmp_path, capsys, sampling, expected):
+    err = check(tmp_path, GOOD.replace("sampling: {warmupMs: 50, rounds: 5, minRoundMs: 5, taskTimeoutS: 60}",
+                                       f"sampling: {sampling}"), capsys)
+    assert expected in err, err
+
+
+LIBRARY = ("beers", "docs", "json-vs-bson", "json-vs-bson-full", "matrix", "owners", "aa")
+
+
+@pytest.mark.parametrize("name", LIBRARY)
+def test_library_scenarios_have_trials_and_a_budget(name):
+    text = (REPO / "harness/scenarios" / f"{name}.yaml").read_text()
+    s = scenario.load(REPO / "harness/scenarios" / f"{name}.yaml").message
+    assert s.sampling.trials >= 5, name
+    assert s.sampling.max_seconds > 0, name
+    assert "expected time" in text.lower(), f"{name}.yaml states how long it takes"
+
+
+def test_quick_and_aa_scenarios_are_what_the_demo_and_issue_9_need():
+    quick = scenario.load(REPO / "harness/scenarios/quick.yaml").message
+    assert list(quick.datasets) == ["dummy"] and list(quick.codecs) == ["json", "bson", "protobuf"]
+    assert list(quick.counts) == [100] and quick.sampling.trials == 3
+    assert quick.sampling.max_seconds and quick.sampling.max_seconds <= 120
+    aa = scenario.load(REPO / "harness/scenarios/aa.yaml").message
+    assert list(aa.datasets) == ["dummy", "numeric", "owners", "beers"]
+    assert list(aa.codecs) == ["json", "bson", "protobuf"] and list(aa.counts) == [1000]
+    assert not aa.producers and not aa.consumers, "every attached worker"
+    assert aa.sampling.trials == 5
