@@ -36,29 +36,61 @@ describe("the page in Chromium against a gRPC-web control", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("attaches from two tabs, runs encode and decode tasks verified, and stops cleanly", async () => {
+  it("attaches from two tabs, runs every trial in a fresh Web Worker, verified and steady-or-marked, and stops cleanly", async () => {
     const blob = (bytes: Uint8Array) => ({ id: control.putBlob(bytes), size: bytes.length });
-    const canonical = (id: "dummy" | "numeric" | "owners" | "docs") => blob(canonicalPb(id));
+    const canonical = (id: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") => blob(canonicalPb(id));
+    const truncated = vector("beers", "bson").slice(0, 100);
     control.enqueue(
-      task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical: canonical("dummy") }),
-      task({ operation: Operation.ENCODE, dataset: "numeric", codec: "bson", recordCount: 3, canonical: canonical("numeric") }),
+      task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical: canonical("dummy"), measureTransfer: true }),
+      task({ operation: Operation.ENCODE, dataset: "numeric", codec: "bson", recordCount: 3, canonical: canonical("numeric"), storePayload: false, trial: 1 }),
       task({ operation: Operation.DECODE, dataset: "numeric", codec: "json", recordCount: 3, canonical: canonical("numeric"), payload: blob(vector("numeric", "json")), measureTransfer: true }),
       task({ operation: Operation.DECODE, dataset: "owners", codec: "bson", recordCount: 3, canonical: canonical("owners"), payload: blob(vector("owners", "bson")) }),
-      task({ operation: Operation.DECODE, dataset: "docs", codec: "json", decodeMode: "lazy", lazyField: "name", recordCount: 3, canonical: canonical("docs"), payload: blob(vector("docs", "json")) }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "lazy", lazyFields: ["name", "delivery.company"], recordCount: 3, canonical: canonical("docs"), payload: blob(vector("docs", "bson")) }),
+      task({ operation: Operation.DECODE, dataset: "matrix", codec: "bson", decodeMode: "lazy", lazyFields: ["0", "99"], recordCount: 3, canonical: canonical("matrix"), payload: blob(vector("matrix", "bson", "java")) }),
+      task({ operation: Operation.DECODE, dataset: "beers", codec: "json", decodeMode: "tree", recordCount: 3, canonical: canonical("beers"), payload: blob(vector("beers", "json", "java")) }),
+      task({ operation: Operation.DECODE, dataset: "dummy", codec: "bson", decodeMode: "tree", recordCount: 3, canonical: canonical("dummy"), payload: blob(vector("dummy", "bson")) }),
       // The other codecs in Chromium: ubjson's patched encoder on int64 data, Rust payloads decoded.
       task({ operation: Operation.ENCODE, dataset: "numeric", codec: "ubjson", recordCount: 3, canonical: canonical("numeric") }),
       task({ operation: Operation.DECODE, dataset: "owners", codec: "protobuf", recordCount: 3, canonical: canonical("owners"), payload: blob(vector("owners", "protobuf")) }),
-      task({ operation: Operation.DECODE, dataset: "docs", codec: "msgpack", recordCount: 3, canonical: canonical("docs"), payload: blob(vector("docs", "msgpack")) }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "msgpack", decodeMode: "tree", recordCount: 3, canonical: canonical("docs"), payload: blob(vector("docs", "msgpack")) }),
       task({ operation: Operation.DECODE, dataset: "numeric", codec: "ubjson", recordCount: 3, canonical: canonical("numeric"), payload: blob(vector("numeric", "ubjson")) }),
+      // A corrupt payload fails inside the trial worker, with the step and the library's words.
+      task({ operation: Operation.DECODE, dataset: "beers", codec: "bson", recordCount: 3, canonical: canonical("beers"), payload: blob(truncated) }),
     );
+    const count = 13;
     driver = startProcess("driver", process.execPath, [driverPath, "--control", server.origin, "--count", "2", "--log", logFile, "--screenshot", screenshot]);
     await driver.waitForLine(/2 tab\(s\) open/, 60_000);
-    const reports = await control.waitForReports(9, 60_000);
-    expect(reports.map((r) => r.failure)).toEqual(Array(9).fill(""));
+    const reports = await control.waitForReports(count, 90_000);
+    const byTask = new Map(reports.map((r) => [r.taskId, r]));
+    const corrupt = reports.find((r) => r.failure !== "");
+    expect(reports.filter((r) => r.failure !== "").length, reports.map((r) => r.failure).join("\n")).toBe(1);
+    expect(corrupt!.failure).toMatch(/^decode failed: .+/);
+    expect(corrupt!.measurements).toEqual([]);
     const measurements = reports.flatMap((r) => r.measurements);
     // Two tabs take tasks concurrently, so reports arrive in any order.
-    expect(measurements.map((m) => Operation[m.operation]).sort()).toEqual([...Array(6).fill("DECODE"), ...Array(3).fill("ENCODE"), "TRANSFER"]);
-    expect(measurements.every((m) => m.verified && m.roundNsPerOp.length === 3)).toBe(true);
+    expect(measurements.map((m) => Operation[m.operation]).sort()).toEqual([...Array(9).fill("DECODE"), "DOWNLOAD", ...Array(3).fill("ENCODE"), "UPLOAD"]);
+    for (const m of measurements) {
+      const what = `${Operation[m.operation]} ${m.dataset} ${m.codec} ${m.decodeMode}: ${JSON.stringify(m.extras)}`;
+      expect(m.verified, what).toBe(true);
+      expect(m.roundNsPerOp, what).toHaveLength(3);
+      // Steady (>= 10 warm-up rounds, >= warmup_ms) or marked unsteady at the 300 ms cap.
+      if (m.steady) expect(m.extras["warmup_rounds"], what).toBeGreaterThanOrEqual(10);
+      else expect(m.extras["warmup_ms"], what).toBeGreaterThanOrEqual(300);
+      expect(m.extras["cross_origin_isolated"], what).toBe(1);
+      expect(m.extras["timer_resolution_us"], what).toBeLessThanOrEqual(20);
+      if (m.operation === Operation.ENCODE || m.operation === Operation.DECODE) {
+        // Timed inside a trial worker, which took a measurable time to start.
+        expect(m.extras["worker_start_ms"], what).toBeGreaterThan(0);
+        expect(m.extras["jit_observable"], what).toBe(0);
+      }
+    }
+    const trials = measurements.filter((m) => m.operation === Operation.ENCODE || m.operation === Operation.DECODE);
+    const ms = (key: string) => trials.map((m) => m.extras[key]!).sort((a, b) => a - b);
+    console.log(`trial worker start ms (sorted): ${ms("worker_start_ms").map((v) => v.toFixed(1)).join(" ")}; whole trial ms: ${ms("trial_ms").map((v) => v.toFixed(0)).join(" ")}`);
+    const encodes = reports.filter((r) => r.measurements.some((m) => m.operation === Operation.ENCODE));
+    // store_payload: the json and ubjson encodes uploaded their payload, the bson one (trial 1) did not.
+    expect(encodes.map((r) => r.payloadBlobId !== "").sort()).toEqual([false, true, true]);
+    expect(byTask.size).toBe(count);
 
     await expect.poll(() => control.attaches.length, { timeout: 30_000 }).toBe(2);
     const details = control.attaches[0]!.environment!.details;
@@ -66,6 +98,9 @@ describe("the page in Chromium against a gRPC-web control", () => {
     // Isolated Chromium gives performance.now() a 5 µs grain (100 µs without isolation).
     expect(Number(details["timerResolutionUs"])).toBeLessThanOrEqual(20);
     expect(control.attaches[0]!.environment!.runtime).toMatch(/Chrom/);
+    expect(details["allocBytes"]).toMatch(/not counted/);
+    expect(details["jitCounter"]).toMatch(/no JIT compilation counter/);
+    expect(details["trials"]).toMatch(/fresh dedicated Web Worker/);
 
     const code = await driver.stop("SIGTERM");
     expect(code, `driver exit; its log:\n${readFileSync(logFile, "utf8")}\n${driver.output.join("\n")}`).toBe(0);

@@ -49,7 +49,7 @@ export function workerTrials(create: () => WorkerLike): TrialRunner {
         finish(failed(`trial failed: could not start a trial worker: ${error instanceof Error ? error.message : String(error)}`));
         return;
       }
-      timer = setTimeout(() => finish(failed(`trial failed: the trial worker gave no answer within ${Math.round(timeoutMs / 1000)} s; it was terminated`)), timeoutMs);
+      timer = setTimeout(() => finish(failed(`trial failed: the trial worker gave no answer within ${timeoutMs / 1000} s; it was terminated`)), timeoutMs);
       worker.addEventListener("message", (event: MessageEvent<TrialMessage>) => {
         if (!worker) return;
         const message = event.data;
