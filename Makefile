@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test setup build rust java web harness apt grpcurl lint vectors up down clean
+.PHONY: demo test setup build rust java web harness apt grpcurl lint vectors up down clean fidelity
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -28,6 +28,10 @@ test: build
 	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v
 
 build: setup rust java web harness
+
+# criterion (Rust) and JMH (Java) beside codecbench on the same cells: docs/fidelity.md.
+fidelity: rust java harness
+	$(VENV)/bin/python -m codecbench.fidelity
 
 setup: apt grpcurl
 
