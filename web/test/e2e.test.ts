@@ -78,7 +78,7 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
       datasets: ["dummy", "numeric"],
       codecs: [...codecIds],
       counts: [20],
-      sampling: { warmupMs: 20, rounds: 3, minRoundMs: 2 },
+      sampling: { warmupMs: 20, maxWarmupMs: 500, rounds: 3, minRoundMs: 2, trials: 2 },
     });
     const measurements: Measurement[] = [];
     let run: Run | undefined;
@@ -110,7 +110,18 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
       }
     }
     const browserEncodes = measurements.filter((m) => m.operation === Operation.ENCODE && m.language === "browser");
-    expect(browserEncodes.map((m) => `${m.dataset} ${m.codec}`).sort()).toEqual(["dummy", "numeric"].flatMap((dataset) => codecIds.map((codec) => `${dataset} ${codec}`)).sort());
+    expect([...new Set(browserEncodes.map((m) => `${m.dataset} ${m.codec}`))].sort()).toEqual(["dummy", "numeric"].flatMap((dataset) => codecIds.map((codec) => `${dataset} ${codec}`)).sort());
+    // Every cell in two trials, each in its own fresh Web Worker, warmed up to a steady state or marked.
+    expect([...new Set(browserEncodes.map((m) => m.trial))].sort()).toEqual([0, 1]);
+    const browserTrials = measurements.filter((m) => m.language === "browser" && (m.operation === Operation.ENCODE || m.operation === Operation.DECODE));
+    for (const m of browserTrials) {
+      expect(m.steady ? m.extras["warmup_rounds"]! >= 10 : m.extras["warmup_ms"]! >= 500, `${m.cellId} trial ${m.trial}: ${JSON.stringify(m.extras)}`).toBe(true);
+      expect(m.extras["worker_start_ms"]).toBeGreaterThan(0);
+      expect(m.extras["cross_origin_isolated"]).toBe(1);
+    }
+    const costs = (key: string) => browserTrials.map((m) => m.extras[key]!).sort((a, b) => a - b);
+    const mid = (values: number[]) => values[values.length >> 1]!.toFixed(0);
+    console.log(`browser trials: ${browserTrials.length}; median worker start ${mid(costs("worker_start_ms"))} ms, median warm-up ${mid(costs("warmup_ms"))} ms, median whole trial ${mid(costs("trial_ms"))} ms`);
     const browserMeasurement = browserEncodes[0]!;
     expect(browserMeasurement.environment?.details["crossOriginIsolated"]).toBe("true");
     expect(browserMeasurement.roundNsPerOp).toHaveLength(3);
