@@ -59,7 +59,9 @@ export const bsonCodec: Codec = {
       {
         operation: "encode",
         contains: ["model-conversion", "serialize", "copy"],
-        note: "double fields wrapped in bson.Double, then BSON.serialize, which writes into js-bson's shared buffer and copies the document out",
+        note:
+          "double fields wrapped in bson.Double, then BSON.serialize, which writes into js-bson's shared buffer and copies the document out; " +
+          "js-bson's browser build encodes every key and string value with a new TextEncoder().encode (an allocation per string), which dominates its cost",
       },
       { operation: "typed", contains: ["parse"], note: "BSON.deserialize (useBigInt64, UTF-8 checked) gives the model objects directly: no separate conversion exists in JavaScript" },
       { operation: "tree", contains: ["parse"], note: "BSON.deserialize with default options (UTF-8 checked; int64 as number, Long beyond 2^53)" },
