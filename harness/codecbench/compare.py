@@ -54,10 +54,11 @@ class Side:
         return stats.Interval(self.median, self.lo, self.hi, self.trials, self.coverage)
 
 
-def entries(df: pd.DataFrame, run_doc: dict | None = None) -> dict[tuple, Side]:
-    """One Side per comparison key of a run's long measurement frame."""
+def entries(df: pd.DataFrame, run_doc: dict | None = None, cells: pd.DataFrame | None = None
+            ) -> dict[tuple, Side]:
+    """One Side per comparison key of a run's long measurement frame (cells: its cells_frame)."""
     langs = language_map(df, run_doc or {})
-    cells = cells_frame(df)
+    cells = (cells_frame(df) if cells is None else cells).copy()
     out: dict[tuple, Side] = {}
     if cells.empty:
         return out
@@ -103,9 +104,10 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
             doc_a: dict | None = None, doc_b: dict | None = None) -> pd.DataFrame:
     """One row per key found in either run, with both sides, the ratio and the verdict. The table's
     attrs hold both runs' noise floors (stats.NoiseFloor) under "noise_a" and "noise_b"."""
-    noise_a, noise_b = noise_floors(df_a, df_b)
+    cells_a, cells_b = cells_frame(df_a), cells_frame(df_b)
+    noise_a, noise_b = run_noise_floor(cells_a), run_noise_floor(cells_b)
     floor = max(noise_a.worst, noise_b.worst)
-    ea, eb = entries(df_a, doc_a), entries(df_b, doc_b)
+    ea, eb = entries(df_a, doc_a, cells_a), entries(df_b, doc_b, cells_b)
     rows = []
     for key in list(ea) + [k for k in eb if k not in ea]:
         a, b = ea.get(key), eb.get(key)
@@ -130,10 +132,6 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
         .drop(columns="_v").reset_index(drop=True)
     out.attrs["noise_a"], out.attrs["noise_b"] = noise_a, noise_b
     return out
-
-
-def noise_floors(df_a: pd.DataFrame, df_b: pd.DataFrame) -> tuple[stats.NoiseFloor, stats.NoiseFloor]:
-    return run_noise_floor(cells_frame(df_a)), run_noise_floor(cells_frame(df_b))
 
 
 ORDER = {"slower": 0, "now fails": 1, "faster": 2, "fixed": 3, "no significant change": 4,

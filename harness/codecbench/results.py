@@ -186,8 +186,14 @@ def cell_key(r: dict) -> str:
                                      _str(r.get("decode_mode")), _str(r.get("producer")), who))
 
 
+_CELL_INPUT = ["cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
+               "consumer", "worker_id", "language", "payload_bytes", "payload_blob_id", "aa_twin", "steady",
+               "round_ns_per_op", "rounds", "alloc_bytes_per_op", "verified", "failure"]
+
+
 def _records(df: pd.DataFrame) -> list[dict]:
-    records = df.to_dict("records")
+    # Only the columns cells need: converting the environment strings of every row costs seconds.
+    records = df[[c for c in _CELL_INPUT if c in df]].to_dict("records")
     for r in records:
         for k in ("failure", "language", "decode_mode", "consumer", "producer", "worker_id", "cell_id",
                   "payload_blob_id"):

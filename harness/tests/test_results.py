@@ -14,36 +14,52 @@ from codecbench.pb import results as results_pb2
 from codecbench.pb import scenario as scenario_pb2
 
 ENC, DEC, TR = scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE, scenario_pb2.OPERATION_TRANSFER
+UP, DOWN = scenario_pb2.OPERATION_UPLOAD, scenario_pb2.OPERATION_DOWNLOAD
+BLOB = "ab" * 32
 
 
 def meas(op, task, *, dataset="dummy", codec="json", mode="", count=10, producer="rust-1",
          consumer="", worker=None, rounds=(100.0, 110.0, 120.0, 130.0, 140.0), payload=1234,
-         verified=True, failure="", language="rust", alloc=None):
+         verified=True, failure="", language="rust", alloc=None, cell="", trial=0, steady=True,
+         blob=BLOB, twin=False):
     m = results_pb2.Measurement(
         run_id="r1", task_id=task, dataset=dataset, codec=codec, decode_mode=mode, record_count=count,
         producer_worker_id=producer, consumer_worker_id=consumer, language=language, operation=op,
         payload_bytes=payload, round_ns_per_op=list(rounds), verified=verified, failure=failure,
-        ops_per_round=64, worker_id=worker or (producer if op == ENC else consumer),
+        ops_per_round=64, worker_id=worker or (producer if op in (ENC, UP) else consumer),
         environment=results_pb2.Environment(language=language, runtime="rustc", runtime_version="1.95",
                                             build_profile="release", cores=2, details={"k": "v"}),
-        extras={"warmup_ms": 50.0})
+        extras={"warmup_ms": 50.0}, cell_id=cell, trial=trial, steady=steady, payload_blob_id=blob,
+        aa_twin=twin)
     if alloc is not None:
         m.alloc_bytes_per_op = alloc
     return m
 
 
+# Trial figures (medians of rounds) of each cell's 5 trials, in the order they ran.
+ENC_TRIALS = (1200.0, 1000.0, 1400.0, 1100.0, 1300.0)
+
+
+def trial_rounds(figure):
+    return (figure * 0.9, figure, figure * 1.1)
+
+
 def synthetic():
-    """dummy×10 json: rust-1 encodes; rust-1 and java-1 decode typed and lazy, with transfer."""
-    ms = [meas(ENC, "e1", rounds=(1000, 1100, 1200, 1300, 1400), alloc=512.0)]
-    n = 0
+    """dummy×10 json: rust-1 encodes (5 trials, with upload); rust-1 and java-1 decode typed and
+    lazy (5 trials each, with download), from the same payload."""
+    ms = []
+    for t, fig in enumerate(ENC_TRIALS):
+        ms.append(meas(ENC, f"e{t}", rounds=trial_rounds(fig), alloc=512.0, cell="enc", trial=t))
+        ms.append(meas(UP, f"e{t}", rounds=(9000.0,), cell="enc", trial=t))
     for consumer, lang in (("rust-1", "rust"), ("java-1", "java")):
         for mode, base in (("typed", 2000.0), ("lazy", 500.0)):
-            n += 1
-            task = f"d{n}"
-            if mode == "typed":  # control times a payload's transfer once per consumer
-                ms.append(meas(TR, task, consumer=consumer, language=lang, rounds=(7000.0,) * 3))
-            ms.append(meas(DEC, task, mode=mode, consumer=consumer, language=lang,
-                           rounds=(base, base * 1.1, base * 1.2, base * 1.3, base * 1.4)))
+            cell = f"dec-{consumer}-{mode}"
+            for t in range(5):
+                task = f"{cell}-t{t}"
+                ms.append(meas(DOWN, task, consumer=consumer, language=lang, rounds=(7000.0,) * 3,
+                               cell=cell, trial=t))
+                ms.append(meas(DEC, task, mode=mode, consumer=consumer, language=lang, cell=cell, trial=t,
+                               rounds=trial_rounds(base * (1 + 0.1 * t)), steady=not (lang == "java" and t == 4)))
     return ms
 
 
@@ -56,31 +72,98 @@ def test_round_stats_median_and_half_iqr_over_median():
 
 def test_measurements_frame_one_row_per_measurement():
     df = results.measurements_frame(synthetic())
-    assert len(df) == 7
+    assert len(df) == 10 + 40
     enc = df[df["operation"] == "encode"].iloc[0]
     assert enc["median_ns_per_op"] == 1200
     assert enc["ns_per_record"] == 120
     assert enc["alloc_bytes_per_op"] == 512.0
-    assert enc["rounds"] == 5 and enc["ops_per_round"] == 64
+    assert enc["rounds"] == 3 and enc["ops_per_round"] == 64
+    assert (enc["cell_id"], enc["trial"], enc["payload_blob_id"]) == ("enc", 0, BLOB)
+    assert bool(enc["steady"]) and not enc["aa_twin"]
     assert json.loads(enc["extras"]) == {"warmup_ms": 50.0}
     assert math.isnan(df[df["operation"] == "decode"].iloc[0]["alloc_bytes_per_op"])
-    assert set(df["operation"]) == {"encode", "decode", "transfer"}
+    assert set(df["operation"]) == {"encode", "upload", "decode", "download"}
 
 
-def test_summary_joins_encode_decode_and_transfer():
+def test_cells_are_the_median_over_trials_with_the_order_statistic_interval():
+    cells = results.cells_frame(results.measurements_frame(synthetic()))
+    assert len(cells) == 2 + 8  # encode + upload; 4 decode cells, each with its download
+    enc = cells[cells["operation"] == "encode"].iloc[0]
+    assert enc["trials"] == 5
+    assert enc["median_ns_per_op"] == 1200, "the median of the trials' medians"
+    assert (enc["lo_ns_per_op"], enc["hi_ns_per_op"]) == (1000, 1400), "5 trials: min..max"
+    assert enc["coverage"] == pytest.approx(0.9375)
+    assert enc["ci_pct"] == pytest.approx(200 / 1200 * 100)
+    assert enc["ns_per_record"] == 120
+    java = cells[(cells["cell_id"] == "dec-java-1-typed") & (cells["operation"] == "decode")].iloc[0]
+    assert java["unsteady"] == 1 and java["median_ns_per_op"] == 2400
+
+
+def test_summary_joins_encode_upload_download_and_decode():
     summary = results.summary_frame(results.measurements_frame(synthetic()))
     assert len(summary) == 4  # 2 consumers × 2 modes, each joined with the one encode
     assert list(summary[["mode", "consumer"]].itertuples(index=False, name=None)) == [
-        ("lazy", "java-1"), ("lazy", "rust-1"), ("typed", "java-1"), ("typed", "rust-1")]
+        ("typed", "java-1"), ("typed", "rust-1"), ("lazy", "java-1"), ("lazy", "rust-1")]
     row = summary[(summary["mode"] == "typed") & (summary["consumer"] == "java-1")].iloc[0]
-    assert row["encode_ns_per_record"] == 120  # median 1200 ns/op over 10 records
-    assert row["decode_ns_per_record"] == pytest.approx(240)  # median 2400
-    assert row["decode_spread"] == pytest.approx((2600 - 2200) / 2 / 2400)
-    assert row["transfer_ns_per_op"] == 7000
-    assert (summary["transfer_ns_per_op"] == 7000).all(), "both modes show their payload's transfer"
+    assert row["encode_ns_per_record"] == 120
+    assert row["decode_ns_per_op"] == pytest.approx(2400)
+    assert (row["decode_lo_ns_per_op"], row["decode_hi_ns_per_op"]) == pytest.approx((2000, 2800))
+    assert row["decode_trials"] == 5 and row["decode_unsteady"] == 1
+    assert row["upload_ns_per_op"] == 9000 and row["download_ns_per_op"] == 7000
     assert row["decode_language"] == "java"
-    assert row["payload_bytes"] == 1234
+    assert row["payload_bytes"] == 1234 and row["payload_blob_id"] == BLOB
     assert bool(row["verified"]) and row["failure"] == ""
+    # End to end is the sum of the four legs' medians.
+    assert row["end_to_end_ns_per_op"] == pytest.approx(1200 + 9000 + 7000 + 2400)
+    assert row["end_to_end_lo_ns_per_op"] == pytest.approx(1000 + 9000 + 7000 + 2000)
+
+
+def test_end_to_end_needs_all_four_legs():
+    ms = [m for m in synthetic() if m.operation != UP]
+    summary = results.summary_frame(results.measurements_frame(ms))
+    assert summary["end_to_end_ns_per_op"].isna().all()
+
+
+def test_old_runs_transfer_is_the_download_leg_and_each_measurement_one_trial():
+    ms = [meas(ENC, "e1", blob=""), meas(TR, "d1", consumer="rust-1", rounds=(7000.0,) * 3, blob=""),
+          meas(DEC, "d1", mode="typed", consumer="rust-1", blob="")]
+    df = results.measurements_frame(ms)
+    assert set(df["operation"]) == {"encode", "download", "decode"}
+    row = results.summary_frame(df).iloc[0]
+    assert row["download_ns_per_op"] == 7000 and row["decode_trials"] == 1
+    assert row["decode_coverage"] == 0.0, "one trial says nothing about uncertainty"
+
+
+def test_aa_groups_same_bytes_and_noise_floor():
+    ms = []
+    # rust-1 decodes the same bytes from rust-1, java-1 and browser-1, plus a deliberate twin.
+    for producer, twin, factor in (("rust-1", False, 1.0), ("java-1", False, 1.04), ("browser-1", False, 1.02),
+                                   ("rust-1", True, 1.08)):
+        cell = f"dec-{producer}" + ("~aa" if twin else "")
+        for t in range(5):
+            ms.append(meas(DEC, f"{cell}-{t}", mode="typed", producer=producer, consumer="rust-1", cell=cell,
+                           trial=t, twin=twin, rounds=trial_rounds(1000 * factor * (1 + 0.01 * t))))
+    # Another consumer, another payload: a group of its own.
+    for producer, factor in (("rust-1", 1.0), ("java-1", 1.02)):
+        for t in range(5):
+            ms.append(meas(DEC, f"j-{producer}-{t}", mode="typed", producer=producer, consumer="java-1",
+                           language="java", cell=f"j-{producer}", trial=t, blob="cd" * 32,
+                           rounds=trial_rounds(3000 * factor)))
+    for producer in ("rust-1", "java-1", "browser-1"):
+        ms.append(meas(ENC, f"e-{producer}", producer=producer, cell=f"enc-{producer}"))
+    df = results.measurements_frame(ms)
+    cells = results.cells_frame(df)
+    groups = results.aa_groups(cells)
+    assert len(groups) == 2
+    big = groups[groups["consumer"] == "rust-1"].iloc[0]
+    assert len(big["cells"]) == 4 and "rust-1 (A/A twin)" in big["producers"]
+    assert big["ratio"] == pytest.approx(1.08)
+    nf = results.run_noise_floor(cells)
+    assert nf.groups == 2 and nf.worst == pytest.approx(1.08) and nf.median == pytest.approx(1.05)
+    summary = results.summary_frame(df)
+    row = summary[(summary["consumer"] == "rust-1") & (summary["producer"] == "java-1")].iloc[0]
+    assert row["same_bytes_as"] == "browser-1, rust-1"
+    assert summary["aa_twin"].sum() == 1
 
 
 def test_a_failed_decode_marks_only_its_row():
@@ -103,7 +186,7 @@ def test_failed_task_without_measurement_gets_a_row():
                                    status=results_pb2.TASK_STATUS_FAILED, failure="worker fake-1 is gone")
     done = results_pb2.TaskSummary(id="e1", operation=ENC, status=results_pb2.TASK_STATUS_DONE)
     df = results.measurements_frame(synthetic(), [task, done], run_id="r1")
-    assert len(df) == 8
+    assert len(df) == 51
     summary = results.summary_frame(df)
     row = summary[summary["dataset"] == "beers"].iloc[0]
     assert (row["codec"], row["mode"], row["consumer"]) == ("bson", "lazy", "fake-1")
@@ -137,32 +220,47 @@ def test_rows_follow_dataset_order():
 
 
 def test_write_results_files(tmp_path):
+    from codecbench.pb import ws
     run = results_pb2.Run(id="r1", name="t", status=results_pb2.RUN_STATUS_FINISHED, tasks_total=5, tasks_done=5)
-    files = results.write_results(tmp_path / "r1", run, [], synthetic(), control_addr="127.0.0.1:1")
+    worker = ws.WorkerInfo(id="rust-1", codecs=[results_pb2.CodecInfo(id="json", timed_regions=[
+        results_pb2.TimedRegion(operation="encode", contains=["serialize", "utf8"])])])
+    files = results.write_results(tmp_path / "r1", run, [], synthetic(), control_addr="127.0.0.1:1",
+                                  workers=[worker])
     csv = pd.read_csv(files["csv"])
-    assert len(csv) == 7
-    assert json.loads(csv[csv["operation"] == "encode"].iloc[0]["round_ns_per_op"]) == [1000, 1100, 1200, 1300, 1400]
+    assert len(csv) == 50
+    first = csv[(csv["operation"] == "encode") & (csv["trial"] == 0)].iloc[0]
+    assert json.loads(first["round_ns_per_op"]) == pytest.approx([1080, 1200, 1320])
     parquet = pd.read_parquet(files["parquet"])
-    assert len(parquet) == 7
-    assert list(parquet[parquet["operation"] == "encode"].iloc[0]["round_ns_per_op"]) == [1000, 1100, 1200, 1300, 1400]
+    assert len(parquet) == 50 and set(parquet["cell_id"]) >= {"enc", "dec-java-1-typed"}
     assert len(pd.read_csv(files["summary"])) == 4
     doc = json.loads(files["run"].read_text())
     assert doc["run"]["id"] == "r1"
     assert doc["workers"]["java-1"]["language"] == "java"
     assert doc["harness"]["control"] == "127.0.0.1:1"
+    assert doc["workerInfo"][0]["codecs"][0]["timedRegions"][0]["contains"] == ["serialize", "utf8"]
+    # Read back from either file, the same cells.
+    back = results.read_measurements(tmp_path / "r1")
+    pd.testing.assert_frame_equal(results.summary_frame(back), results.summary_frame(
+        results.measurements_frame(synthetic())), check_dtype=False)
 
 
 def test_table_renders_every_column(tmp_path):
     ms = synthetic() + [meas(DEC, "bad", mode="typed", consumer="browser-1", rounds=(), verified=False,
                              failure="decode failed: expected value at line 1 column 1")]
-    summary = results.summary_frame(results.measurements_frame(ms))
-    con = display.Console(width=220, record=True, file=io.StringIO())
-    display.print_results(summary, title="run r1", out=con)
+    df = results.measurements_frame(ms)
+    summary = results.summary_frame(df)
+    con = display.Console(width=260, record=True, file=io.StringIO())
+    display.print_results(summary, title="run r1", out=con, noise=results.run_noise_floor(results.cells_frame(df)))
     text = con.export_text()
     for header in ("dataset", "codec", "mode", "producer → consumer", "records", "bytes", "encode ns/rec",
-                   "decode ns/rec", "transfer ns/op", "verified"):
-        assert header in text
+                   "±95%", "decode ns/rec", "upload ns/op", "download ns/op", "(enc+up+down+dec)",
+                   "trials", "verified"):
+        assert header in text, header
     assert "rust-1 → java-1" in text
     assert "✓" in text and "✗ decode failed: expected value at line 1 column 1" in text
-    assert "±8.3%" in text  # encode spread: (1300-1100)/2/1200
-    assert "1,234" in text and "7,000" in text
+    assert "±16.7%" in text  # encode: 5 trials, interval 1000..1400 around 1200
+    assert "5/5 ~1" in text, "java-1's typed decode had one unsteady trial"
+    assert "1,234" in text and "7,000" in text and "9,000" in text
+    assert "noise floor: not measured" in text  # no two cells did identical work here
+    assert "binomial order statistics" in text
+    assert "2 row(s) include trials whose warm-up hit sampling.maxWarmupMs" in text  # typed and lazy
