@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
 public final class EnvironmentProbe {
   private EnvironmentProbe() {}
 
-  public static Environment probe(long jvmMinWarmupMs) {
+  /** {@code trialJvmFlags}: the flags of the fresh JVM every trial runs in (ForkedTrials). */
+  public static Environment probe(long jvmMinWarmupMs, java.util.List<String> trialJvmFlags) {
     Runtime rt = Runtime.getRuntime();
     Environment.Builder env =
         Environment.newBuilder()
@@ -33,6 +34,9 @@ public final class EnvironmentProbe {
         .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", ")));
     env.putDetails("jvm_flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     env.putDetails("jvm_min_warmup_ms", Long.toString(jvmMinWarmupMs));
+    env.putDetails("trial_process", "forked JVM per trial (same java, classpath and flags; main class "
+        + TrialMain.class.getName() + ")");
+    env.putDetails("trial_jvm_flags", String.join(" ", trialJvmFlags));
     LibraryVersions.all().forEach((lib, v) -> env.putDetails("lib_" + lib, v));
     return env.build();
   }

@@ -9,6 +9,11 @@ final class TaskFailure extends Exception {
     super(message, cause);
   }
 
+  /** A message that already names its step (a trial's failure, passed on as it is). */
+  TaskFailure(String message) {
+    super(message);
+  }
+
   static TaskFailure at(String step, String detail) {
     return new TaskFailure(step + " failed: " + detail, null);
   }

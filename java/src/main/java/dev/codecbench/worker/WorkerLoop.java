@@ -31,7 +31,8 @@ final class WorkerLoop {
     this.options = options;
     this.stub = WorkerServiceGrpc.newBlockingStub(channel);
     CodecRegistry codecs = new CodecRegistry();
-    Environment env = EnvironmentProbe.probe(options.minWarmupMs());
+    ForkedTrials trials = new ForkedTrials(options.minWarmupMs());
+    Environment env = EnvironmentProbe.probe(options.minWarmupMs(), trials.jvmFlags());
     AttachRequest.Builder hello = AttachRequest.newBuilder().setName(options.name()).setEnvironment(env);
     for (Codec c : codecs.all()) {
       hello.addCodecs(CodecInfo.newBuilder()
@@ -40,10 +41,11 @@ final class WorkerLoop {
           .addAllDecodeModes(c.decodeModes())
           .setLibrary(c.library())
           .setLibraryVersion(c.libraryVersion())
-          .setNotes(c.notes()));
+          .setNotes(c.notes())
+          .addAllTimedRegions(c.timedRegions()));
     }
     this.hello = hello.build();
-    this.runner = new TaskRunner(codecs, new BlobClient(stub), env, options.minWarmupMs());
+    this.runner = new TaskRunner(codecs, new BlobClient(stub), env, options.minWarmupMs(), trials);
   }
 
   /** Runs until control is gone for longer than the reconnect window; returns the exit message. */
@@ -100,7 +102,7 @@ final class WorkerLoop {
   private void runTask(String workerId, Task task) {
     log("task " + task.getId() + ": " + task.getOperation() + " " + task.getDataset() + " "
         + task.getCodec() + (task.getDecodeMode().isEmpty() ? "" : " " + task.getDecodeMode())
-        + " x" + task.getRecordCount());
+        + " x" + task.getRecordCount() + " (cell " + task.getCellId() + " trial " + task.getTrial() + ")");
     ReportResultRequest report = runner.run(workerId, task);
     if (!report.getFailure().isEmpty()) {
       log("task " + task.getId() + " failed: " + report.getFailure());

@@ -20,10 +20,11 @@ import java.util.stream.Stream;
 public final class CanonicalVectors {
   public static final Path DIR = Path.of("..", "codecs", "vectors");
 
-  /** The lazy field control sends for each dataset (proto/README.md, "Decode modes"). */
-  public static final Map<String, String> LAZY_FIELD =
-      Map.of("dummy", "guid", "numeric", "_id", "owners", "name", "docs", "name", "beers", "name",
-          "matrix", "0");
+  /** The lazy fields control sends for each dataset (proto/README.md, "Decode modes"). */
+  public static final Map<String, List<String>> LAZY_FIELDS =
+      Map.of("dummy", List.of("guid", "favoriteFruit"), "numeric", List.of("_id", "numbr"),
+          "owners", List.of("name", "taxNumber"), "docs", List.of("name", "delivery.company"),
+          "beers", List.of("name", "details"), "matrix", List.of("0", "99"));
 
   private CanonicalVectors() {}
 

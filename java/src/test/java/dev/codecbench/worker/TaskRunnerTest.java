@@ -2,6 +2,7 @@ package dev.codecbench.worker;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import codecbench.v1.Results.Environment;
@@ -20,7 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** One task at a time against an in-process blob store: what is reported, and how failures read. */
+/**
+ * One task at a time against an in-process blob store: what is reported, and how failures read.
+ * Trials run in this JVM here for speed; ForkedTrialsTest runs them in a real child JVM.
+ */
 class TaskRunnerTest {
   private static final Sampling QUICK = Sampling.newBuilder().setWarmupMs(1).setRounds(2).setMinRoundMs(1).build();
 
@@ -32,7 +36,7 @@ class TaskRunnerTest {
   void setUp() throws Exception {
     store = new FakeBlobStore();
     runner = new TaskRunner(new CodecRegistry(), new BlobClient(WorkerServiceGrpc.newBlockingStub(store.channel)),
-        Environment.newBuilder().setLanguage("java").build(), 0);
+        Environment.newBuilder().setLanguage("java").build(), 0, Trials.inProcess(0));
     canonicalId = store.add(CanonicalVectors.pb(Dataset.DUMMY));
   }
 
@@ -49,40 +53,66 @@ class TaskRunnerTest {
 
   private Task decode(String codec, String mode, byte[] payload) {
     String id = store.add(payload);
-    return task(Operation.OPERATION_DECODE, codec).setDecodeMode(mode).setLazyField("guid")
+    return task(Operation.OPERATION_DECODE, codec).setDecodeMode(mode).addAllLazyFields(List.of("guid", "favoriteFruit"))
         .setPayloadBlobId(id).setPayloadBlobSize(payload.length).setMeasureTransfer(true).build();
   }
 
   @Test
-  void encodeUploadsThePayloadAndReportsOneVerifiedMeasurement() {
-    ReportResultRequest r = runner.run("java-1", task(Operation.OPERATION_ENCODE, "bson").build());
+  void encodeStoresThePayloadOnlyWhenAskedAndReportsOneVerifiedSteadyMeasurement() {
+    ReportResultRequest r = runner.run("java-1", task(Operation.OPERATION_ENCODE, "bson").setStorePayload(true).build());
     assertEquals("", r.getFailure());
     assertEquals(1, r.getMeasurementsCount());
     Measurement m = r.getMeasurements(0);
     assertEquals(Operation.OPERATION_ENCODE, m.getOperation());
     assertTrue(m.getVerified());
     assertEquals(2, m.getRoundNsPerOpCount());
+    for (String extra : List.of("warmup_ms", "warmup_rounds", "gc_ms", "gc_count", "jit_ms", "jvm_min_warmup_ms")) {
+      assertTrue(m.getExtrasMap().containsKey(extra), extra + " in " + m.getExtrasMap());
+    }
+    assertTrue(m.getExtrasOrThrow("warmup_rounds") >= 10, "at least ten warm-up rounds: " + m.getExtrasMap());
+    assertEquals("java", m.getEnvironment().getLanguage());
     // The uploaded payload is the Rust worker's, byte for byte.
     assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "bson"), store.blobs.get(r.getPayloadBlobId()));
     assertEquals(r.getPayloadBlobSize(), m.getPayloadBytes());
+
+    int blobs = store.blobs.size();
+    ReportResultRequest later = runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").build());
+    assertEquals("", later.getFailure());
+    assertEquals("", later.getPayloadBlobId(), "a later trial does not store the payload");
+    assertEquals(blobs, store.blobs.size());
   }
 
   @Test
-  void protobufEncodeUploadsRustsBytes() {
-    ReportResultRequest r = runner.run("java-1", task(Operation.OPERATION_ENCODE, "protobuf").build());
+  void encodeWithTransferTimesTheUpload() {
+    ReportResultRequest r = runner.run("java-1",
+        task(Operation.OPERATION_ENCODE, "json").setMeasureTransfer(true).build());
+    assertEquals("", r.getFailure());
+    assertEquals(List.of(Operation.OPERATION_ENCODE, Operation.OPERATION_UPLOAD),
+        r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
+    Measurement upload = r.getMeasurements(1);
+    assertEquals(r.getMeasurements(0).getPayloadBytes(), upload.getPayloadBytes());
+    assertFalse(upload.hasAllocBytesPerOp(), "gRPC works on other threads: not counted");
+    // The timed uploads went to the store (deduplicated by id), though no id is reported.
+    assertTrue(store.blobs.values().stream().anyMatch(b -> b.length == upload.getPayloadBytes()));
+  }
+
+  @Test
+  void protobufEncodeWritesRustsBytes() {
+    ReportResultRequest r = runner.run("java-1",
+        task(Operation.OPERATION_ENCODE, "protobuf").setStorePayload(true).build());
     assertEquals("", r.getFailure());
     assertTrue(r.getMeasurements(0).getVerified());
     assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf"), store.blobs.get(r.getPayloadBlobId()));
   }
 
   @Test
-  void decodeReportsTransferAndDecodeForEveryCodecAndMode() {
+  void decodeReportsDownloadAndDecodeForEveryCodecAndMode() {
     for (Codec c : new CodecRegistry().all()) {
       String codec = c.id();
       for (String mode : c.decodeModes()) {
         ReportResultRequest r = runner.run("java-1", decode(codec, mode, CanonicalVectors.rust(Dataset.DUMMY, codec)));
         assertEquals("", r.getFailure(), codec + " " + mode);
-        assertEquals(List.of(Operation.OPERATION_TRANSFER, Operation.OPERATION_DECODE),
+        assertEquals(List.of(Operation.OPERATION_DOWNLOAD, Operation.OPERATION_DECODE),
             r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
         assertTrue(r.getMeasurementsList().stream().allMatch(Measurement::getVerified));
       }
@@ -94,18 +124,25 @@ class TaskRunnerTest {
     String json = new String(CanonicalVectors.rust(Dataset.DUMMY, "json"), StandardCharsets.UTF_8);
     String email = json.split("\"email\":\"")[2].split("\"")[0];
     byte[] tampered = json.replace(email, "someone@else.org").getBytes(StandardCharsets.UTF_8);
+    for (String mode : List.of("typed", "tree")) {
+      ReportResultRequest r = runner.run("java-1", decode("json", mode, tampered));
+      assertEquals("verification failed: record 1 field email: expected \"" + email + "\", got \"someone@else.org\"",
+          r.getFailure(), mode);
+      // The download was timed before verification failed, and is kept.
+      assertEquals(1, r.getMeasurementsCount());
+    }
 
-    ReportResultRequest typed = runner.run("java-1", decode("json", "typed", tampered));
-    assertEquals("verification failed: record 1 field email: expected \"" + email + "\", got \"someone@else.org\"",
-        typed.getFailure());
-    // The transfer was timed before verification failed, and is kept.
-    assertEquals(1, typed.getMeasurementsCount());
-
-    String guid = json.split("\"guid\":\"")[1].split("\"")[0];
-    ReportResultRequest lazy = runner.run("java-1",
-        decode("json", "lazy", json.replace(guid, "not-a-guid").getBytes(StandardCharsets.UTF_8)));
-    assertEquals("verification failed: record 0 field guid: expected \"" + guid + "\", got \"not-a-guid\"",
-        lazy.getFailure());
+    // bson lazy: the same-length value in place of record 2's favoriteFruit.
+    byte[] bson = CanonicalVectors.rust(Dataset.DUMMY, "bson");
+    String fruit = CanonicalVectors.canonical(Dataset.DUMMY).model().records().get(2).favoriteFruit();
+    String other = "x".repeat(fruit.length());
+    byte[] wrong = new String(bson, StandardCharsets.ISO_8859_1)
+        .replace("favoriteFruit\0" + new String(new byte[] {(byte) (fruit.length() + 1), 0, 0, 0}, StandardCharsets.ISO_8859_1) + fruit,
+            "favoriteFruit\0" + new String(new byte[] {(byte) (fruit.length() + 1), 0, 0, 0}, StandardCharsets.ISO_8859_1) + other)
+        .getBytes(StandardCharsets.ISO_8859_1);
+    ReportResultRequest lazy = runner.run("java-1", decode("bson", "lazy", wrong));
+    assertTrue(lazy.getFailure().matches("verification failed: record \\d field favoriteFruit: expected \"" + fruit
+        + "\", got \"" + other + "\""), lazy.getFailure());
   }
 
   @Test
@@ -123,9 +160,14 @@ class TaskRunnerTest {
         runner.run("java-1", task(Operation.OPERATION_ENCODE, "xml").build()).getFailure());
     assertEquals("setup failed: unknown dataset 'cars'",
         runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setDataset("cars").build()).getFailure());
-    assertEquals("setup failed: codec 'json' has no decode mode 'streaming' (it has typed, lazy)",
+    assertEquals("setup failed: codec 'json' has no decode mode 'streaming' (it has typed, tree)",
         runner.run("java-1", task(Operation.OPERATION_DECODE, "json").setDecodeMode("streaming").build())
             .getFailure());
+    assertEquals("setup failed: codec 'json' has no decode mode 'lazy' (it has typed, tree)",
+        runner.run("java-1", decode("json", "lazy", CanonicalVectors.rust(Dataset.DUMMY, "json"))).getFailure());
+    assertEquals("setup failed: lazy decode task without lazy_fields",
+        runner.run("java-1", decode("bson", "lazy", CanonicalVectors.rust(Dataset.DUMMY, "bson")).toBuilder()
+            .clearLazyFields().build()).getFailure());
     String missing = runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setCanonicalBlobId("ab12").build())
         .getFailure();
     assertEquals("fetch failed: canonical records: blob ab12: Status{code=NOT_FOUND, description=no blob ab12, cause=null}",

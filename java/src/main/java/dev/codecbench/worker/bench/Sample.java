@@ -4,19 +4,19 @@ import java.util.List;
 import java.util.OptionalDouble;
 
 /**
- * What the kept rounds of one operation measured, and how the warm-up went. {@code warmupMs} is
- * everything before the kept rounds (warm-up, calibration, rounds done again); {@code jitQuiet}
- * is false when the cap was reached with the JIT still compiling; {@code roundsRepeated} counts
- * sets of rounds discarded because the JIT compiled during them; {@code jitMs} is compilation
- * time during the kept rounds (-1 where the JVM does not report it).
+ * What one trial's timed rounds measured, and how its warm-up went: {@code warmupMs} and {@code
+ * warmupRounds} cover calibration and warm-up; {@code steady} is true when warm-up ended at a
+ * measured steady state and no JIT compilation finished during the timed rounds; {@code jitMs} is
+ * compilation time during the timed rounds (-1 where the JVM does not report it); {@code gcMs} and
+ * {@code gcCount} are all collectors' work during the timed rounds.
  */
 public record Sample(
     List<Double> roundNsPerOp,
     long opsPerRound,
     OptionalDouble allocBytesPerOp,
     double warmupMs,
-    boolean jitQuiet,
-    int roundsRepeated,
+    int warmupRounds,
+    boolean steady,
     double gcMs,
     long gcCount,
     long jitMs) {}

@@ -1,5 +1,6 @@
 package dev.codecbench.worker.bench;
 
+import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -7,10 +8,9 @@ import java.util.List;
 import java.util.OptionalDouble;
 
 /**
- * Warm-up, calibration and rounds (proto/README.md, "Timing"), with the JIT in mind: only {@code
- * op} runs between the clock reads, every result goes to the {@link Sink}, and rounds during which
- * the JIT was still compiling are done again (up to the warm-up cap), because they timed code that
- * was being replaced under them.
+ * One trial's timing (proto/README.md "Timing: one trial"): calibrate, warm up in rounds to a
+ * measured steady state ({@link SteadyState}) or the cap, then the timed rounds. Only {@code op}
+ * runs between the clock reads and every result goes to the {@link Sink}.
  */
 public final class Sampler {
   /** One operation; its result is consumed so it cannot be optimised away. */
@@ -21,16 +21,16 @@ public final class Sampler {
 
   // Calibration stops doubling here: a single op that fast is below any clock's meaning anyway.
   private static final long MAX_OPS_PER_ROUND = 1L << 30;
-  // Warm-up is checked for JIT activity in windows of this length.
-  private static final long WARMUP_WINDOW_NS = 100_000_000L;
 
   private final com.sun.management.ThreadMXBean threads;
   private final List<GarbageCollectorMXBean> collectors;
-  private final JitActivity jit = new JitActivity();
+  private final CompilationMXBean compilation;
 
   public Sampler() {
     this.threads = allocationCounter();
     this.collectors = ManagementFactory.getGarbageCollectorMXBeans();
+    CompilationMXBean c = ManagementFactory.getCompilationMXBean();
+    this.compilation = c != null && c.isCompilationTimeMonitoringSupported() ? c : null;
   }
 
   private static com.sun.management.ThreadMXBean allocationCounter() {
@@ -44,81 +44,65 @@ public final class Sampler {
 
   /**
    * Measures {@code op}. With {@code countAllocations} false (or a JVM without the counter) no
-   * allocation figure is given: only this thread's allocations are counted, which is wrong for
-   * operations whose work happens on other threads.
+   * allocation figure is given: the counter sees this thread's allocations only (every byte of
+   * them, a grown array's whole new block included), which is wrong for work done on other threads.
    */
   public Sample measure(Op op, Sampling s, boolean countAllocations) throws Exception {
     long start = System.nanoTime();
-    long capEnd = start + s.maxWarmupMs() * 1_000_000L;
-    boolean jitQuiet = warmUp(op, s, start, capEnd);
+    long minRoundNs = s.minRoundMs() * 1_000_000L;
+    long ops = calibrate(op, minRoundNs);
+
+    List<Double> warmNs = new ArrayList<>();
+    List<Long> compileAfter = new ArrayList<>();
+    int warmupRounds = 0;
+    SteadyState.Verdict verdict;
+    while (true) {
+      long ns = timeOps(op, ops);
+      warmupRounds++;
+      if (ns < minRoundNs && ops < MAX_OPS_PER_ROUND) {
+        // Calibrated on cold code: the warm op no longer fills a round. Recalibrate by doubling,
+        // and start the steady-state windows again with the new round length.
+        ops *= 2;
+        warmNs.clear();
+        compileAfter.clear();
+      } else {
+        warmNs.add((double) ns / ops);
+        compileAfter.add(compileTimeMs());
+      }
+      verdict = SteadyState.decide(warmNs, compileAfter, (System.nanoTime() - start) / 1e6, s.warmupMs(),
+          s.maxWarmupMs());
+      if (verdict != SteadyState.Verdict.CONTINUE) {
+        break;
+      }
+    }
+    double warmupMs = (System.nanoTime() - start) / 1e6;
+
     boolean counting = countAllocations && threads != null;
-    int repeated = 0;
-    while (true) {
-      long roundsStart = System.nanoTime();
-      long ops = calibrate(op, s.minRoundMs() * 1_000_000L);
-      Rounds r = rounds(op, ops, s.rounds(), counting);
-      // JIT time only grows when a compilation finishes, so a quiet warm-up window can still be
-      // followed by a compile; rounds that saw one are warm-up too, while the cap allows.
-      if (r.jitMs > 0 && System.nanoTime() < capEnd) {
-        repeated++;
-        continue;
-      }
-      OptionalDouble alloc =
-          counting
-              ? OptionalDouble.of((double) r.allocBytes / ((double) ops * s.rounds()))
-              : OptionalDouble.empty();
-      return new Sample(r.nsPerOp, ops, alloc, (roundsStart - start) / 1e6, jitQuiet && r.jitMs <= 0,
-          repeated, r.gcMs, r.gcCount, r.jitMs);
+    List<Double> nsPerOp = new ArrayList<>(s.rounds());
+    long gcMsBefore = gcTimeMs();
+    long gcCountBefore = gcCount();
+    long jitBefore = compileTimeMs();
+    long allocBefore = counting ? threads.getCurrentThreadAllocatedBytes() : 0;
+    for (int r = 0; r < s.rounds(); r++) {
+      // Sized up front: the list does not grow inside the rounds.
+      nsPerOp.add((double) timeOps(op, ops) / ops);
     }
+    long allocBytes = counting ? threads.getCurrentThreadAllocatedBytes() - allocBefore : 0;
+    long jitMs = jitBefore < 0 ? -1 : compileTimeMs() - jitBefore;
+    OptionalDouble alloc =
+        counting ? OptionalDouble.of((double) allocBytes / ((double) ops * s.rounds())) : OptionalDouble.empty();
+    boolean steady = verdict == SteadyState.Verdict.STEADY && jitMs <= 0;
+    return new Sample(List.copyOf(nsPerOp), ops, alloc, warmupMs, warmupRounds, steady,
+        gcTimeMs() - gcMsBefore, gcCount() - gcCountBefore, jitMs);
   }
 
-  /**
-   * Runs {@code op} for at least the warm-up time, then on while the JIT is still compiling (a
-   * compilation finished during the last window, or some are queued or running), up to the cap.
-   * On a busy machine the compiler threads get little CPU, and a fixed warm-up would time
-   * interpreted code. Returns whether the JIT was quiet when the warm-up ended.
-   */
-  private boolean warmUp(Op op, Sampling s, long start, long capEnd) throws Exception {
-    long minEnd = start + s.warmupMs() * 1_000_000L;
-    long windowNs = Math.min(WARMUP_WINDOW_NS, s.warmupMs() * 1_000_000L);
-    while (true) {
-      long jitBefore = jitTimeMs();
-      long windowStart = System.nanoTime();
-      do {
-        Sink.consume(op.run());
-      } while (System.nanoTime() - windowStart < windowNs);
-      long now = System.nanoTime();
-      boolean quiet = jitTimeMs() == jitBefore && jit.pendingCompiles() == 0;
-      if (now >= capEnd || (now >= minEnd && quiet)) {
-        return quiet;
-      }
-    }
-  }
-
-  /** The smallest doubling of the op count whose run lasts at least one round. */
+  /** The smallest power of two of the op count whose run lasts at least one round. */
   private static long calibrate(Op op, long minRoundNs) throws Exception {
     long ops = 1;
     while (timeOps(op, ops) < minRoundNs && ops < MAX_OPS_PER_ROUND) {
       ops *= 2;
     }
     return ops;
-  }
-
-  private record Rounds(List<Double> nsPerOp, long allocBytes, long gcMs, long gcCount, long jitMs) {}
-
-  private Rounds rounds(Op op, long ops, int count, boolean counting) throws Exception {
-    List<Double> nsPerOp = new ArrayList<>(count);
-    long gcMsBefore = gcTimeMs();
-    long gcCountBefore = gcCount();
-    long jitBefore = jitTimeMs();
-    long allocBefore = counting ? threads.getCurrentThreadAllocatedBytes() : 0;
-    for (int r = 0; r < count; r++) {
-      // The list grows by one Double per round: noise next to a codec op.
-      nsPerOp.add((double) timeOps(op, ops) / ops);
-    }
-    long allocBytes = counting ? threads.getCurrentThreadAllocatedBytes() - allocBefore : 0;
-    long jitMs = jitBefore < 0 ? -1 : jitTimeMs() - jitBefore;
-    return new Rounds(List.copyOf(nsPerOp), allocBytes, gcTimeMs() - gcMsBefore, gcCount() - gcCountBefore, jitMs);
   }
 
   private static long timeOps(Op op, long ops) throws Exception {
@@ -129,8 +113,9 @@ public final class Sampler {
     return System.nanoTime() - start;
   }
 
-  private long jitTimeMs() {
-    return jit.compileTimeMs();
+  /** Total JIT compilation time so far (ms), -1 where the JVM does not report it. */
+  private long compileTimeMs() {
+    return compilation == null ? -1 : compilation.getTotalCompilationTime();
   }
 
   private long gcTimeMs() {

@@ -1,31 +1,31 @@
 package dev.codecbench.worker.codec;
 
+import codecbench.v1.Results.TimedRegion;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.util.List;
 
 /**
- * One codec over the native model. Implementations build every mapper, reader and writer in their
- * constructor: encode, decode and the prepared operations do no set-up of their own.
- *
- * <p>Timed regions: {@link #encoder} and {@link #typedDecoder} return exactly what is timed. Most
- * codecs work on the native model itself, so their timed operations are {@link #encode} and
- * {@link #decodeTyped}. A codec whose library works on types of its own (protobuf's generated
- * messages) converts between those and the native model outside the timed region: DESIGN.md rule
- * 1 keeps model conversion out of every codec's timing, so protobuf times {@code toByteArray()}
- * and {@code parseFrom()} only, while {@link #encode}/{@link #decodeTyped} (used to produce and
- * verify payloads) include the conversion.
+ * One codec. Its methods {@link #encode}, {@link #decodeTyped}, {@link #decodeTree} and {@link
+ * #decodeLazy} are exactly what is timed (proto/README.md "Timing", DESIGN.md rule 1): the
+ * application's objects are the POJO model records for every codec (one application, one domain
+ * model), so encode is records -> bytes and typed decode is bytes -> records, model conversion
+ * included where the library has types of its own (protobuf messages, the ubjson value tree).
+ * Work that only verification needs ({@link #validate}, {@link #treeToRecords}) lives outside.
+ * Implementations build every mapper, reader and writer in their constructor.
  */
 public interface Codec {
   String TYPED = "typed";
+  String TREE = "tree";
   String LAZY = "lazy";
+  String ENCODE = "encode";
 
   /** Codec id as announced to control: json, bson, ... */
   String id();
 
   String mediaType();
 
-  /** The decode modes this codec implements (typed, lazy). */
+  /** The decode modes this codec implements (typed, tree, lazy). */
   List<String> decodeModes();
 
   String library();
@@ -35,38 +35,48 @@ public interface Codec {
   /** What a reader of the results should know about how this codec runs. */
   String notes();
 
-  /** Native model to bytes in memory. */
+  /** What each timed region contains: encode and one per decode mode (results.proto TimedRegion). */
+  List<TimedRegion> timedRegions();
+
+  /** Timed: the model records to bytes in memory. */
   <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException;
 
-  /** Bytes to the native model, every field materialised. */
+  /** Timed: bytes to the model records, every field materialised. */
   <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException;
 
-  /**
-   * Bytes to the library's raw/lazy document, then {@code field} of every record of {@code
-   * records} as a string (for a record that is an array, the element at index {@code field}).
-   */
-  List<String> decodeLazy(byte[] payload, String field) throws CodecException;
+  /** Timed: bytes to the library's generic document (JsonNode, BsonDocument, UBValue...). */
+  default Object decodeTree(byte[] payload) throws CodecException {
+    throw new CodecException(id() + " has no tree decode mode");
+  }
 
-  /** A prepared codec operation: the whole of it is the timed region. */
+  /** Not timed (verification): a tree from {@link #decodeTree} to the model records. */
+  default <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
+    throw new CodecException(id() + " has no tree decode mode");
+  }
+
+  /** Receives every value a lazy decode reads. */
   @FunctionalInterface
-  interface Timed {
-    Object run() throws CodecException;
+  interface FieldSink {
+    void accept(String value);
   }
 
   /**
-   * The timed encode of {@code records}. Anything the codec needs before its library can write
-   * (converting to the library's own types) happens here, once, before timing starts.
+   * Timed: for every record of {@code records}, read each of {@code fields} (a dotted path into
+   * nested documents, or a cell index of a record that is an array) as a string, integers in
+   * decimal, without materialising the record; values go to {@code sink} record by record.
    */
-  default <R> Timed encoder(Dataset<R> dataset, Records<R> records) throws CodecException {
-    return () -> encode(dataset, records);
+  default void decodeLazy(byte[] payload, List<String> fields, FieldSink sink) throws CodecException {
+    throw new CodecException(id() + " has no lazy decode mode");
   }
 
   /**
-   * The timed typed decode of {@code payload}: bytes to the library's materialised form. For a
-   * codec with its own types, the conversion back to the native model is not part of it; {@link
-   * #decodeTyped} (what verification runs before timing) does both.
+   * Not timed: checks that verification runs on a payload before decoding it, for what the
+   * library itself does not check (none by default).
    */
-  default <R> Timed typedDecoder(Dataset<R> dataset, byte[] payload) {
-    return () -> decodeTyped(dataset, payload);
+  default void validate(byte[] payload) throws CodecException {}
+
+  /** One TimedRegion entry. */
+  static TimedRegion region(String operation, String note, String... contains) {
+    return TimedRegion.newBuilder().setOperation(operation).addAllContains(List.of(contains)).setNote(note).build();
   }
 }

@@ -3,7 +3,10 @@ package dev.codecbench.worker.codec;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.Records;
+import java.io.IOException;
 import java.util.List;
 
 /**
@@ -31,5 +34,19 @@ final class JacksonBindings {
 
   ObjectWriter writer(Dataset<?> dataset) {
     return writers[dataset.index()];
+  }
+
+  /** A tree read by a tree decode to the model records (verification, outside timing). */
+  static <R> Records<R> treeToRecords(String codec, ObjectReader reader, JsonNode tree) throws CodecException {
+    Records<R> records;
+    try {
+      records = reader.readValue(tree);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(codec, "tree to records", e);
+    }
+    if (records == null) {
+      throw new CodecException(codec + " tree to records: the tree is null, not {\"records\": [...]}");
+    }
+    return records;
   }
 }

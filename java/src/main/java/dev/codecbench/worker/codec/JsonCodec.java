@@ -3,6 +3,7 @@ package dev.codecbench.worker.codec;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
+import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -12,13 +13,11 @@ import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.dataset.LazyField;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 
-/** json: Jackson databind into the native records; lazy = readTree into a JsonNode tree. */
+/** json: Jackson databind into the model records (typed) or a JsonNode tree (tree). */
 public final class JsonCodec implements Codec {
   private static final String ID = "json";
 
@@ -54,7 +53,7 @@ public final class JsonCodec implements Codec {
 
   @Override
   public List<String> decodeModes() {
-    return List.of(TYPED, LAZY);
+    return List.of(TYPED, TREE);
   }
 
   @Override
@@ -70,8 +69,16 @@ public final class JsonCodec implements Codec {
   @Override
   public String notes() {
     return "one shared ObjectReader/ObjectWriter per dataset into Java records; fast double "
-        + "writer/parser (shortest round-trip); lazy = ObjectReader.readTree into a JsonNode tree, "
-        + "then one field per record";
+        + "writer/parser (shortest round-trip); tree = ObjectReader.readTree into a JsonNode tree; "
+        + "no lazy mode (JSON has no index to skip a record by)";
+  }
+
+  @Override
+  public List<TimedRegion> timedRegions() {
+    return List.of(
+        Codec.region(ENCODE, "", "serialize", "utf8", "copy"),
+        Codec.region(TYPED, "", "parse", "utf8"),
+        Codec.region(TREE, "", "parse", "utf8"));
   }
 
   @Override
@@ -99,7 +106,7 @@ public final class JsonCodec implements Codec {
   }
 
   @Override
-  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
+  public JsonNode decodeTree(byte[] payload) throws CodecException {
     JsonNode root;
     try {
       root = treeReader.readTree(payload);
@@ -109,20 +116,11 @@ public final class JsonCodec implements Codec {
     if (root == null || root.isMissingNode()) {
       throw new CodecException(ID + " decode: the payload holds no JSON value");
     }
-    JsonNode records = root.get("records");
-    if (records == null || !records.isArray()) {
-      throw new CodecException(ID + " lazy decode: payload has no \"records\" array");
-    }
-    int cell = LazyField.cellIndex(field);
-    List<String> out = new ArrayList<>(records.size());
-    for (int i = 0; i < records.size(); i++) {
-      JsonNode record = records.get(i);
-      JsonNode value = record.isArray() && cell >= 0 ? record.get(cell) : record.get(field);
-      if (value == null || value.isContainerNode()) {
-        throw CodecException.missingField(ID, i, field);
-      }
-      out.add(value.isTextual() ? value.textValue() : value.asText());
-    }
-    return out;
+    return root;
+  }
+
+  @Override
+  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
+    return JacksonBindings.treeToRecords(ID, bindings.reader(dataset), (JsonNode) tree);
   }
 }

@@ -1,9 +1,11 @@
 package dev.codecbench.worker.codec;
 
+import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import dev.codecbench.worker.LibraryVersions;
@@ -25,6 +27,7 @@ public final class MsgpackCodec implements Codec {
 
   private final MessagePackFactory factory;
   private final JacksonBindings bindings;
+  private final ObjectMapper mapper;
 
   public MsgpackCodec() {
     this.factory = new MessagePackFactory();
@@ -35,6 +38,7 @@ public final class MsgpackCodec implements Codec {
     // 1.5 into an int field is an error, not 1.
     mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
     this.bindings = new JacksonBindings(mapper);
+    this.mapper = mapper;
   }
 
   @Override
@@ -49,7 +53,7 @@ public final class MsgpackCodec implements Codec {
 
   @Override
   public List<String> decodeModes() {
-    return List.of(TYPED);
+    return List.of(TYPED, TREE);
   }
 
   @Override
@@ -67,7 +71,16 @@ public final class MsgpackCodec implements Codec {
     return "jackson-dataformat-msgpack " + LibraryVersions.get("jackson-dataformat-msgpack")
         + " on jackson-databind " + LibraryVersions.get("jackson")
         + "; one shared ObjectReader/ObjectWriter per dataset into Java records; records as maps "
-        + "with wire names; smallest integer forms, doubles as float64";
+        + "with wire names; smallest integer forms, doubles as float64; tree = a Jackson JsonNode "
+        + "tree read through the msgpack parser; no lazy mode (msgpack has no index to skip by)";
+  }
+
+  @Override
+  public List<TimedRegion> timedRegions() {
+    return List.of(
+        Codec.region(ENCODE, "", "serialize", "copy"),
+        Codec.region(TYPED, "", "parse"),
+        Codec.region(TREE, "", "parse"));
   }
 
   @Override
@@ -84,17 +97,7 @@ public final class MsgpackCodec implements Codec {
     Records<R> records;
     try (JsonParser parser = factory.createParser(payload)) {
       records = bindings.reader(dataset).readValue(parser);
-      // FAIL_ON_TRAILING_TOKENS cannot be used: this parser reports the end of its input as an
-      // EOF error rather than as no token. A whole value after the payload's value is rejected.
-      JsonToken trailing;
-      try {
-        trailing = parser.nextToken();
-      } catch (JsonEOFException end) {
-        trailing = null;
-      }
-      if (trailing != null) {
-        throw new CodecException(ID + " decode: data after the payload's value (" + trailing + ")");
-      }
+      rejectTrailing(parser);
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }
@@ -105,7 +108,38 @@ public final class MsgpackCodec implements Codec {
   }
 
   @Override
-  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
-    throw new CodecException(ID + " has no lazy decode mode in Java");
+  public JsonNode decodeTree(byte[] payload) throws CodecException {
+    JsonNode root;
+    try (JsonParser parser = factory.createParser(payload)) {
+      root = mapper.readTree(parser);
+      rejectTrailing(parser);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+    if (root == null || root.isMissingNode() || root.isNull()) {
+      throw new CodecException(ID + " decode: the payload is nil or empty, not {\"records\": [...]}");
+    }
+    return root;
+  }
+
+  @Override
+  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
+    return JacksonBindings.treeToRecords(ID, bindings.reader(dataset), (JsonNode) tree);
+  }
+
+  /**
+   * FAIL_ON_TRAILING_TOKENS cannot be used: this parser reports the end of its input as an EOF
+   * error rather than as no token. A whole value after the payload's value is rejected.
+   */
+  private static void rejectTrailing(JsonParser parser) throws IOException, CodecException {
+    JsonToken trailing;
+    try {
+      trailing = parser.nextToken();
+    } catch (JsonEOFException end) {
+      trailing = null;
+    }
+    if (trailing != null) {
+      throw new CodecException(ID + " decode: data after the payload's value (" + trailing + ")");
+    }
   }
 }

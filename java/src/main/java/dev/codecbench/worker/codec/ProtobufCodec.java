@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import codecbench.v1.Results.TimedRegion;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import dev.codecbench.worker.LibraryVersions;
@@ -12,11 +13,10 @@ import java.util.List;
  * payload is the {@code *Dataset} message's encoding, byte for byte what prost writes (fields in
  * field-number order, defaults omitted, no unknown fields).
  *
- * <p>protobuf-java serialises its own generated classes, not the native model. Converting between
- * the two is model conversion, which DESIGN.md rule 1 keeps out of every timed region: {@link
- * #encoder} converts once before timing and times {@code toByteArray()} alone; {@link
- * #typedDecoder} times {@code parseFrom()} alone (every field is materialised into the generated
- * message); {@link #decodeTyped}, which verification runs, also converts back to the native model.
+ * <p>One boundary (the lead's decision for Java): the application's objects are the model records
+ * for every codec, so encode builds fresh generated messages from the records and serialises them
+ * (a fresh message every operation: no memoised serialized size is reused), and typed decode
+ * parses and converts the messages back to records. Both declare "model-conversion".
  */
 public final class ProtobufCodec implements Codec {
   private static final String ID = "protobuf";
@@ -48,8 +48,16 @@ public final class ProtobufCodec implements Codec {
 
   @Override
   public String notes() {
-    return "generated *Dataset messages; timed: toByteArray() and parser().parseFrom() only; "
-        + "converting the native model to and from the generated messages is outside the timed region";
+    return "generated *Dataset messages; timed encode = records -> fresh generated messages -> "
+        + "toByteArray() (no memoised size reused); timed decode = parser().parseFrom() -> records";
+  }
+
+  @Override
+  public List<TimedRegion> timedRegions() {
+    String note = "the application's objects are the model records, as for every Java codec";
+    return List.of(
+        Codec.region(ENCODE, note, "model-conversion", "serialize"),
+        Codec.region(TYPED, note, "parse", "model-conversion"));
   }
 
   @Override
@@ -65,22 +73,6 @@ public final class ProtobufCodec implements Codec {
     } catch (RuntimeException e) {
       throw CodecException.wrap(ID, "decode", e);
     }
-  }
-
-  @Override
-  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
-    throw new CodecException(ID + " has no lazy decode mode");
-  }
-
-  @Override
-  public <R> Timed encoder(Dataset<R> dataset, Records<R> records) throws CodecException {
-    Message message = toMessage(dataset, records);
-    return () -> encodeMessage(message);
-  }
-
-  @Override
-  public <R> Timed typedDecoder(Dataset<R> dataset, byte[] payload) {
-    return () -> parse(dataset, payload);
   }
 
   private static <R> Message toMessage(Dataset<R> dataset, Records<R> records) throws CodecException {

@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import codecbench.v1.Results.TimedRegion;
 import com.devsmart.ubjson.UBReader;
 import com.devsmart.ubjson.UBValue;
 import com.devsmart.ubjson.UBWriter;
@@ -16,7 +17,8 @@ import java.util.List;
  * its own value tree ({@code UBValue}, {@code UBObject}, {@code UBArray}). Mapping the native
  * model to and from that tree is therefore part of this codec, as it is for anyone using the
  * library, and it is inside the timed region: encode = native model -> UBValue tree -> UBWriter
- * bytes; typed decode = UBReader -> UBValue tree -> native model (UbjsonMapping).
+ * bytes; typed decode = UBReader -> UBValue tree -> native model (UbjsonMapping); tree decode =
+ * UBReader -> UBValue tree.
  *
  * <p>What the library writes: integers in the smallest marker that holds them (U, i, I, l, L),
  * doubles as float64 (D), strings with S, lists of strings as strongly typed arrays ({@code [$S#n}),
@@ -40,7 +42,7 @@ public final class UbjsonCodec implements Codec {
 
   @Override
   public List<String> decodeModes() {
-    return List.of(TYPED);
+    return List.of(TYPED, TREE);
   }
 
   @Override
@@ -58,7 +60,16 @@ public final class UbjsonCodec implements Codec {
     return "the library has no data binding, so the mapping between the Java records and its "
         + "UBValue tree is part of the codec and timed: encode = records -> UBValue tree -> UBWriter, "
         + "decode = UBReader -> UBValue tree -> records; smallest integer markers, float64 doubles, "
-        + "object keys sorted (the library's TreeMap)";
+        + "object keys sorted (the library's TreeMap); tree = the UBReader's UBValue tree";
+  }
+
+  @Override
+  public List<TimedRegion> timedRegions() {
+    String note = "the library has no data binding: records <-> its UBValue tree by hand (UbjsonMapping)";
+    return List.of(
+        Codec.region(ENCODE, note, "model-conversion", "serialize", "copy"),
+        Codec.region(TYPED, note, "parse", "model-conversion"),
+        Codec.region(TREE, "", "parse"));
   }
 
   @Override
@@ -74,6 +85,11 @@ public final class UbjsonCodec implements Codec {
 
   @Override
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    return treeToRecords(dataset, decodeTree(payload));
+  }
+
+  @Override
+  public UBValue decodeTree(byte[] payload) throws CodecException {
     ByteArrayInputStream in = new ByteArrayInputStream(payload);
     UBValue root;
     try {
@@ -93,15 +109,15 @@ public final class UbjsonCodec implements Codec {
     if (in.available() != 0) {
       throw new CodecException(ID + " decode: " + in.available() + " bytes after the payload's value");
     }
-    try {
-      return UbjsonMapping.fromTree(dataset, root);
-    } catch (UbjsonMapping.ShapeException e) {
-      throw new CodecException(ID + " decode: " + e.getMessage());
-    }
+    return root;
   }
 
   @Override
-  public List<String> decodeLazy(byte[] payload, String field) throws CodecException {
-    throw new CodecException(ID + " has no lazy decode mode");
+  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
+    try {
+      return UbjsonMapping.fromTree(dataset, (UBValue) tree);
+    } catch (UbjsonMapping.ShapeException e) {
+      throw new CodecException(ID + " decode: " + e.getMessage());
+    }
   }
 }

@@ -6,22 +6,42 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The expected result of a lazy decode: the named field of every canonical record, as a string,
- * read from the protobuf messages by their JSON name (for matrix rows, the cell at that index).
+ * The expected result of a lazy decode: each named field of every canonical record, record by
+ * record, as a string, read from the protobuf messages by their JSON names (a dotted path into
+ * nested messages; for matrix rows, the cell at that index).
  */
 public final class LazyField {
   private LazyField() {}
 
-  public static List<String> expected(Canonical<?> canonical, String field) {
-    List<String> out = new ArrayList<>(canonical.size());
+  public static List<String> expected(Canonical<?> canonical, List<String> fields) {
+    if (fields.isEmpty()) {
+      throw new IllegalArgumentException("no lazy fields");
+    }
+    List<String> out = new ArrayList<>(canonical.size() * fields.size());
     int i = 0;
     for (Message record : canonical.proto()) {
-      out.add(valueOf(record, field, i++));
+      for (String field : fields) {
+        out.add(valueOf(record, field, i));
+      }
+      i++;
     }
     return out;
   }
 
-  private static String valueOf(Message record, String field, int index) {
+  private static String valueOf(Message record, String path, int index) {
+    int dot = path.indexOf('.');
+    while (dot >= 0) {
+      String key = path.substring(0, dot);
+      FieldDescriptor fd = byJsonName(record, key);
+      if (fd == null || fd.isRepeated() || fd.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
+        throw new IllegalArgumentException("lazy field '" + path + "': '" + key + "' is not a message field of "
+            + record.getDescriptorForType().getName());
+      }
+      record = (Message) record.getField(fd);
+      path = path.substring(dot + 1);
+      dot = path.indexOf('.');
+    }
+    String field = path;
     FieldDescriptor fd = byJsonName(record, field);
     if (fd == null) {
       throw new IllegalArgumentException(

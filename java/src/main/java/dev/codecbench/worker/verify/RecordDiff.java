@@ -32,16 +32,18 @@ public final class RecordDiff {
     return Optional.empty();
   }
 
-  /** Lazy decodes: the field's values, record by record. */
-  public static Optional<String> firstDifference(List<String> expected, List<String> actual, String field) {
-    if (expected.size() != actual.size()) {
-      return Optional.of("expected " + expected.size() + " records, got " + actual.size());
-    }
-    for (int i = 0; i < expected.size(); i++) {
+  /** Lazy decodes: each of {@code fields} of every record, record by record, field by field. */
+  public static Optional<String> firstLazyDifference(List<String> expected, List<String> actual, List<String> fields) {
+    int n = fields.size();
+    for (int i = 0; i < Math.min(expected.size(), actual.size()); i++) {
       if (!Objects.equals(expected.get(i), actual.get(i))) {
-        return Optional.of("record " + i + " field " + field + ": expected " + show(expected.get(i))
+        return Optional.of("record " + i / n + " field " + fields.get(i % n) + ": expected " + show(expected.get(i))
             + ", got " + show(actual.get(i)));
       }
+    }
+    if (expected.size() != actual.size()) {
+      return Optional.of("expected " + expected.size() + " values (" + expected.size() / n + " records x " + n
+          + " fields), got " + actual.size());
     }
     return Optional.empty();
   }

@@ -1,12 +1,11 @@
 package dev.codecbench.worker.codec;
 
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import codecbench.v1.Results.TimedRegion;
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
@@ -17,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -68,27 +68,21 @@ class CodecRoundTripTest {
     assertEquals(canonical.model(), decoded);
   }
 
-  /** The prepared (timed) operations do the same work as encode and decodeTyped. */
-  @ParameterizedTest(name = "{0} {1}")
-  @MethodSource("codecsAndDatasets")
-  void timedOperationsMatchEncodeAndDecode(String codecId, String datasetId) throws Exception {
-    timedOps(codec(codecId), dataset(datasetId));
+  static Stream<Arguments> treeCodecsAndDatasets() {
+    return codecsAndDatasets().filter(a -> codec((String) a.get()[0]).decodeModes().contains(Codec.TREE));
   }
 
-  private static <R> void timedOps(Codec codec, Dataset<R> dataset) throws Exception {
+  @ParameterizedTest(name = "{0} {1}")
+  @MethodSource("treeCodecsAndDatasets")
+  void treeOfOwnPayloadConvertsToTheRecords(String codecId, String datasetId) throws Exception {
+    treeRoundTrip(codec(codecId), dataset(datasetId));
+  }
+
+  private static <R> void treeRoundTrip(Codec codec, Dataset<R> dataset) throws Exception {
     Records<R> model = CanonicalVectors.canonical(dataset).model();
-    byte[] payload = codec.encode(dataset, model);
-    Codec.Timed encoder = codec.encoder(dataset, model);
-    assertArrayEquals(payload, (byte[]) encoder.run());
-    assertArrayEquals(payload, (byte[]) encoder.run(), "the prepared encoder can run again");
-    Object decoded = codec.typedDecoder(dataset, payload).run();
-    assertNotNull(decoded);
-    if (decoded instanceof Records<?> r) {
-      assertEquals(model, r);
-    } else {
-      // protobuf: the generated message, every field materialised; the model is built outside timing.
-      assertEquals(dataset.toProto(model), decoded);
-    }
+    Object tree = codec.decodeTree(codec.encode(dataset, model));
+    assertFalse(tree instanceof Records<?>, "a tree is the library's document, not the records");
+    assertEquals(model, codec.treeToRecords(dataset, tree));
   }
 
   static Stream<Arguments> lazyCodecsAndDatasets() {
@@ -100,9 +94,13 @@ class CodecRoundTripTest {
   void lazyOfOwnPayload(String codecId, String datasetId) throws Exception {
     Codec codec = codec(codecId);
     Dataset<?> dataset = dataset(datasetId);
-    String field = CanonicalVectors.LAZY_FIELD.get(datasetId);
+    List<String> fields = CanonicalVectors.LAZY_FIELDS.get(datasetId);
     byte[] payload = encode(codec, dataset);
-    assertEquals(LazyField.expected(CanonicalVectors.canonical(dataset), field), codec.decodeLazy(payload, field));
+    List<String> read = new ArrayList<>();
+    codec.decodeLazy(payload, fields, read::add);
+    List<String> expected = LazyField.expected(CanonicalVectors.canonical(dataset), fields);
+    assertEquals(expected, read);
+    assertEquals(2 * CanonicalVectors.canonical(dataset).size(), read.size(), "two fields of every record");
   }
 
   private static <R> byte[] encode(Codec codec, Dataset<R> dataset) throws CodecException {
@@ -115,19 +113,43 @@ class CodecRoundTripTest {
     Codec codec = codec(codecId);
     byte[] payload = encode(codec, dataset(datasetId));
     String field = datasetId.equals("matrix") ? "100000" : "noSuchField";
-    CodecException e = assertThrows(CodecException.class, () -> codec.decodeLazy(payload, field));
+    CodecException e = assertThrows(CodecException.class,
+        () -> codec.decodeLazy(payload, List.of(CanonicalVectors.LAZY_FIELDS.get(datasetId).get(0), field), v -> {}));
     assertEquals(codecId + " lazy decode: record 0 has no field '" + field + "'", e.getMessage());
   }
 
   @ParameterizedTest(name = "{0}")
-  @MethodSource("typedOnly")
-  void typedOnlyCodecsRefuseLazy(String codecId) {
-    CodecException e = assertThrows(CodecException.class, () -> codec(codecId).decodeLazy(new byte[0], "name"));
-    assertTrue(e.getMessage().startsWith(codecId + " has no lazy decode mode"), e.getMessage());
+  @MethodSource("allCodecs")
+  void modesOnlyWhereTheFormatHasThem(String codecId) throws Exception {
+    Codec c = codec(codecId);
+    // Lazy only for raw BSON; tree wherever the library has a generic document (not protobuf).
+    assertEquals(codecId.equals("bson"), c.decodeModes().contains(Codec.LAZY));
+    assertEquals(!codecId.equals("protobuf"), c.decodeModes().contains(Codec.TREE));
+    assertEquals(Codec.TYPED, c.decodeModes().get(0));
+    if (!c.decodeModes().contains(Codec.LAZY)) {
+      CodecException e = assertThrows(CodecException.class, () -> c.decodeLazy(new byte[0], List.of("name"), v -> {}));
+      assertEquals(codecId + " has no lazy decode mode", e.getMessage());
+    }
   }
 
-  static Stream<Arguments> typedOnly() {
-    return CODECS.all().stream().filter(c -> !c.decodeModes().contains(Codec.LAZY)).map(c -> Arguments.of(c.id()));
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("allCodecs")
+  void declaresATimedRegionForEncodeAndEveryDecodeMode(String codecId) {
+    Codec c = codec(codecId);
+    List<String> ops = c.timedRegions().stream().map(TimedRegion::getOperation).toList();
+    List<String> want = new ArrayList<>(List.of(Codec.ENCODE));
+    want.addAll(c.decodeModes());
+    assertEquals(want, ops);
+    Set<String> vocabulary = Set.of("serialize", "parse", "utf8", "model-conversion", "validation", "copy",
+        "field-lookup");
+    for (TimedRegion r : c.timedRegions()) {
+      assertFalse(r.getContainsList().isEmpty(), r.toString());
+      assertTrue(vocabulary.containsAll(r.getContainsList()), "results.proto vocabulary: " + r);
+    }
+    // One boundary: protobuf and ubjson convert to and from the model records inside timing.
+    boolean converts = codecId.equals("protobuf") || codecId.equals("ubjson");
+    assertEquals(converts, c.timedRegions().get(0).getContainsList().contains("model-conversion"));
+    assertEquals(converts, c.timedRegions().get(1).getContainsList().contains("model-conversion"));
   }
 
   @ParameterizedTest(name = "{0}")

@@ -10,6 +10,7 @@ import dev.codecbench.worker.Vectors;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.LazyField;
+import dev.codecbench.worker.model.Records;
 import dev.codecbench.worker.verify.RecordDiff;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -74,9 +75,16 @@ class GoldenVectorsTest {
     assertEquals(Optional.empty(),
         RecordDiff.firstDifference(canonical.model(), codec.decodeTyped(dataset, payload)),
         "typed decode of " + datasetId + "." + codecId + "." + language);
+    if (codec.decodeModes().contains(Codec.TREE)) {
+      assertEquals(Optional.empty(),
+          RecordDiff.firstDifference(canonical.model(), treeToRecords(codec, dataset, codec.decodeTree(payload))),
+          "tree decode of " + datasetId + "." + codecId + "." + language);
+    }
     if (codec.decodeModes().contains(Codec.LAZY)) {
-      String field = CanonicalVectors.LAZY_FIELD.get(datasetId);
-      assertEquals(LazyField.expected(canonical, field), codec.decodeLazy(payload, field),
+      List<String> fields = CanonicalVectors.LAZY_FIELDS.get(datasetId);
+      List<String> read = new java.util.ArrayList<>();
+      codec.decodeLazy(payload, fields, read::add);
+      assertEquals(LazyField.expected(canonical, fields), read,
           "lazy decode of " + datasetId + "." + codecId + "." + language);
     }
   }
@@ -95,6 +103,10 @@ class GoldenVectorsTest {
     assertArrayEquals(CanonicalVectors.payload(dataset, codecId, language), encode(codec, dataset),
         codecId + " is deterministic: Java must write " + datasetId + "." + codecId + "." + language
             + " byte for byte");
+  }
+
+  private static <R> Records<R> treeToRecords(Codec codec, Dataset<R> dataset, Object tree) throws CodecException {
+    return codec.treeToRecords(dataset, tree);
   }
 
   private static <R> byte[] encode(Codec codec, Dataset<R> dataset) throws CodecException {

@@ -41,7 +41,11 @@ class RecordDiffTest {
 
   @Test
   void lazyValuesCompareRecordByRecord() {
-    assertEquals(Optional.of("record 1 field guid: expected \"b\", got \"x\""),
-        RecordDiff.firstDifference(List.of("a", "b"), List.of("a", "x"), "guid"));
+    List<String> fields = List.of("guid", "favoriteFruit");
+    assertEquals(Optional.of("record 1 field favoriteFruit: expected \"d\", got \"x\""),
+        RecordDiff.firstLazyDifference(List.of("a", "b", "c", "d"), List.of("a", "b", "c", "x"), fields));
+    assertEquals(Optional.of("expected 4 values (2 records x 2 fields), got 2"),
+        RecordDiff.firstLazyDifference(List.of("a", "b", "c", "d"), List.of("a", "b"), fields));
+    assertEquals(Optional.empty(), RecordDiff.firstLazyDifference(List.of("a", "b"), List.of("a", "b"), fields));
   }
 }

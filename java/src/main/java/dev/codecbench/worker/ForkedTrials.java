@@ -1,0 +1,160 @@
+package dev.codecbench.worker;
+
+import codecbench.v1.Results.Measurement;
+import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
+import codecbench.v1.WorkerServiceOuterClass.Task;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * Every trial in a fresh JVM, as JMH forks: the same java binary, classpath and JVM flags as this
+ * one (agent and debugger flags left out), main class {@link TrialMain}. Task, canonical blob and
+ * payload go through a temporary directory; the child writes its outcome there and exits. A child
+ * that crashes, exits non-zero or outlives the task timeout fails the trial with the tail of its
+ * stderr.
+ */
+public final class ForkedTrials implements Trials {
+  static final long DEFAULT_TIMEOUT_S = 300;
+  private static final int STDERR_TAIL_CHARS = 1500;
+
+  private final List<String> jvmFlags;
+  private final long jvmMinWarmupMs;
+
+  public ForkedTrials(long jvmMinWarmupMs) {
+    this(jvmMinWarmupMs, inheritedJvmFlags());
+  }
+
+  ForkedTrials(long jvmMinWarmupMs, List<String> jvmFlags) {
+    this.jvmMinWarmupMs = jvmMinWarmupMs;
+    this.jvmFlags = List.copyOf(jvmFlags);
+  }
+
+  /** This JVM's flags without agents and debuggers (a child must not open the same debug port). */
+  public static List<String> inheritedJvmFlags() {
+    List<String> out = new ArrayList<>();
+    for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (!(a.startsWith("-agentlib:") || a.startsWith("-agentpath:") || a.startsWith("-javaagent:")
+          || a.equals("-Xdebug") || a.startsWith("-Xrunjdwp"))) {
+        out.add(a);
+      }
+    }
+    return out;
+  }
+
+  public List<String> jvmFlags() {
+    return jvmFlags;
+  }
+
+  private List<String> command(Path dir) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.addAll(jvmFlags);
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(TrialMain.class.getName());
+    cmd.add(dir.toString());
+    cmd.add(Long.toString(jvmMinWarmupMs));
+    return cmd;
+  }
+
+  @Override
+  public Trial.Outcome run(Task task, byte[] canonicalBlob, byte[] payload) throws TaskFailure {
+    Path dir;
+    try {
+      dir = Files.createTempDirectory("codecbench-trial-");
+    } catch (IOException e) {
+      throw TaskFailure.at("trial", "cannot create a directory for the child JVM: " + e.getMessage());
+    }
+    try {
+      return runIn(dir, task, canonicalBlob, payload);
+    } finally {
+      deleteRecursively(dir);
+    }
+  }
+
+  private Trial.Outcome runIn(Path dir, Task task, byte[] canonicalBlob, byte[] payload) throws TaskFailure {
+    // Both streams: HotSpot prints start-up errors ("Too small maximum heap") to stdout.
+    Path stderr = dir.resolve("child.log");
+    Process child;
+    long start = System.nanoTime();
+    try {
+      Files.write(dir.resolve(TrialMain.TASK), task.toByteArray());
+      Files.write(dir.resolve(TrialMain.CANONICAL), canonicalBlob);
+      if (payload != null) {
+        Files.write(dir.resolve(TrialMain.PAYLOAD_IN), payload);
+      }
+      child = new ProcessBuilder(command(dir))
+          .redirectErrorStream(true)
+          .redirectOutput(stderr.toFile())
+          .start();
+    } catch (IOException e) {
+      throw TaskFailure.at("trial", "cannot start the child JVM: " + e.getMessage());
+    }
+    long timeoutS = task.getSampling().getTaskTimeoutS() == 0 ? DEFAULT_TIMEOUT_S : task.getSampling().getTaskTimeoutS();
+    try {
+      if (!child.waitFor(timeoutS, TimeUnit.SECONDS)) {
+        child.destroyForcibly();
+        child.waitFor(5, TimeUnit.SECONDS);
+        throw TaskFailure.at("trial", "the child JVM did not finish within " + timeoutS
+            + " s (task_timeout_s); stderr: " + tail(stderr));
+      }
+    } catch (InterruptedException e) {
+      child.destroyForcibly();
+      Thread.currentThread().interrupt();
+      throw TaskFailure.at("trial", "interrupted while the child JVM ran");
+    }
+    double wallMs = (System.nanoTime() - start) / 1e6;
+    int exit = child.exitValue();
+    Path result = dir.resolve(TrialMain.RESULT);
+    if (exit != 0 || !Files.isRegularFile(result)) {
+      String signal = exit > 128 ? " (signal " + (exit - 128) + ")" : "";
+      throw TaskFailure.at("trial", "the child JVM exited with code " + exit + signal
+          + (exit == 0 ? " without a result" : "") + "; stderr: " + tail(stderr));
+    }
+    try {
+      ReportResultRequest r = ReportResultRequest.parseFrom(Files.readAllBytes(result));
+      Path out = dir.resolve(TrialMain.PAYLOAD_OUT);
+      byte[] encoded = Files.exists(out) ? Files.readAllBytes(out) : null;
+      List<Measurement> ms = new ArrayList<>();
+      for (Measurement m : r.getMeasurementsList()) {
+        ms.add(m.toBuilder().putExtras("forked", 1).putExtras("trial_jvm_ms", wallMs).build());
+      }
+      return new Trial.Outcome(ms, r.getFailure(), encoded);
+    } catch (IOException e) {
+      throw TaskFailure.at("trial", "cannot read the child JVM's result: " + e.getMessage());
+    }
+  }
+
+  /** The end of the child's stderr on one line, or "(empty)". */
+  static String tail(Path stderr) {
+    String text;
+    try {
+      text = Files.readString(stderr, StandardCharsets.UTF_8).strip();
+    } catch (IOException e) {
+      return "(unreadable: " + e.getMessage() + ")";
+    }
+    if (text.isEmpty()) {
+      return "(empty)";
+    }
+    if (text.length() > STDERR_TAIL_CHARS) {
+      text = "..." + text.substring(text.length() - STDERR_TAIL_CHARS);
+    }
+    return text.replaceAll("\\s*\\R\\s*", " | ");
+  }
+
+  private static void deleteRecursively(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // A leftover temp directory is not worth failing a measured task over.
+    }
+  }
+}

@@ -1,0 +1,226 @@
+package dev.codecbench.worker;
+
+import codecbench.v1.Results.Measurement;
+import codecbench.v1.ScenarioOuterClass.Operation;
+import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.bench.Sample;
+import dev.codecbench.worker.bench.Sampler;
+import dev.codecbench.worker.bench.Sampling;
+import dev.codecbench.worker.bench.Sink;
+import dev.codecbench.worker.codec.Codec;
+import dev.codecbench.worker.codec.CodecException;
+import dev.codecbench.worker.codec.CodecRegistry;
+import dev.codecbench.worker.dataset.Canonical;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.LazyField;
+import dev.codecbench.worker.model.Records;
+import dev.codecbench.worker.verify.RecordDiff;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One trial (proto/README.md "Trials"): canonical bytes to the model, verification, then steady
+ * state and timed rounds of the task's encode or decode. The child JVM ({@link TrialMain}) runs
+ * this once and exits; blob I/O and reporting stay in the attached JVM ({@link TaskRunner}).
+ */
+public final class Trial {
+  /** What a trial returns: its measurement(s), a failure message or "", and an encode's payload. */
+  public record Outcome(List<Measurement> measurements, String failure, byte[] payload) {}
+
+  private final CodecRegistry codecs = new CodecRegistry();
+  private final Sampler sampler = new Sampler();
+  private final long jvmMinWarmupMs;
+  private final List<Measurement> measurements = new ArrayList<>();
+  private byte[] encoded;
+
+  private Trial(long jvmMinWarmupMs) {
+    this.jvmMinWarmupMs = jvmMinWarmupMs;
+  }
+
+  /** Runs the trial; {@code payload} is the payload to decode (decode tasks), else null. */
+  public static Outcome run(Task task, byte[] canonicalBlob, byte[] payload, long jvmMinWarmupMs) {
+    Trial t = new Trial(jvmMinWarmupMs);
+    String failure = "";
+    try {
+      t.runTask(task, canonicalBlob, payload);
+    } catch (TaskFailure f) {
+      failure = f.getMessage();
+    } catch (OutOfMemoryError e) {
+      failure = "trial failed: out of memory (max heap " + Runtime.getRuntime().maxMemory()
+          + " bytes; raise -Xmx through CODECBENCH_JAVA_OPTS)";
+    } catch (Exception e) {
+      failure = "trial failed: " + e;
+    }
+    return new Outcome(List.copyOf(t.measurements), failure, t.encoded);
+  }
+
+  private void runTask(Task task, byte[] canonicalBlob, byte[] payload) throws Exception {
+    Dataset<?> dataset = TaskRunner.dataset(task);
+    Codec codec = TaskRunner.codec(codecs, task);
+    switch (task.getOperation()) {
+      case OPERATION_ENCODE -> encode(task, canonical(dataset, task, canonicalBlob), codec);
+      case OPERATION_DECODE -> {
+        TaskRunner.checkDecodeMode(task, codec);
+        if (payload == null) {
+          throw TaskFailure.at("setup", "decode trial without a payload");
+        }
+        decode(task, canonical(dataset, task, canonicalBlob), codec, payload);
+      }
+      default -> throw TaskFailure.at("setup", "operation " + task.getOperation() + " is not a task a worker runs");
+    }
+  }
+
+  private static <R> Canonical<R> canonical(Dataset<R> dataset, Task task, byte[] blob) throws TaskFailure {
+    Canonical<R> canonical;
+    try {
+      canonical = dataset.parseCanonical(blob);
+    } catch (IOException e) {
+      throw TaskFailure.at("fetch", "canonical blob " + task.getCanonicalBlobId() + " is not a " + dataset.id()
+          + " dataset message: " + e.getMessage());
+    }
+    if (canonical.size() != task.getRecordCount()) {
+      throw TaskFailure.at("fetch", "canonical blob " + task.getCanonicalBlobId() + " has " + canonical.size()
+          + " records, the task says " + task.getRecordCount());
+    }
+    return canonical;
+  }
+
+  private <R> void encode(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
+    Dataset<R> dataset = canonical.dataset();
+    Records<R> model = canonical.model();
+    byte[] payload;
+    try {
+      payload = codec.encode(dataset, model);
+    } catch (CodecException e) {
+      throw TaskFailure.at("encode", e);
+    }
+    try {
+      codec.validate(payload);
+      Optional<String> diff = RecordDiff.firstDifference(model, codec.decodeTyped(dataset, payload));
+      if (diff.isPresent()) {
+        throw TaskFailure.at("verification", diff.get());
+      }
+    } catch (CodecException e) {
+      throw TaskFailure.at("verification", "the payload does not decode: " + e.getMessage());
+    }
+    encoded = payload;
+    Sample sample = measure("encode", () -> codec.encode(dataset, model), task);
+    measurements.add(measurement(Operation.OPERATION_ENCODE, payload.length, sample, true).build());
+  }
+
+  private <R> void decode(Task task, Canonical<R> canonical, Codec codec, byte[] payload) throws TaskFailure {
+    Dataset<R> dataset = canonical.dataset();
+    try {
+      codec.validate(payload);
+    } catch (CodecException e) {
+      throw TaskFailure.at("decode", e);
+    }
+    Sampler.Op op =
+        switch (task.getDecodeMode()) {
+          case Codec.TYPED -> {
+            verify(canonical, () -> codec.decodeTyped(dataset, payload));
+            yield () -> codec.decodeTyped(dataset, payload);
+          }
+          case Codec.TREE -> {
+            verify(canonical, () -> codec.treeToRecords(dataset, codec.decodeTree(payload)));
+            yield () -> codec.decodeTree(payload);
+          }
+          case Codec.LAZY -> {
+            List<String> fields = task.getLazyFieldsList();
+            verifyLazy(canonical, codec, payload, fields);
+            Codec.FieldSink sink = Sink::consume;
+            yield () -> {
+              codec.decodeLazy(payload, fields, sink);
+              return null;
+            };
+          }
+          default -> throw TaskFailure.at("setup", "decode mode '" + task.getDecodeMode() + "' is not typed, tree or lazy");
+        };
+    Sample sample = measure("decode", op, task);
+    measurements.add(measurement(Operation.OPERATION_DECODE, payload.length, sample, true).build());
+  }
+
+  @FunctionalInterface
+  private interface Decode<R> {
+    Records<R> run() throws CodecException;
+  }
+
+  private static <R> void verify(Canonical<R> canonical, Decode<R> decode) throws TaskFailure {
+    Records<R> decoded;
+    try {
+      decoded = decode.run();
+    } catch (CodecException e) {
+      throw TaskFailure.at("decode", e);
+    }
+    Optional<String> diff = RecordDiff.firstDifference(canonical.model(), decoded);
+    if (diff.isPresent()) {
+      throw TaskFailure.at("verification", diff.get());
+    }
+  }
+
+  private static void verifyLazy(Canonical<?> canonical, Codec codec, byte[] payload, List<String> fields)
+      throws TaskFailure {
+    if (fields.isEmpty()) {
+      throw TaskFailure.at("setup", "lazy decode task without lazy_fields");
+    }
+    List<String> expected;
+    try {
+      expected = LazyField.expected(canonical, fields);
+    } catch (IllegalArgumentException e) {
+      throw TaskFailure.at("setup", e);
+    }
+    List<String> decoded = new ArrayList<>(expected.size());
+    try {
+      codec.decodeLazy(payload, fields, decoded::add);
+    } catch (CodecException e) {
+      throw TaskFailure.at("decode", e);
+    }
+    Optional<String> diff = RecordDiff.firstLazyDifference(expected, decoded, fields);
+    if (diff.isPresent()) {
+      throw TaskFailure.at("verification", diff.get());
+    }
+  }
+
+  private Sample measure(String step, Sampler.Op op, Task task) throws TaskFailure {
+    return measure(sampler, step, op, task, jvmMinWarmupMs, true);
+  }
+
+  static Sample measure(Sampler sampler, String step, Sampler.Op op, Task task, long jvmMinWarmupMs,
+      boolean countAllocations) throws TaskFailure {
+    Sampling sampling;
+    try {
+      sampling = Sampling.of(task.getSampling(), jvmMinWarmupMs);
+    } catch (IllegalArgumentException e) {
+      throw TaskFailure.at("setup", "task sampling: " + e.getMessage());
+    }
+    try {
+      return sampler.measure(op, sampling, countAllocations);
+    } catch (Exception e) {
+      throw TaskFailure.at(step, e);
+    }
+  }
+
+  /** A measurement of {@code s}; control fills in identity, the attached JVM the environment. */
+  static Measurement.Builder measurement(Operation operation, long payloadBytes, Sample s, boolean verified) {
+    Measurement.Builder m =
+        Measurement.newBuilder()
+            .setOperation(operation)
+            .setLanguage("java")
+            .setPayloadBytes(payloadBytes)
+            .addAllRoundNsPerOp(s.roundNsPerOp())
+            .setOpsPerRound(s.opsPerRound())
+            .setVerified(verified)
+            .setSteady(s.steady())
+            .putExtras("warmup_ms", s.warmupMs())
+            .putExtras("warmup_rounds", s.warmupRounds())
+            .putExtras("gc_ms", s.gcMs())
+            .putExtras("gc_count", s.gcCount());
+    if (s.jitMs() >= 0) {
+      m.putExtras("jit_ms", s.jitMs());
+    }
+    s.allocBytesPerOp().ifPresent(m::setAllocBytesPerOp);
+    return m;
+  }
+}

@@ -1,0 +1,50 @@
+package dev.codecbench.worker;
+
+import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
+import codecbench.v1.WorkerServiceOuterClass.Task;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The child JVM of one trial (like a JMH fork): {@code TrialMain DIR MIN_WARMUP_MS} reads the task,
+ * the canonical blob and the payload that {@link ForkedTrials} wrote to DIR, runs {@link Trial}
+ * once, writes the outcome back and exits. Exit 0 means {@code result.pb} was written (it may
+ * carry a failure); anything else is a crash the parent reports with this process's stderr.
+ */
+public final class TrialMain {
+  static final String TASK = "task.pb";
+  static final String CANONICAL = "canonical.pb";
+  static final String PAYLOAD_IN = "payload.in";
+  static final String RESULT = "result.pb";
+  static final String PAYLOAD_OUT = "payload.out";
+
+  private TrialMain() {}
+
+  public static void main(String[] args) throws IOException {
+    if (args.length != 2) {
+      System.err.println("usage: TrialMain DIR MIN_WARMUP_MS (started by the Java worker, one per trial)");
+      System.exit(2);
+    }
+    Path dir = Path.of(args[0]);
+    long minWarmupMs = Long.parseLong(args[1]);
+    Task task = Task.parseFrom(Files.readAllBytes(dir.resolve(TASK)));
+    byte[] canonical = Files.readAllBytes(dir.resolve(CANONICAL));
+    Path in = dir.resolve(PAYLOAD_IN);
+    byte[] payload = Files.exists(in) ? Files.readAllBytes(in) : null;
+
+    Trial.Outcome outcome = Trial.run(task, canonical, payload, minWarmupMs);
+
+    if (outcome.payload() != null) {
+      Files.write(dir.resolve(PAYLOAD_OUT), outcome.payload());
+    }
+    ReportResultRequest.Builder result =
+        ReportResultRequest.newBuilder().setTaskId(task.getId()).addAllMeasurements(outcome.measurements())
+            .setFailure(outcome.failure());
+    // Written whole, then renamed: the parent never reads half a result.
+    Path tmp = dir.resolve(RESULT + ".tmp");
+    Files.write(tmp, result.build().toByteArray());
+    Files.move(tmp, dir.resolve(RESULT), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    System.exit(0);
+  }
+}

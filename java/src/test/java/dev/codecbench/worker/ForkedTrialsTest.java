@@ -1,0 +1,114 @@
+package dev.codecbench.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import codecbench.v1.Results.Environment;
+import codecbench.v1.Results.Measurement;
+import codecbench.v1.ScenarioOuterClass.Operation;
+import codecbench.v1.ScenarioOuterClass.Sampling;
+import codecbench.v1.WorkerServiceGrpc;
+import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
+import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.dataset.Dataset;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** TrialMain in a real child JVM, started as the worker starts it: outcome, failures, crashes. */
+class ForkedTrialsTest {
+  private static final Sampling QUICK =
+      Sampling.newBuilder().setWarmupMs(20).setMaxWarmupMs(3_000).setRounds(3).setMinRoundMs(2).build();
+
+  private FakeBlobStore store;
+  private String canonicalId;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    store = new FakeBlobStore();
+    canonicalId = store.add(CanonicalVectors.pb(Dataset.DUMMY));
+  }
+
+  @AfterEach
+  void tearDown() {
+    store.close();
+  }
+
+  private TaskRunner runner(ForkedTrials trials) {
+    return new TaskRunner(new dev.codecbench.worker.codec.CodecRegistry(),
+        new BlobClient(WorkerServiceGrpc.newBlockingStub(store.channel)),
+        Environment.newBuilder().setLanguage("java").build(), 0, trials);
+  }
+
+  private Task.Builder task(Operation op, String codec) {
+    return Task.newBuilder().setId("t1").setOperation(op).setDataset("dummy").setCodec(codec)
+        .setRecordCount(CanonicalVectors.canonical(Dataset.DUMMY).size()).setCanonicalBlobId(canonicalId)
+        .setCellId("c1").setSampling(QUICK);
+  }
+
+  private Task decode(String codec, String mode, byte[] payload) {
+    return task(Operation.OPERATION_DECODE, codec).setDecodeMode(mode).setPayloadBlobId(store.add(payload))
+        .setPayloadBlobSize(payload.length).build();
+  }
+
+  @Test
+  void anEncodeTrialRunsInAChildJvmAndReturnsItsMeasurementAndPayload() {
+    long start = System.nanoTime();
+    ReportResultRequest r = runner(new ForkedTrials(0))
+        .run("java-1", task(Operation.OPERATION_ENCODE, "protobuf").setStorePayload(true).build());
+    double wallMs = (System.nanoTime() - start) / 1e6;
+    assertEquals("", r.getFailure());
+    assertEquals(1, r.getMeasurementsCount());
+    Measurement m = r.getMeasurements(0);
+    assertEquals(Operation.OPERATION_ENCODE, m.getOperation());
+    assertTrue(m.getVerified());
+    assertEquals(3, m.getRoundNsPerOpCount());
+    assertEquals(1.0, m.getExtrasOrThrow("forked"));
+    assertTrue(m.getExtrasOrThrow("warmup_rounds") >= 10, m.getExtrasMap().toString());
+    assertTrue(m.getExtrasOrThrow("trial_jvm_ms") > m.getExtrasOrThrow("warmup_ms"), m.getExtrasMap().toString());
+    assertTrue(m.hasAllocBytesPerOp() && m.getAllocBytesPerOp() > 0);
+    // The payload came back from the child, byte for byte Rust's, and was stored.
+    assertEquals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf").length, r.getPayloadBlobSize());
+    assertTrue(java.util.Arrays.equals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf"),
+        store.blobs.get(r.getPayloadBlobId())));
+    System.err.printf("one forked trial: %.0f ms in all, child JVM %.0f ms, warm-up %.0f ms (%d rounds, steady %s)%n",
+        wallMs, m.getExtrasOrThrow("trial_jvm_ms"), m.getExtrasOrThrow("warmup_ms"),
+        (long) m.getExtrasOrThrow("warmup_rounds"), m.getSteady());
+  }
+
+  @Test
+  void aCorruptPayloadFailsTheTrialWithTheCodecsMessage() {
+    byte[] corrupt = "{\"records\": [garbage".getBytes(StandardCharsets.UTF_8);
+    ReportResultRequest r = runner(new ForkedTrials(0)).run("java-1", decode("json", "typed", corrupt));
+    assertTrue(r.getFailure().startsWith("decode failed: json decode: Unrecognized token 'garbage'"), r.getFailure());
+    assertEquals(0, r.getMeasurementsCount());
+  }
+
+  @Test
+  void aChildJvmThatCannotStartFailsWithItsStderr() {
+    ReportResultRequest r = runner(new ForkedTrials(0, List.of("-Xmx1m")))
+        .run("java-1", task(Operation.OPERATION_ENCODE, "json").build());
+    assertTrue(r.getFailure().startsWith("trial failed: the child JVM exited with code 1; stderr: "), r.getFailure());
+    assertTrue(r.getFailure().contains("Too small maximum heap"), r.getFailure());
+  }
+
+  @Test
+  void aChildJvmPastTheTaskTimeoutIsStoppedAndFailsTheTrial() {
+    Sampling slow = QUICK.toBuilder().setWarmupMs(60_000).setMaxWarmupMs(60_000).setTaskTimeoutS(2).build();
+    long start = System.nanoTime();
+    ReportResultRequest r = runner(new ForkedTrials(0))
+        .run("java-1", task(Operation.OPERATION_ENCODE, "json").setSampling(slow).build());
+    assertTrue(r.getFailure().startsWith("trial failed: the child JVM did not finish within 2 s (task_timeout_s)"),
+        r.getFailure());
+    assertTrue((System.nanoTime() - start) / 1e9 < 20, "stopped, not waited for");
+  }
+
+  @Test
+  void inheritedFlagsLeaveAgentsAndDebuggersOut() {
+    for (String f : ForkedTrials.inheritedJvmFlags()) {
+      assertTrue(!f.startsWith("-javaagent:") && !f.startsWith("-agentlib:") && !f.startsWith("-Xrunjdwp"), f);
+    }
+  }
+}
