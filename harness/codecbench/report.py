@@ -6,12 +6,17 @@ twice, to HTML and to Markdown, so the two never disagree. Tables come from pand
 long measurement frame (results.py); plots are matplotlib figures on the Agg backend.
 
 How numbers are summarised (also printed in the report's "How to read" section):
-- a measurement's time is the median of its rounds' ns/op; its spread is half the interquartile
-  range of the rounds over the median (the "±" of every table); spread above WIDE_SPREAD is flagged;
-- when several workers of one language measured the same thing, their rounds are pooled;
+- each cell's figure is the median over its trials (a trial's figure = the median of its rounds),
+  with the 95 % distribution-free confidence interval of that median (stats.py; the "±" of every
+  table is its half-width); an interval wider than WIDE_CI is flagged;
+- when several cells of one language measured the same thing (two workers, byte-identical
+  payloads of several producers), their trial figures are pooled;
 - decode lines use payloads produced by a worker of the consumer's own language when there are
   any (the producer × consumer matrix shows every pair);
-- "relative to best": within one column (one record count), the smallest value is 100 %.
+- the run's noise floor is the worst max/min over its A/A groups (identical work);
+- "relative to best": within one column (one record count), the smallest value is 100 %; every
+  value tied with it (intervals overlap, or the ratio is within the noise floor) is marked as a
+  tie, and no winner is named among ties.
 """
 
 from __future__ import annotations
@@ -35,21 +40,25 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from . import results  # noqa: E402
+from . import results, stats  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
 
-# A result whose rounds spread more than this (half the IQR over the median) is flagged.
-WIDE_SPREAD = 0.10
-# Fewer kept rounds than this and the spread itself cannot be judged.
-MIN_ROUNDS = 5
+# A cell whose 95 % interval is wider than this (half-width over the median) is flagged.
+WIDE_CI = 0.10
+# Fewer trials than this and the interval falls short of 95 % coverage (min..max of 5 is 93.8 %).
+MIN_TRIALS = 5
+# The fields lazy decode reads from every record, one near its start and one at its end
+# (proto/README.md, "Decode modes"; Task.lazy_fields as control sends them).
+LAZY_FIELDS = {"dummy": ("guid", "favoriteFruit"), "numeric": ("_id", "numbr"), "owners": ("name", "taxNumber"),
+               "docs": ("name", "delivery.company"), "beers": ("name", "details"), "matrix": ("0", "99")}
 BBOX = "tight"
 
 CODEC_COLORS = {"json": "#1f77b4", "bson": "#ff7f0e", "protobuf": "#2ca02c", "ubjson": "#d62728",
                 "msgpack": "#9467bd"}
 EXTRA_COLORS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 LANG_MARKERS = {"rust": "o", "java": "s", "browser": "^"}
-MODE_STYLES = {"typed": "-", "lazy": "--", "": "-"}
+MODE_STYLES = {"typed": "-", "tree": "-.", "lazy": "--", "": "-"}
 LANG_ORDER = ["rust", "java", "browser"]
 
 
@@ -137,10 +146,11 @@ def fmt_time(ns: float) -> str:
     return f"{fmt_num(ns)} ns"
 
 
-def fmt_spread(s: float) -> str:
-    if _nan(s):
+def fmt_ci(pct: float) -> str:
+    """The 95 % interval's half-width, in % of the median ("!" when wider than WIDE_CI)."""
+    if _nan(pct):
         return ""
-    return f" ±{s * 100:.0f}%" + (" !" if s > WIDE_SPREAD else "")
+    return f" ±{pct:.1f}%" + (" !" if pct > WIDE_CI * 100 else "")
 
 
 def fmt_pct(v: float) -> str:
@@ -165,24 +175,29 @@ def with_languages(df: pd.DataFrame, langs: dict[str, str]) -> pd.DataFrame:
     return df
 
 
-def timed(df: pd.DataFrame) -> pd.DataFrame:
-    """Measurements with rounds, verified, without a failure."""
-    ok = (df["rounds"] > 0) & df["verified"] & (df["failure"].fillna("") == "")
-    return df[ok]
+def timed(cells: pd.DataFrame) -> pd.DataFrame:
+    """Cells with at least one timed trial, verified, without a failure."""
+    ok = (cells["trials"] > 0) & cells["verified"] & (cells["failure"].fillna("") == "")
+    return cells[ok]
 
 
 def pooled(group: pd.DataFrame, per_record: bool = True) -> dict:
-    """Median, quartiles and spread of every round of every row of `group` (one language's
-    workers measuring the same thing), per record or per operation."""
+    """Median over the trial figures of every cell of `group` (one language's cells measuring the
+    same thing), its 95 % interval (stats.median_ci), per record or per operation."""
     values = []
-    for rounds, count in zip(group["round_ns_per_op"], group["record_count"]):
+    for figures, count in zip(group["trial_ns_per_op"], group["record_count"]):
         div = count if (per_record and count) else 1
-        values.extend(float(r) / div for r in rounds)
-    if not values:
-        return {"median": math.nan, "q1": math.nan, "q3": math.nan, "spread": math.nan, "n": 0}
-    q1, med, q3 = np.percentile(values, [25, 50, 75])
-    return {"median": float(med), "q1": float(q1), "q3": float(q3),
-            "spread": float((q3 - q1) / 2 / med) if med > 0 else math.nan, "n": len(values)}
+        values.extend(float(f) / div for f in figures)
+    ci = stats.median_ci(values)
+    return {"median": ci.median, "lo": ci.lo, "hi": ci.hi, "n": ci.n, "coverage": ci.coverage,
+            "ci_pct": ci.half_width_pct, "unsteady": int(group["unsteady"].sum())}
+
+
+MODE_ORDER = {"typed": 0, "tree": 1, "lazy": 2}
+
+
+def _mode_key(mode: str) -> tuple:
+    return (MODE_ORDER.get(mode, len(MODE_ORDER)), mode)
 
 
 def _lang_key(lang: str) -> tuple:
@@ -213,6 +228,10 @@ class _Builder:
         raw = results.read_measurements(run_dir)
         self.langs = language_map(raw, self.doc)
         self.df = with_languages(raw, self.langs)
+        self.cells = with_languages(results.cells_frame(raw), self.langs) if not raw.empty \
+            else results.cells_frame(raw)
+        self.aa = results.aa_groups(self.cells)
+        self.noise = stats.noise_floor(self.aa["ratio"] if not self.aa.empty else [])
         self.summary = with_languages(results.summary_frame(raw), self.langs) if not raw.empty \
             else results.summary_frame(raw)
         run = self.doc.get("run") or {}
@@ -248,7 +267,9 @@ class _Builder:
     def build(self) -> None:
         self.overview()
         self.trust()
+        self.noise_floor()
         self.environment()
+        self.boundaries()
         datasets = [d for d in DATASETS if d in set(self.df["dataset"])] + \
             sorted(set(self.df["dataset"]) - set(DATASETS))
         for ds in datasets:
@@ -281,6 +302,9 @@ class _Builder:
             ("consumers", ", ".join(sc.get("consumers") or []) or "every attached worker"),
             ("operations", ", ".join(ops) or "encode, decode, transfer"),
             ("sampling", ", ".join(f"{k} {v}" for k, v in sampling.items()) or "control's defaults"),
+            ("trial order seed", str(sampling.get("orderSeed", "")) or "not recorded (a run from before trials)"),
+            ("figures", stats.METHOD),
+            ("noise floor", self.noise.sentence().removeprefix("noise floor: ")),
             ("seed", str(sc.get("seed", "1"))),
         ]
         if run.get("message"):
@@ -333,32 +357,37 @@ class _Builder:
                     warnings.append(f"{wid}: the page is not cross-origin isolated (crossOriginIsolated "
                                     f"{d.get('crossOriginIsolated', 'unknown')}): performance.now() is "
                                     f"coarsened (timer resolution {res or '?'} µs instead of 5 µs).")
-        t = self.df[self.df["rounds"] > 0]
-        java = t[t["language"] == "java"]
-        if not java.empty:
-            busy = java[java["extras"].map(lambda e: json.loads(e or "{}").get("jit_quiet") == 0.0)]
-            if not busy.empty:
-                warnings.append(f"{len(busy)} Java measurement(s) were taken while the JIT was still "
-                                "compiling (jit_quiet 0): they may be slower than steady state.")
-        wide = t[t["spread"] > WIDE_SPREAD]
+        t = self.cells[self.cells["trials"] > 0]
+        unsteady = t[t["unsteady"] > 0]
+        if not unsteady.empty:
+            n = int(unsteady["unsteady"].sum())
+            by_lang = unsteady.groupby("language")["unsteady"].sum()
+            langs = ", ".join(f"{lang} {int(k)}" for lang, k in by_lang.items())
+            warnings.append(f"{n} trial(s) in {len(unsteady)} cell(s) never reached a steady state before "
+                            f"sampling.maxWarmupMs (JIT still compiling, or recent rounds still drifting; "
+                            f"by language: {langs}): they are measured and marked \"~\" in the tables.")
+        wide = t[t["ci_pct"] > WIDE_CI * 100]
         if not wide.empty:
-            worst = wide.sort_values("spread", ascending=False).head(5)
+            worst = wide.sort_values("ci_pct", ascending=False).head(5)
             ex = "; ".join(f"{r.operation} {r.dataset}×{r.record_count} {r.codec}"
                            f"{'/' + r.decode_mode if r.decode_mode else ''} on {r.worker_id} "
-                           f"±{r.spread * 100:.0f}%" for r in worst.itertuples())
-            warnings.append(f"{len(wide)} of {len(t)} timed measurements spread more than "
-                            f"±{WIDE_SPREAD:.0%} between rounds (spread = half the interquartile range "
-                            f"of the rounds over their median; threshold {WIDE_SPREAD:.0%}); they are "
-                            f"marked \"!\" in the tables. Widest: {ex}. More or longer rounds, or a "
-                            "quieter machine, help.")
-        few = t[t["rounds"] < MIN_ROUNDS]
+                           f"±{r.ci_pct:.0f}%" for r in worst.itertuples())
+            warnings.append(f"{len(wide)} of {len(t)} timed cells have a 95 % interval wider than "
+                            f"±{WIDE_CI:.0%} of their median (the interval of the median over trials; "
+                            f"threshold {WIDE_CI:.0%}); they are marked \"!\" in the tables. Widest: {ex}. "
+                            "More trials (sampling.trials, maxTrials) or a quieter machine help.")
+        few = t[t["trials"] < MIN_TRIALS]
         if not few.empty:
-            warnings.append(f"{len(few)} measurement(s) kept fewer than {MIN_ROUNDS} rounds "
-                            f"(as few as {int(few['rounds'].min())}): their spread cannot be judged; "
-                            f"use sampling.rounds ≥ {MIN_ROUNDS}.")
+            cov = stats.ci_ranks(int(few["trials"].min()))[2]
+            warnings.append(f"{len(few)} cell(s) have fewer than {MIN_TRIALS} trials (as few as "
+                            f"{int(few['trials'].min())}, whose min..max interval covers the median with "
+                            f"only {cov:.1%} confidence): use sampling.trials ≥ {MIN_TRIALS}.")
+        if self.noise.groups and self.noise.worst > 1 + WIDE_CI:
+            warnings.append(f"the {self.noise.sentence()}: differences smaller than that are ties "
+                            "in every table of this report (see Noise floor).")
         unverified = t[~t["verified"]]
         if not unverified.empty:
-            warnings.append(f"{len(unverified)} timed measurement(s) were not verified against the "
+            warnings.append(f"{len(unverified)} timed cell(s) were not verified against the "
                             "canonical records.")
         failed = self.failure_rows()
         if not failed.empty:
@@ -380,8 +409,69 @@ class _Builder:
         if warnings:
             self.add(Bullets(warnings, "warn"))
         else:
-            self.add(Para("No warnings: release builds, isolated pages, every spread within "
-                          f"±{WIDE_SPREAD:.0%}, at least {MIN_ROUNDS} rounds, no failures.", "ok"))
+            self.add(Para("No warnings: release builds, isolated pages, every interval within "
+                          f"±{WIDE_CI:.0%}, at least {MIN_TRIALS} trials per cell, every trial steady, "
+                          "no failures.", "ok"))
+
+    def noise_floor(self) -> None:
+        self.section("Noise floor: identical work measured twice", "noise")
+        self.add(Para(f"{self.noise.sentence()[0].upper()}{self.noise.sentence()[1:]}. An A/A group is a "
+                      "set of decode cells doing byte-identical work: one consumer decoding the same "
+                      "payload (same SHA-256 blob) in the same mode, produced by different workers, plus "
+                      "each deliberate A/A twin (sampling.aaCells) with its original. Two figures of this "
+                      "run differ only when their 95 % intervals do not overlap and their ratio exceeds "
+                      "the noise floor; otherwise they are a tie."))
+        if self.aa.empty:
+            return
+        rows = []
+        for r in self.aa.sort_values("ratio", ascending=False).itertuples():
+            meds = "; ".join(f"{p} {fmt_num(m / r.record_count)}" for p, m in zip(r.producers, r.medians))
+            rows.append([r.consumer, r.dataset, f"{int(r.record_count):,}", r.codec, r.decode_mode,
+                         meds, f"{(r.ratio - 1) * 100:.1f} %"])
+        cols = ["consumer", "dataset", "records", "codec", "mode", "decode ns/rec by producer (same bytes)",
+                "max/min − 1"]
+        self.add(Details(f"Every A/A group ({len(rows)}), worst first",
+                         [TableBlock(pd.DataFrame(rows, columns=cols), left=6)]))
+
+    def boundaries(self) -> None:
+        """Codec × language: what each timed region contains, as the workers declared it
+        (CodecInfo.timed_regions of the workers attached when the run started)."""
+        self.section("Timed regions: what each codec's clock reads include", "boundaries")
+        infos = self.doc.get("workerInfo") or []
+        regions: dict[tuple[str, str], dict[str, str]] = {}
+        for w in infos:
+            lang = (w.get("environment") or {}).get("language") or lang_of(w.get("id", ""), self.langs)
+            for c in w.get("codecs") or []:
+                if c.get("id") not in self.codecs:
+                    continue
+                for tr in c.get("timedRegions") or []:
+                    text = ", ".join(tr.get("contains") or []) or "(nothing declared)"
+                    if tr.get("note"):
+                        text += f" — {tr['note']}"
+                    regions.setdefault((c["id"], tr.get("operation", "")), {})[lang] = text
+        if not regions:
+            self.add(Para("Not recorded: this run's results hold no workers' codec declarations "
+                          "(run.json has no workerInfo; runs from before the declared boundary, or "
+                          "fetched from a control that did not return them).", "warn"))
+            return
+        langs = sorted({lang for v in regions.values() for lang in v}, key=_lang_key)
+        op_order = {"encode": 0, "typed": 1, "tree": 2, "lazy": 3}
+        rows = []
+        for (codec, op) in sorted(regions, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
+                                                          else 99, op_order.get(k[1], 9), k[1])):
+            what = "encode" if op == "encode" else f"decode {op}"
+            rows.append([codec, what] + [regions[(codec, op)].get(lang, "—") for lang in langs])
+        self.add(TableBlock(pd.DataFrame(rows, columns=["codec", "timed region"] + langs), left=2 + len(langs),
+                            caption="As each worker declared it (CodecInfo.timed_regions): serialize/parse = "
+                                    "the library's format work; utf8 = UTF-8 text coding; model-conversion = "
+                                    "between the library's message/document type and the application's "
+                                    "objects; validation = checks beyond parsing; copy = a copy of the whole "
+                                    "payload; field-lookup = finding the named fields (lazy)."))
+        used = [ds for ds in DATASETS if ds in set(self.df["dataset"])]
+        if "lazy" in set(self.df["decode_mode"]):
+            self.add(Para("Lazy decode reads, from every record, one field near its start and one at its "
+                          "end, the same in every language: " + "; ".join(
+                              f"{ds}: {', '.join(LAZY_FIELDS[ds])}" for ds in used if ds in LAZY_FIELDS) + "."))
 
     def environment(self) -> None:
         self.section("Environment of every worker", "environment")
@@ -407,12 +497,13 @@ class _Builder:
         counts = sorted(set(int(c) for c in d["record_count"]))
         self.add(Para(f"Record counts: {', '.join(f'{c:,}' for c in counts)}. Codecs: "
                       f"{', '.join(codec_order(d['codec'], self.codecs))}."))
+        c = self.cells[self.cells["dataset"] == ds]
         self.size(ds, d, s)
-        self.timing(ds, d, "encode")
-        self.timing(ds, d, "decode")
+        self.timing(ds, c, "encode")
+        self.timing(ds, c, "decode")
         self.matrix(ds, s)
         self.end_to_end(ds, s)
-        self.memory(ds, d)
+        self.memory(ds, c)
 
     def size(self, ds: str, d: pd.DataFrame, s: pd.DataFrame) -> None:
         enc = d[(d["operation"] == "encode") & (d["payload_bytes"] > 0) & (d["failure"] == "")]
@@ -428,7 +519,8 @@ class _Builder:
         piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
                                                             else 99, _lang_key(k[1]))))
         self.add(self.pivot_table(piv, ["codec", "producer"], fmt_bytes, "bytes per record",
-                                  caption="Payload bytes per record (payload size / record count), by producer."))
+                                  caption="Payload bytes per record (payload size / record count), by producer "
+                                          "(exact: no interval)."))
         self.add(self.relative_table(piv, ["codec", "producer"], "smallest"))
         top = max(g["record_count"])
         at = g[g["record_count"] == top]
@@ -484,14 +576,18 @@ class _Builder:
         self.add(Heading(3, f"{ds}: {op} time per record", f"{ds}-{op}"))
         ser["row"] = [tuple(r[k] for k in keys) for _, r in ser.iterrows()]
         piv = ser.pivot_table(index="row", columns="record_count", values="median", aggfunc="median")
-        spread = ser.pivot_table(index="row", columns="record_count", values="spread", aggfunc="max")
         piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
-                                                            else 99, *[_lang_key(x) for x in k[1:]])))
+                                                            else 99, *([_mode_key(k[1])] if len(k) > 2 else []),
+                                                            _lang_key(k[-1]))))
+        ivs = {(r["row"], r["record_count"]): stats.Interval(r["median"], r["lo"], r["hi"], int(r["n"]),
+                                                             r["coverage"]) for _, r in ser.iterrows()}
+        unsteady = {(r["row"], r["record_count"]): int(r["unsteady"]) for _, r in ser.iterrows()}
         names = ["codec", "mode", "language"] if op == "decode" else ["codec", "language"]
-        self.add(self.pivot_table(piv, names, fmt_num, "ns per record", spread=spread,
-                                  caption=f"Median {op} time per record (ns), ± spread of the rounds; "
-                                          f"\"!\" marks a spread above ±{WIDE_SPREAD:.0%}."))
-        self.add(self.relative_table(piv, names, "fastest"))
+        self.add(self.pivot_table(piv, names, fmt_num, "ns per record", intervals=ivs, unsteady=unsteady,
+                                  caption=f"Median {op} time per record (ns) over trials, ± half-width of its "
+                                          f"95 % interval, (n) trials; \"!\" marks an interval wider than "
+                                          f"±{WIDE_CI:.0%}, \"~k\" k unsteady trials."))
+        self.add(self.relative_table(piv, names, "fastest", intervals=ivs))
         # Plot: one panel per language.
         langs = sorted(set(ser["language"]), key=_lang_key)
         fig, axes = plt.subplots(1, len(langs), figsize=(4.6 * len(langs) + 1, 3.8), squeeze=False,
@@ -506,7 +602,7 @@ class _Builder:
                 k = k if isinstance(k, tuple) else (k,)
                 codec, mode = k[0], (k[1] if len(k) > 1 else "")
                 g = g.sort_values("record_count")
-                yerr = [g["median"] - g["q1"], g["q3"] - g["median"]]
+                yerr = [g["median"] - g["lo"], g["hi"] - g["median"]]
                 ax.errorbar(g["record_count"], g["median"], yerr=yerr, capsize=3,
                             color=codec_color(codec, self.codecs), linestyle=MODE_STYLES.get(mode, ":"),
                             marker=LANG_MARKERS.get(lang, "D"), markersize=4, linewidth=1.4,
@@ -522,15 +618,15 @@ class _Builder:
         axes[0][0].set_ylabel(f"{op} time per record (ns)")
         fig.suptitle(f"{ds}: {op} time per record by record count "
                      f"({'log–log' if log_x and log_y else 'log y' if log_y else 'log x' if log_x else 'linear'}; "
-                     "bars: interquartile range of the rounds)", fontsize=10)
+                     "bars: 95 % interval of the median over trials)", fontsize=10)
         fig.subplots_adjust(wspace=0.06, top=0.84)
-        what = ("per consumer language and decode mode (solid typed, dashed lazy); payloads from the "
+        what = ("per consumer language and decode mode (solid typed, dash-dot tree, dashed lazy); payloads from the "
                 "consumer's own language where available") if op == "decode" else "per producer language"
         self.add(self.save(fig, f"{ds}-{op}", f"{ds} {op} time per record",
                            f"Median {op} ns per record across record counts, {what}. Lower is better."))
 
     def matrix(self, ds: str, s: pd.DataFrame) -> None:
-        dec = s[s["consumer"] != ""]
+        dec = s[(s["consumer"] != "") & ~s["aa_twin"].astype(bool)]
         if dec.empty:
             return
         self.add(Heading(3, f"{ds}: producer × consumer (decode time per record, verified?)",
@@ -552,8 +648,11 @@ class _Builder:
                     continue
                 r = cell.iloc[0]
                 if r["verified"]:
-                    row.append(f"{fmt_num(r['decode_ns_per_record'])}{fmt_spread(r['decode_spread'])} ✓")
-                    cls.append("wide" if (r["decode_spread"] or 0) > WIDE_SPREAD else "ok")
+                    same = " ≡" if r["same_bytes_as"] else ""
+                    steady = f" ~{int(r['decode_unsteady'])}" if r["decode_unsteady"] else ""
+                    row.append(f"{fmt_num(r['decode_ns_per_record'])}{fmt_ci(r['decode_ci_pct'])}"
+                               f" ({int(r['decode_trials'])}){steady} ✓{same}")
+                    cls.append("wide" if (r["decode_ci_pct"] or 0) > WIDE_CI * 100 else "ok")
                 else:
                     row.append(f"✗ {_short(r['failure'] or 'not verified', 45)}")
                     cls.append("fail")
@@ -561,8 +660,11 @@ class _Builder:
             classes.append(cls)
         cols = ["codec", "mode", "records", "producer ↓ / consumer →"] + consumers
         self.add(TableBlock(pd.DataFrame(rows, columns=cols),
-                            caption="Decode ns per record in each producer → consumer cell; ✓ verified "
-                                    "against the canonical records, ✗ failed (full messages under Failures).",
+                            caption="Decode ns per record in each producer → consumer cell (median over "
+                                    "trials ± its 95 % interval, (n) trials, ~k unsteady); ✓ verified against "
+                                    "the canonical records, ✗ failed (full messages under Failures); ≡ the "
+                                    "payload is byte-identical to other producers' (same bytes, same work: "
+                                    "a row's differences across ≡ producers are noise, see Noise floor).",
                             classes=pd.DataFrame(classes, columns=cols), left=4))
         # Heatmap at the largest count.
         top = int(dec["record_count"].max())
@@ -617,36 +719,49 @@ class _Builder:
                            "record (log scale)."))
 
     def end_to_end(self, ds: str, s: pd.DataFrame) -> None:
-        e = s[s["end_to_end_ns_per_op"].notna()]
+        e = s[s["end_to_end_ns_per_op"].notna() & ~s["aa_twin"].astype(bool)]
         if e.empty:
             return
-        self.add(Heading(3, f"{ds}: end to end (encode + transfer + decode)", f"{ds}-e2e"))
+        self.add(Heading(3, f"{ds}: end to end (encode + upload + download + decode)", f"{ds}-e2e"))
         e = e.assign(row=[(c, m or "—", f"{pl} → {cl}") for c, m, pl, cl in
                           zip(e["codec"], e["mode"], e["producer_language"], e["consumer_language"])])
         piv = e.pivot_table(index="row", columns="record_count", values="end_to_end_ns_per_op",
                             aggfunc="median")
         piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
-                                                            else 99, k[1], k[2])))
+                                                            else 99, _mode_key(k[1]), k[2])))
+        # A sum's bounds are the sums of its parts' bounds (conservative); several cells of one
+        # language pair: the widest bounds around the median of their sums.
+        ivs = {}
+        for (row, count), g in e.groupby(["row", "record_count"]):
+            n = int(min(g[f"{leg}_trials"].min() for leg in results.LEGS))
+            cov = float(min(g[f"{leg}_coverage"].min() for leg in results.LEGS))
+            ivs[(row, count)] = stats.Interval(float(g["end_to_end_ns_per_op"].median()),
+                                               float(g["end_to_end_lo_ns_per_op"].min()),
+                                               float(g["end_to_end_hi_ns_per_op"].max()), n, cov)
         names = ["codec", "mode", "producer → consumer"]
-        self.add(self.pivot_table(piv, names, fmt_time, "time per payload",
-                                  caption="Median encode + median transfer through control + median "
-                                          "decode of one payload, per producer → consumer language "
-                                          "(several workers of one language: the median of their cells)."))
-        self.add(self.relative_table(piv, names, "fastest"))
+        self.add(self.pivot_table(piv, names, fmt_time, "time per payload", intervals=ivs,
+                                  caption="End to end = encode + upload + download + decode of one payload: "
+                                          "a sum of parts, each the median over its trials; ± from the "
+                                          "sums of the parts' interval bounds; (n) the fewest trials of "
+                                          "any part. Per producer → consumer language (several workers of "
+                                          "one language: the median of their cells)."))
+        self.add(self.relative_table(piv, names, "fastest", intervals=ivs))
         top = int(e["record_count"].max())
         at = e[e["record_count"] == top]
         rows = []
+        legs = [f"{leg}_ns_per_op" for leg in results.LEGS] + ["end_to_end_ns_per_op"]
         for key in piv.index:
             g = at[at["row"] == key]
             if g.empty:
                 continue
-            parts = [g[c].median() for c in ("encode_ns_per_op", "transfer_ns_per_op", "decode_ns_per_op",
-                                              "end_to_end_ns_per_op")]
+            parts = [g[c].median() for c in legs]
+            moving = parts[1] + parts[2]
             rows.append([*key, *[fmt_time(v) for v in parts],
-                         f"{parts[1] / parts[3] * 100:.0f} %" if parts[3] else "—"])
-        self.add(TableBlock(pd.DataFrame(rows, columns=names + ["encode", "transfer", "decode", "end to end",
-                                                                "transfer share"]),
-                            caption=f"Where the time goes, per payload of {top:,} records.", left=len(names)))
+                         f"{moving / parts[4] * 100:.0f} %" if parts[4] else "—"])
+        self.add(TableBlock(pd.DataFrame(rows, columns=names + ["encode", "upload", "download", "decode",
+                                                                "end to end (sum)", "upload + download share"]),
+                            caption=f"Where the time goes, per payload of {top:,} records: the four parts "
+                                    "and their sum.", left=len(names)))
         pls = sorted(set(e["producer_language"]), key=_lang_key)
         cls = sorted(set(e["consumer_language"]), key=_lang_key)
         fig, axes = plt.subplots(len(pls), len(cls), figsize=(4.2 * len(cls) + 1, 3.2 * len(pls) + 0.6),
@@ -678,12 +793,12 @@ class _Builder:
                     ax.set_ylabel("end to end per payload (µs)")
                 if not sub.empty:
                     ax.legend(fontsize=7)
-        fig.suptitle(f"{ds}: encode + transfer + decode per payload, producer → consumer language",
+        fig.suptitle(f"{ds}: encode + upload + download + decode per payload, producer → consumer language",
                      fontsize=10)
         fig.subplots_adjust(wspace=0.06, hspace=0.3, top=0.9 if len(pls) > 1 else 0.82)
         self.add(self.save(fig, f"{ds}-e2e", f"{ds} end to end time",
-                           "End-to-end time of one payload (µs), the sum of the medians of encode, "
-                           "transfer through control and decode. Lower is better."))
+                           "End-to-end time of one payload (µs), a sum of parts: the medians of encode, "
+                           "upload to control, download from control and decode. Lower is better."))
 
     def memory(self, ds: str, d: pd.DataFrame) -> None:
         m = timed(d[d["alloc_bytes_per_op"].notna() & d["operation"].isin(["encode", "decode"])])
@@ -698,9 +813,11 @@ class _Builder:
                                                             else 99, k[1], _lang_key(k[2]))))
         names = ["codec", "operation", "language"]
         self.add(self.pivot_table(piv, names, fmt_bytes, "bytes per record",
-                                  caption="Heap bytes allocated per record during the timed rounds, "
-                                          "where the runtime counts them (Rust: counting allocator; "
-                                          "JVM: the thread's allocated bytes; browsers cannot)."))
+                                  caption="Heap bytes allocated per record during the timed rounds (median "
+                                          "over trials), where the runtime counts them, every allocation "
+                                          "and the whole new block of a reallocation included (Rust: "
+                                          "counting allocator; JVM: the thread's allocated bytes; browsers "
+                                          "cannot)."))
         self.add(self.relative_table(piv, names, "smallest"))
         top = int(m["record_count"].max())
         at = m[m["record_count"] == top]
@@ -736,32 +853,73 @@ class _Builder:
                            f"Heap bytes allocated per record at {top:,} records, where counted. Lower is better."))
 
     # -- tables
-    def pivot_table(self, piv: pd.DataFrame, names: list[str], fmt, unit: str, spread=None,
-                    caption: str = "") -> TableBlock:
+    def pivot_table(self, piv: pd.DataFrame, names: list[str], fmt, unit: str, intervals=None,
+                    unsteady=None, caption: str = "") -> TableBlock:
+        """Rows × record counts; with `intervals` ({(row, count): stats.Interval}) each value shows
+        the ± half-width of its interval and its trial count."""
         cols = names + [f"{int(c):,} rec" for c in piv.columns]
         rows, classes = [], []
         for key, vals in piv.iterrows():
-            key = key if isinstance(key, tuple) else (key,)
-            row, cls = [str(k) for k in key], [""] * len(key)
+            tkey = key if isinstance(key, tuple) else (key,)
+            row, cls = [str(k) for k in tkey], [""] * len(tkey)
             for c, v in vals.items():
-                sp = spread.loc[[key], c].iloc[0] if spread is not None and key in spread.index else math.nan
-                row.append(fmt(v) + (fmt_spread(sp) if not _nan(v) else ""))
-                cls.append("wide" if not _nan(sp) and sp > WIDE_SPREAD else "")
+                iv = (intervals or {}).get((key, c))
+                text = fmt(v)
+                if iv is not None and not _nan(v):
+                    text += f"{fmt_ci(iv.half_width_pct)} ({iv.n})"
+                    k = (unsteady or {}).get((key, c), 0)
+                    text += f" ~{k}" if k else ""
+                row.append(text)
+                wide = iv is not None and not _nan(iv.half_width_pct) and iv.half_width_pct > WIDE_CI * 100
+                cls.append("wide" if wide else "")
             rows.append(row)
             classes.append(cls)
         return TableBlock(pd.DataFrame(rows, columns=cols), caption=f"{caption} Unit: {unit}.".strip(),
                           classes=pd.DataFrame(classes, columns=cols), left=len(names))
 
-    def relative_table(self, piv: pd.DataFrame, names: list[str], best: str) -> TableBlock:
+    def relative_table(self, piv: pd.DataFrame, names: list[str], best: str, intervals=None) -> TableBlock:
+        """Each value over the column's smallest. With `intervals`, the tie rule decides: every value
+        tied with the smallest (stats.differ is false: the intervals overlap, or the ratio is within
+        the run's noise floor) is marked "tie", and the best is named only when it stands alone."""
         rel = piv / piv.min(axis=0) * 100
         cols = names + [f"{int(c):,} rec" for c in piv.columns]
+        tied: dict = {}
+        if intervals:
+            for c in piv.columns:
+                figs = {k: intervals[(k, c)] for k in piv.index if (k, c) in intervals and not _nan(piv.at[k, c])}
+                winner, ties = stats.best_and_ties(figs, self.noise.worst)
+                tied[c] = (winner, ties)
         rows, classes = [], []
         for key, vals in rel.iterrows():
-            key = key if isinstance(key, tuple) else (key,)
-            rows.append([str(k) for k in key] + [fmt_pct(v) for v in vals])
-            classes.append([""] * len(key) + ["best" if not _nan(v) and round(v) == 100 else "" for v in vals])
-        return TableBlock(pd.DataFrame(rows, columns=cols),
-                          caption=f"Relative to best: the {best} in each column = 100 %.",
+            tkey = key if isinstance(key, tuple) else (key,)
+            row, cls = [str(k) for k in tkey], [""] * len(tkey)
+            for c, v in vals.items():
+                if _nan(v):
+                    row.append(fmt_pct(v))
+                    cls.append("")
+                    continue
+                if c in tied:
+                    winner, ties = tied[c]
+                    if key in ties and len(ties) > 1:
+                        row.append(f"{fmt_pct(v)} tie")
+                        cls.append("best")
+                    elif key == winner:
+                        row.append(f"{fmt_pct(v)} best")
+                        cls.append("best")
+                    else:
+                        row.append(fmt_pct(v))
+                        cls.append("")
+                else:
+                    row.append(fmt_pct(v))
+                    cls.append("best" if round(v) == 100 else "")
+            rows.append(row)
+            classes.append(cls)
+        caption = f"Relative to best: the {best} in each column = 100 %."
+        if intervals:
+            caption += (f" \"best\" only when it differs from every other row (95 % intervals apart and "
+                        f"a ratio beyond the noise floor, ×{self.noise.worst:.3f}); rows marked \"tie\" "
+                        "cannot be told apart from the best: no winner among them.")
+        return TableBlock(pd.DataFrame(rows, columns=cols), caption=caption,
                           classes=pd.DataFrame(classes, columns=cols), left=len(names))
 
     # -- failures and full table
@@ -802,38 +960,64 @@ class _Builder:
         if s.empty:
             self.add(Para("No measurements."))
             return
+
+        def leg(r, p, per_record=True):
+            v = getattr(r, f"{p}_ns_per_record") if per_record else getattr(r, f"{p}_ns_per_op")
+            if _nan(v):
+                return "—"
+            n, k = getattr(r, f"{p}_trials"), getattr(r, f"{p}_unsteady")
+            text = (fmt_num(v) if per_record else fmt_time(v)) + fmt_ci(getattr(r, f"{p}_ci_pct"))
+            return text + f" ({int(n)})" + (f" ~{int(k)}" if k else "")
+
         rows = []
         for r in s.itertuples():
+            notes = (["A/A twin"] if r.aa_twin else []) + ([f"same bytes as {r.same_bytes_as}"]
+                                                            if r.same_bytes_as else [])
             rows.append([r.dataset, r.codec, r.mode or "—", f"{int(r.record_count):,}",
                          f"{r.producer} → {r.consumer}" if r.consumer else r.producer,
                          fmt_bytes(r.payload_bytes) if r.payload_bytes else "—",
-                         fmt_num(r.encode_ns_per_record) + fmt_spread(r.encode_spread),
-                         fmt_num(r.decode_ns_per_record) + fmt_spread(r.decode_spread),
-                         fmt_time(r.transfer_ns_per_op), fmt_time(r.end_to_end_ns_per_op),
-                         "✓" if r.verified else "✗ " + _short(r.failure or "not verified", 50)])
+                         leg(r, "encode"), leg(r, "decode"), leg(r, "upload", False), leg(r, "download", False),
+                         fmt_time(r.end_to_end_ns_per_op),
+                         "✓" if r.verified else "✗ " + _short(r.failure or "not verified", 50),
+                         "; ".join(notes)])
         cols = ["dataset", "codec", "mode", "records", "producer → consumer", "payload bytes",
-                "encode ns/rec", "decode ns/rec", "transfer /payload", "end to end /payload", "verified"]
+                "encode ns/rec", "decode ns/rec", "upload /payload", "download /payload",
+                "end to end /payload (sum of 4)", "verified", "note"]
         self.add(Details(f"Every producer → consumer cell ({len(rows)} rows; also in summary.csv)",
                          [TableBlock(pd.DataFrame(rows, columns=cols), left=5)]))
 
     def method(self) -> None:
         self.section("How to read this report", "method")
+        seed = (self.scenario.get("sampling") or {}).get("orderSeed", "")
         self.add(Bullets([
-            "Times are medians of the kept rounds (each round ≥ sampling.minRoundMs, after warm-up); "
-            "ns per record = ns per operation / records in the payload.",
-            f"Spread (±) = half the interquartile range of the rounds over their median; above "
-            f"±{WIDE_SPREAD:.0%} it is marked \"!\" and counted in the warnings.",
-            "Several workers of one language measuring the same thing: their rounds are pooled.",
-            "Encode and decode boundaries are the same for every codec (DESIGN.md rule 1); transfer is "
-            "fetching the payload from control's blob store into the consumer's memory.",
-            "End to end = median encode + median transfer + median decode of one payload, per "
-            "producer → consumer cell; only where all three were measured.",
+            "Each cell (one operation of one dataset × count × codec × producer, and × consumer × mode "
+            "for decode) is measured in independent trials, each in a fresh process (a child Rust process, "
+            "a fresh JVM, a fresh Web Worker), interleaved with every other cell's trials in a seeded "
+            f"random order (trial order seed {seed or 'not recorded'}).",
+            f"Figures: the {stats.METHOD}. ± is the interval's half-width in % of the median, (n) the "
+            f"number of trials; above ±{WIDE_CI:.0%} it is marked \"!\". Rounds within a trial are a "
+            "diagnostic (measurements.parquet keeps every round).",
+            "A trial warms up until a measured steady state (no JIT compilation in the last rounds, stable "
+            "recent medians); one that hit sampling.maxWarmupMs first is marked unsteady (\"~k\": k such "
+            "trials), measured anyway.",
+            f"Noise floor: {self.noise.sentence().removeprefix('noise floor: ')}. Two figures differ only "
+            "when their 95 % intervals do not overlap AND their ratio exceeds the noise floor; otherwise "
+            "they are a tie, and no winner is declared among ties (\"tie\" in the relative tables).",
+            "Several cells of one language measuring the same thing (two workers, or byte-identical "
+            "payloads): their trial figures are pooled.",
+            "Timed regions: encode = the application's objects → bytes in memory, decode = bytes → the "
+            "application's objects (typed), the library's generic document (tree), or the named fields "
+            "read from the raw document (lazy). What each codec × language includes is declared by the "
+            "workers (see Timed regions).",
+            "Upload = the producer storing the payload in control's blob store; download = the consumer "
+            "fetching it into memory. End to end = encode + upload + download + decode, a sum of parts; "
+            "only where all four were measured.",
             "Relative to best: in each column (one record count) the smallest value is 100 %; 250 % "
             "means 2.5 times the best.",
             "Payloads are verified against the canonical records before timing; a failed cell has no "
             "timing and is listed under Failures with its message.",
-            f"Files: measurements.parquet/csv (every round), summary.csv, run.json (tasks, environments) "
-            f"in {self.run_dir}.",
+            f"Files: measurements.parquet/csv (every trial and round), summary.csv, run.json (tasks, "
+            f"environments, workers' codec declarations) in {self.run_dir}.",
         ]))
 
 
