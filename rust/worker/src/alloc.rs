@@ -1,6 +1,7 @@
 //! A counting global allocator: bytes allocated by the current thread, so allocated bytes per
 //! operation can be reported (DESIGN.md, rule 7). Per thread, because the timed loop runs on one
-//! thread while tokio's threads keep serving gRPC.
+//! thread while tokio's threads keep serving gRPC. Every allocation counts, the whole new block of
+//! a reallocation included.
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -25,8 +26,9 @@ unsafe impl GlobalAlloc for Counting {
         unsafe { System.alloc_zeroed(layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // A growing realloc counts the new bytes only; shrinking allocates nothing.
-        add(new_size.saturating_sub(layout.size()));
+        // The whole new block, as the JVM counts a copy into a larger array: growing a Vec from
+        // 1 KiB to 2 KiB allocates 2 KiB (proto/README.md, timing rule 4).
+        add(new_size);
         unsafe { System.realloc(ptr, layout, new_size) }
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -37,4 +39,26 @@ unsafe impl GlobalAlloc for Counting {
 /// Bytes allocated so far by this thread.
 pub fn thread_allocated() -> u64 {
     ALLOCATED.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_realloc_counts_its_whole_new_block() {
+        unsafe {
+            let small = Layout::from_size_align(100, 8).unwrap();
+            let before = thread_allocated();
+            let p = Counting.alloc(small);
+            assert_eq!(thread_allocated() - before, 100);
+            let before = thread_allocated();
+            let p = Counting.realloc(p, small, 1000);
+            assert_eq!(thread_allocated() - before, 1000, "growing 100 -> 1000 allocates a 1000-byte block");
+            let before = thread_allocated();
+            let p = Counting.realloc(p, Layout::from_size_align(1000, 8).unwrap(), 10);
+            assert_eq!(thread_allocated() - before, 10, "a shrinking realloc counts its new block too");
+            Counting.dealloc(p, Layout::from_size_align(10, 8).unwrap());
+        }
+    }
 }

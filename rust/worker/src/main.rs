@@ -1,16 +1,11 @@
 //! The Rust worker: attaches to control, announces its codecs and environment, and runs the tasks
 //! it is given, one at a time, by the worker protocol (proto/README.md).
-mod alloc;
-mod blobs;
-mod environment;
-mod measure;
-mod task;
-
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use codecbench_proto::v1::{
-    attach_response, worker_service_client::WorkerServiceClient, AttachRequest, CodecInfo,
+    attach_response, worker_service_client::WorkerServiceClient, AttachRequest, CodecInfo, TimedRegion,
 };
+use codecbench_worker::{alloc, environment, task, trial};
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
 
@@ -38,20 +33,32 @@ enum Command {
     /// Writes the canonical records and this worker's payloads of a few records per dataset
     /// (the test vectors other languages check against) into DIR.
     Vectors { dir: std::path::PathBuf },
+    /// Runs one trial (the attached worker starts this; see trial.rs): reads the task, canonical
+    /// blob and payload from stdin, writes the report and payload to stdout.
+    #[command(hide = true)]
+    Trial,
 }
 
-#[tokio::main]
-async fn main() {
+fn main() {
+    let args = Args::parse();
+    // A trial runs alone on this thread: no runtime, no logging threads, nothing else allocating.
+    if let Some(Command::Trial) = args.command {
+        std::process::exit(trial::child_main());
+    }
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
-    let args = Args::parse();
     let result = match &args.command {
         Some(Command::Vectors { dir }) => codecbench_codecs::vectors::write(dir).map(|files| {
             println!("wrote {} files to {}", files, dir.display());
         }).map_err(Into::into),
-        None => run(&args).await,
+        Some(Command::Trial) => unreachable!(),
+        None => tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .context("starting the tokio runtime")
+            .and_then(|rt| rt.block_on(run(&args))),
     };
     if let Err(e) = result {
         eprintln!("codecbench-worker: {e:#}");
@@ -71,6 +78,15 @@ fn codec_infos() -> Vec<CodecInfo> {
                 library: m.library.into(),
                 library_version: m.library_version.into(),
                 notes: m.notes.into(),
+                timed_regions: m
+                    .timed_regions
+                    .iter()
+                    .map(|r| TimedRegion {
+                        operation: r.operation.into(),
+                        contains: r.contains.iter().map(|c| c.to_string()).collect(),
+                        note: r.note.into(),
+                    })
+                    .collect(),
             }
         })
         .collect()
@@ -112,7 +128,8 @@ async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environmen
         .await
         .context("attach")?
         .into_inner();
-    let mut runner = task::Runner::new(client.clone(), environment.clone());
+    let program = std::env::current_exe().context("finding this worker's own binary (trials run in it)")?;
+    let mut runner = task::Runner::new(client.clone(), environment.clone(), program);
     let mut worker_id = String::new();
     while let Some(msg) = stream.message().await.context("attach stream")? {
         match msg.message {

@@ -1,47 +1,96 @@
-//! The timing rules of DESIGN.md: warm up, calibrate a round to at least `min_round_ms`, then keep
-//! every round's ns per operation. Results go through `black_box` so nothing is optimised away.
+//! One trial's timing (proto/README.md "Timing: one trial"): calibrate a round to at least
+//! `min_round_ms`, warm up until a measured steady state (or the cap), then keep every round's
+//! ns per operation. Results go through `black_box` so nothing is optimised away.
 use crate::alloc;
 use codecbench_proto::v1::Sampling;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
+
+/// Warm-up rounds before a steady state can be declared.
+pub const MIN_WARMUP_ROUNDS: usize = 10;
+/// Rounds in each of the two windows whose medians are compared.
+pub const WINDOW: usize = 5;
+/// How close the two medians must be (relative to the earlier one).
+pub const TOLERANCE: f64 = 0.05;
+/// `max_warmup_ms` when a task carries none (control always sends one).
+pub const DEFAULT_MAX_WARMUP_MS: u32 = 10_000;
 
 #[derive(Debug, Clone)]
 pub struct Sample {
     pub round_ns_per_op: Vec<f64>,
     pub ops_per_round: u64,
     pub alloc_bytes_per_op: f64,
+    /// Calibration and warm-up, in ms.
     pub warmup_ms: f64,
-    pub warmup_ops: u64,
+    pub warmup_rounds: u64,
+    /// Warm-up ended at a steady state, not at the cap.
+    pub steady: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Warmup {
+    Continue,
+    Steady,
+    Capped,
+}
+
+fn median(xs: &[f64]) -> f64 {
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
+}
+
+/// Whether warm-up is over, given the warm-up rounds so far (ns/op, in order) and the time spent:
+/// steady once `min` has passed, at least 10 rounds ran and the median of the last 5 rounds is
+/// within 5 % of the median of the 5 before; capped at `max` whatever the rounds say.
+pub fn warmup_decision(rounds: &[f64], elapsed: Duration, min: Duration, max: Duration) -> Warmup {
+    if rounds.len() >= MIN_WARMUP_ROUNDS && elapsed >= min {
+        let n = rounds.len();
+        let last = median(&rounds[n - WINDOW..]);
+        let before = median(&rounds[n - 2 * WINDOW..n - WINDOW]);
+        if (last - before).abs() <= TOLERANCE * before {
+            return Warmup::Steady;
+        }
+    }
+    if elapsed >= max { Warmup::Capped } else { Warmup::Continue }
 }
 
 pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
-    let warmup = Duration::from_millis(u64::from(sampling.warmup_ms));
+    let min_warmup = Duration::from_millis(u64::from(sampling.warmup_ms));
+    let max_ms = if sampling.max_warmup_ms == 0 { DEFAULT_MAX_WARMUP_MS } else { sampling.max_warmup_ms };
+    let max_warmup = Duration::from_millis(u64::from(max_ms)).max(min_warmup);
     let min_round = Duration::from_millis(u64::from(sampling.min_round_ms.max(1)));
     let rounds = sampling.rounds.max(1);
 
     let start = Instant::now();
-    let mut warmup_ops = 0u64;
-    loop {
-        black_box(op());
-        warmup_ops += 1;
-        if start.elapsed() >= warmup {
-            break;
-        }
-    }
-    let warmup_ms = start.elapsed().as_secs_f64() * 1e3;
-
-    // Smallest power-of-two count of operations that fills a round.
+    // Calibrate: the smallest power-of-two count of operations that fills a round.
     let mut ops = 1u64;
     loop {
         let t = Instant::now();
         for _ in 0..ops {
             black_box(op());
         }
-        if t.elapsed() >= min_round {
+        if t.elapsed() >= min_round || start.elapsed() >= max_warmup {
             break;
         }
         ops *= 2;
     }
+
+    let mut warmup = Vec::new();
+    let steady = loop {
+        let t = Instant::now();
+        for _ in 0..ops {
+            black_box(op());
+        }
+        warmup.push(t.elapsed().as_nanos() as f64 / ops as f64);
+        match warmup_decision(&warmup, start.elapsed(), min_warmup, max_warmup) {
+            Warmup::Continue => {}
+            Warmup::Steady => break true,
+            Warmup::Capped => break false,
+        }
+    };
+    let warmup_ms = start.elapsed().as_secs_f64() * 1e3;
 
     let allocated = alloc::thread_allocated();
     let mut round_ns_per_op = Vec::with_capacity(rounds as usize);
@@ -52,13 +101,16 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
         }
         round_ns_per_op.push(t.elapsed().as_nanos() as f64 / ops as f64);
     }
+    let allocated = alloc::thread_allocated() - allocated;
     let total_ops = ops * u64::from(rounds);
     Sample {
+        // The Vec above was allocated before the count started; only the ops are counted.
+        alloc_bytes_per_op: allocated as f64 / total_ops as f64,
         round_ns_per_op,
         ops_per_round: ops,
-        alloc_bytes_per_op: (alloc::thread_allocated() - allocated) as f64 / total_ops as f64,
         warmup_ms,
-        warmup_ops,
+        warmup_rounds: warmup.len() as u64,
+        steady,
     }
 }
 
@@ -66,15 +118,66 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
 mod tests {
     use super::*;
 
+    const MS: Duration = Duration::from_millis(1);
+
     #[test]
-    fn rounds_fill_the_minimum_and_count_allocations() {
-        let s = Sampling { warmup_ms: 5, rounds: 4, min_round_ms: 2, task_timeout_s: 0 };
-        let sample = measure(&s, || vec![0u8; 1000]);
+    fn a_flat_series_settles_once_the_minimum_time_and_rounds_are_reached() {
+        let flat = [100.0, 101.0, 99.0, 100.0, 102.0, 100.0, 98.0, 100.0, 101.0, 100.0];
+        assert_eq!(warmup_decision(&flat, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+        // Not before the minimum time, nor before 10 rounds.
+        assert_eq!(warmup_decision(&flat, 100 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        assert_eq!(warmup_decision(&flat[..9], 300 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+    }
+
+    #[test]
+    fn a_series_still_falling_does_not_settle() {
+        // Each round 3 % faster: the last 5 rounds' median is ~14 % below the 5 before.
+        let falling: Vec<f64> = (0..20).map(|i| 1000.0 * 0.97f64.powi(i)).collect();
+        assert_eq!(warmup_decision(&falling, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        // A falling series that then flattens settles.
+        let mut settled = falling.clone();
+        settled.extend([540.0; 10]);
+        assert_eq!(warmup_decision(&settled, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+        // One outlier in the last window does not move a median.
+        let mut outlier = vec![500.0; 10];
+        outlier[8] = 5000.0;
+        assert_eq!(warmup_decision(&outlier, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+    }
+
+    #[test]
+    fn the_cap_ends_warm_up_unsteady() {
+        let falling: Vec<f64> = (0..40).map(|i| 1000.0 * 0.97f64.powi(i)).collect();
+        assert_eq!(warmup_decision(&falling, 10_000 * MS, 200 * MS, 10_000 * MS), Warmup::Capped);
+        // Even with fewer than 10 rounds (each round very long).
+        assert_eq!(warmup_decision(&[5.0, 4.0], 10_001 * MS, 200 * MS, 10_000 * MS), Warmup::Capped);
+    }
+
+    fn sampling(warmup_ms: u32, max_warmup_ms: u32, rounds: u32, min_round_ms: u32) -> Sampling {
+        Sampling { warmup_ms, max_warmup_ms, rounds, min_round_ms, ..Default::default() }
+    }
+
+    #[test]
+    fn rounds_fill_the_minimum_warm_up_is_reported_and_allocations_counted() {
+        let sample = measure(&sampling(5, 2000, 4, 2), || vec![0u8; 1000]);
         assert_eq!(sample.round_ns_per_op.len(), 4);
         assert!(sample.round_ns_per_op.iter().all(|&ns| ns > 0.0));
         let round_ms = sample.round_ns_per_op[0] * sample.ops_per_round as f64 / 1e6;
         assert!(round_ms >= 1.0, "a round must last about min_round_ms, got {round_ms} ms");
-        assert!(sample.alloc_bytes_per_op >= 1000.0, "{}", sample.alloc_bytes_per_op);
+        assert!((1000.0..1100.0).contains(&sample.alloc_bytes_per_op), "{}", sample.alloc_bytes_per_op);
         assert!(sample.warmup_ms >= 5.0);
+        assert!(sample.warmup_rounds >= MIN_WARMUP_ROUNDS as u64);
+    }
+
+    #[test]
+    fn an_operation_that_keeps_slowing_down_hits_the_cap_and_is_unsteady() {
+        // An operation whose cost doubles every 50 ms (up to 16x): no two windows agree.
+        let t0 = Instant::now();
+        let sample = measure(&sampling(1, 150, 2, 1), || {
+            let t = t0.elapsed().min(Duration::from_millis(200)).as_secs_f64();
+            let spin = Instant::now();
+            while spin.elapsed() < Duration::from_secs_f64(500e-6 * 2f64.powf(t / 0.05)) {}
+        });
+        assert!(!sample.steady);
+        assert!(sample.warmup_ms >= 150.0 && sample.warmup_ms < 1500.0, "{}", sample.warmup_ms);
     }
 }
