@@ -1,6 +1,8 @@
-"""The report, from the recorded run in tests/data/report-run/ (tests/make_report_fixture.py):
-two Rust workers and a fake worker whose codec fails, datasets beers and dummy, json/bson/protobuf
-at 1, 10 and 100 records, with transfer. No control is needed."""
+"""The report, from the run in tests/data/trials-a/ (tests/make_trials_fixture.py): rust, java and
+browser workers and a fake worker whose codec fails, datasets beers and dummy, json/bson/protobuf
+in typed/tree/lazy at 10 and 100 records, 5 trials per cell, upload and download, A/A twins.
+tests/data/report-run/ (a real run from before trials) checks that old results still report.
+No control is needed."""
 
 from __future__ import annotations
 
@@ -13,16 +15,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from codecbench import report, results
+from codecbench import report, results, stats
 
 from conftest import DATA, run_cli
 
-FIXTURE = DATA / "report-run"
+FIXTURE = DATA / "trials-a"
+OLD = DATA / "report-run"
 DATASETS = ("beers", "dummy")
 PLOTS = ("size", "encode", "decode", "matrix", "e2e", "memory")
 EXPECTED_PLOTS = {f"{ds}-{kind}.png" for ds in DATASETS for kind in PLOTS}
-SECTIONS = ["run", "warnings", "environment", "dataset-beers", "dataset-dummy", "failures",
-            "all-results", "method"]
+SECTIONS = ["run", "warnings", "noise", "environment", "boundaries", "dataset-beers", "dataset-dummy",
+            "failures", "all-results", "method"]
 NO_CONTROL = {"CODECBENCH_CONTROL": "127.0.0.1:9"}  # nothing listens there: the folder must do
 
 
@@ -101,7 +104,7 @@ def test_html_has_every_section_and_one_image_per_expected_plot(built):
 def test_html_content_environment_failures_matrix_and_relative_tables(built):
     _, _, html = built
     # Environment of every worker that measured.
-    for text in ("rust-1", "rust-2", "rustc", "release", "debug_assertions = false"):
+    for text in ("rust-1", "java-1", "browser-1", "rustc", "OpenJDK", "release", "debug_assertions = false"):
         assert text in html, text
     # Failures are listed with their messages, never dropped.
     assert "encode failed: the fake worker&#x27;s codec is broken on purpose" in html
@@ -112,8 +115,8 @@ def test_html_content_environment_failures_matrix_and_relative_tables(built):
     # Raw and relative tables.
     assert "Relative to best" in html and "100 %" in html
     assert "ns per record" in html and "bytes per record" in html
-    # End to end.
-    assert "encode + transfer + decode" in html
+    # End to end: four legs, labelled as a sum of parts.
+    assert "encode + upload + download + decode" in html and "a sum of parts" in html
     # Warnings: the failures, and the spread threshold is stated.
     warnings = html.split('id="warnings"')[1].split("<h2")[0]
     assert "failed" in warnings
@@ -130,38 +133,27 @@ def test_markdown_has_the_sections_and_links_every_plot(built):
     assert "| codec |" in md
 
 
-def test_warnings_for_debug_builds_isolation_and_few_rounds(results_dir, tmp_path):
+def test_warnings_for_debug_builds_isolation_and_few_trials(results_dir, tmp_path):
     run_dir = results_dir / run_id()
     doc = json.loads((run_dir / "run.json").read_text())
     doc["workers"]["rust-1"]["buildProfile"] = "debug"
     doc["workers"]["rust-1"]["details"]["debug_assertions"] = "true"
-    doc["workers"]["browser-1"] = {"language": "browser", "runtime": "Chromium", "runtimeVersion": "1",
-                                   "buildProfile": "production",
-                                   "details": {"crossOriginIsolated": "false", "timerResolutionUs": "100"}}
+    doc["workers"]["browser-1"]["details"] = {"crossOriginIsolated": "false", "timerResolutionUs": "100"}
     (run_dir / "run.json").write_text(json.dumps(doc))
     df = results.read_measurements(run_dir)
-    df["round_ns_per_op"] = df["round_ns_per_op"].map(lambda r: r[:3])
-    df["rounds"] = df["round_ns_per_op"].map(len)
-    df.to_parquet(run_dir / "measurements.parquet", index=False)
+    df[df["trial"] < 3].to_parquet(run_dir / "measurements.parquet", index=False)
     text = "\n".join(report.trust_warnings(run_dir))
     assert "rust-1: a debug build" in text
     assert "browser-1: the page is not cross-origin isolated" in text and "100 µs" in text
-    assert "fewer than 5 rounds" in text
+    assert "fewer than 5 trials (as few as 3" in text and "75.0% confidence" in text
     assert "failed or were not verified" in text
 
 
-def test_spread_warning_names_its_threshold(results_dir):
-    run_dir = results_dir / run_id()
-    df = results.read_measurements(run_dir)
-    mask = df["rounds"] > 0
-    first = df.index[mask][0]
-    df["round_ns_per_op"] = [([100.0, 150.0, 200.0, 250.0, 300.0] if i == first else [100.0] * 5) if m else r
-                             for i, m, r in zip(df.index, mask, df["round_ns_per_op"])]
-    df["spread"] = [results.round_stats(r)[3] if r else float("nan") for r in df["round_ns_per_op"]]
-    df.to_parquet(run_dir / "measurements.parquet", index=False)
-    text = "\n".join(report.trust_warnings(run_dir))
-    assert f"1 of {int(mask.sum())} timed measurements spread more than ±10%" in text
-    assert "half the interquartile range" in text
+def test_interval_unsteady_and_noise_warnings_name_their_thresholds(results_dir):
+    text = "\n".join(report.trust_warnings(results_dir / run_id()))
+    assert "timed cells have a 95 % interval wider than ±10% of their median" in text
+    assert "never reached a steady state before sampling.maxWarmupMs" in text and "java" in text
+    assert "noise floor: identical work differed by ≤ 13.1 %" in text
 
 
 def test_report_reads_csv_when_there_is_no_parquet(results_dir, tmp_path):
@@ -182,13 +174,64 @@ def test_report_of_an_unknown_run_without_control_says_so(tmp_path):
     assert "no results for 'no-such-run'" in res.stderr and "not reachable" in res.stderr
 
 
-def test_end_to_end_column_sums_encode_transfer_and_decode():
+def test_end_to_end_column_sums_the_four_legs():
     df = results.read_measurements(FIXTURE)
     s = results.summary_frame(df)
-    full = s[s["transfer_ns_per_op"].notna() & s["encode_ns_per_op"].notna() & s["decode_ns_per_op"].notna()]
+    legs = ["encode_ns_per_op", "upload_ns_per_op", "download_ns_per_op", "decode_ns_per_op"]
+    full = s[s[legs].notna().all(axis=1)]
     assert not full.empty
-    assert (full["end_to_end_ns_per_op"] == full["encode_ns_per_op"] + full["transfer_ns_per_op"]
-            + full["decode_ns_per_op"]).all()
+    assert (full["end_to_end_ns_per_op"] == full[legs].sum(axis=1)).all()
     assert (full["end_to_end_ns_per_record"] == full["end_to_end_ns_per_op"] / full["record_count"]).all()
-    partial = s[s["decode_ns_per_op"].isna() | s["transfer_ns_per_op"].isna()]
-    assert partial["end_to_end_ns_per_op"].isna().all(), "no sum with a missing part"
+    partial = s[s[legs].isna().any(axis=1)]
+    assert not partial.empty and partial["end_to_end_ns_per_op"].isna().all(), "no sum with a missing part"
+
+
+def test_report_names_the_method_seed_noise_floor_regions_and_lazy_fields(built):
+    _, run_dir, html = built
+    md = (run_dir / "report.md").read_text(encoding="utf-8")
+    run = md.split("## Run")[1].split("## ")[0]
+    assert "| trial order seed | 424242 |" in run
+    assert "binomial order statistics" in run and "93.8 % for 5 trials" in run
+    assert "identical work differed by ≤ 13.1 % (median 3.1 %, 72 A/A groups)" in run
+    noise = md.split("## Noise floor")[1].split("## ")[0]
+    assert "Every A/A group (72), worst first" in noise and "(A/A twin)" in noise
+    # The codec × language table of declared timed regions.
+    regions = md.split("## Timed regions")[1].split("## ")[0]
+    assert "| codec | timed region | rust | java | browser |" in regions
+    assert "| protobuf | encode | model-conversion, serialize | model-conversion, serialize | " \
+           "model-conversion, serialize, copy — protobuf-es returns a fresh Uint8Array (a copy) |" in regions
+    assert "| bson | decode lazy | field-lookup |" in regions
+    assert "dummy: guid, favoriteFruit; beers: name, details" in regions
+    # Tables carry the interval and the trial count; unsteady trials are marked.
+    assert re.search(r"\| [\d,.]+ ±\d+\.\d% \(5\) \|", md)
+    assert re.search(r"\(5\) ~\d", md)
+    assert "≡" in md, "cells decoding byte-identical payloads say so"
+    assert "same bytes as" in md
+
+
+def test_relative_tables_never_name_a_winner_inside_a_tie(tmp_path):
+    b = report._Builder(FIXTURE, tmp_path)
+    piv = pd.DataFrame({10: [100.0, 104.0, 150.0]}, index=["json", "bson", "protobuf"])
+    tie = {("json", 10): stats.Interval(100, 98, 103, 5, 0.94), ("bson", 10): stats.Interval(104, 101, 108, 5, 0.94),
+           ("protobuf", 10): stats.Interval(150, 148, 155, 5, 0.94)}
+    t = b.relative_table(piv, ["codec"], "fastest", intervals=tie).frame
+    assert list(t["10 rec"]) == ["100 % tie", "104 % tie", "150 %"]
+    # Intervals apart, but the ratio (×1.04) is inside this run's noise floor (×1.131): still a tie.
+    apart = {**tie, ("bson", 10): stats.Interval(104, 103.5, 105, 5, 0.94)}
+    assert list(b.relative_table(piv, ["codec"], "fastest", intervals=apart).frame["10 rec"])[:2] == \
+        ["100 % tie", "104 % tie"]
+    # A clear winner: apart and beyond the floor.
+    far = {**tie, ("bson", 10): stats.Interval(130, 128, 133, 5, 0.94)}
+    piv.loc["bson", 10] = 130.0
+    assert list(b.relative_table(piv, ["codec"], "fastest", intervals=far).frame["10 rec"]) == \
+        ["100 % best", "130 %", "150 %"]
+
+
+def test_a_run_from_before_trials_still_reports(tmp_path):
+    shutil.copytree(OLD, tmp_path / "old")
+    rep = report.write_report(tmp_path / "old", tmp_path / "out")
+    md = rep.md.read_text(encoding="utf-8")
+    assert "| trial order seed | not recorded (a run from before trials) |" in md
+    assert "Not recorded: this run's results hold no workers' codec declarations" in md
+    assert "fewer than 5 trials (as few as 1" in "\n".join(rep.warnings)
+    assert "download" in md
