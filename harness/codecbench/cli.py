@@ -505,8 +505,8 @@ def _selectors(scenario) -> list[str]:
 
 
 def apply_overrides(loaded, args):
-    """--counts/--rounds/--warmup-ms/--min-round-ms: the scenario as written, with these replaced,
-    checked again (a wrong value is a scenario mistake, exit 2)."""
+    """--counts/--rounds/--warmup-ms/--min-round-ms/--trials/--max-warmup-ms: the scenario as
+    written, with these replaced, checked again (a wrong value is a scenario mistake, exit 2)."""
     data = json.loads(json.dumps(loaded.data))
     changed = []
     if getattr(args, "counts", None):
@@ -515,11 +515,16 @@ def apply_overrides(loaded, args):
         except ValueError:
             raise ScenarioError([f"--counts: expected whole numbers separated by commas, got {args.counts!r}"]) from None
         changed.append(f"counts {args.counts}")
-    for opt, key in (("rounds", "rounds"), ("warmup_ms", "warmupMs"), ("min_round_ms", "minRoundMs")):
+    for opt, key in (("rounds", "rounds"), ("warmup_ms", "warmupMs"), ("min_round_ms", "minRoundMs"),
+                     ("trials", "trials"), ("max_warmup_ms", "maxWarmupMs")):
         value = getattr(args, opt, None)
         if value is not None:
-            data.setdefault("sampling", {})[key] = value
+            sampling = data.setdefault("sampling", {})
+            sampling[key] = value
             changed.append(f"{key} {value}")
+            if key == "trials":
+                sampling["maxTrials"] = value
+                changed.append(f"maxTrials {value}")
     if not changed:
         return loaded
     err(f"{loaded.path}: overridden from the command line: {', '.join(changed)}")
@@ -780,6 +785,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--rounds", type=int, help="replace sampling.rounds")
     run.add_argument("--warmup-ms", type=int, help="replace sampling.warmupMs")
     run.add_argument("--min-round-ms", type=int, help="replace sampling.minRoundMs")
+    run.add_argument("--trials", type=int, help="replace sampling.trials, and maxTrials with the same "
+                                               "number (no adaptive trials)")
+    run.add_argument("--max-warmup-ms", type=int, help="replace sampling.maxWarmupMs")
     run.set_defaults(fn=cmd_run)
 
     rep = sub.add_parser("report", help="write report.html (self-contained), report.md and plots/ for a run",
@@ -798,15 +806,19 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Match the measurements of two runs by dataset, codec, decode mode, operation, "
                     "record count, producer language and consumer language (several workers of one "
-                    "language: rounds pooled) and print the ratio of medians B/A with a verdict.\n\n"
+                    "language: trials pooled) and print the ratio of the medians over trials B/A, "
+                    "each with its 95 % interval, with a verdict; both runs' noise floors are "
+                    "printed and count in the verdict.\n\n"
                     "Rule: " + RULE + "\n\nExit codes: 0 nothing slower, 1 something slower beyond "
-                    "the threshold or newly failing, 2 nothing in common or a bad argument.\n"
+                    "the threshold, the intervals and the noise floors, or newly failing; 2 nothing "
+                    "in common or a bad argument.\n"
                     "RUN is a run id (results/<run>/measurements.parquet or .csv, else GetRun from "
                     "control) or a results folder.")
     cmpp.add_argument("run_a", metavar="RUN_A", help="the baseline")
     cmpp.add_argument("run_b", metavar="RUN_B", help="the candidate")
     cmpp.add_argument("--threshold", type=float, default=1.10,
-                      help="ratio beyond which a change counts, if the spreads do not overlap (default 1.10)")
+                      help="ratio beyond which a change counts, if the intervals do not overlap and it "
+                           "exceeds both runs' noise floors (default 1.10)")
     cmpp.add_argument("--all", action="store_true", help="also list measurements without a significant change")
     cmpp.add_argument("--json", action="store_true")
     cmpp.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")

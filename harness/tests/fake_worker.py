@@ -3,8 +3,9 @@
     python fake_worker.py --control 127.0.0.1:PORT --behaviour garbage|fail|hang [--name fake]
                           [--language fake] [--codecs json,bson]
 
-garbage: answers every encode task by uploading bytes that are no codec's payload and reporting
-         success, so the consumer's decode must fail with the codec's own message.
+garbage: answers every encode task with bytes that are no codec's payload (uploaded on the cell's
+         first trial, `store_payload`) and reports success, so the consumer's decode must fail
+         with the codec's own message.
 fail:    reports every task as failed ("encode failed: ..." / "decode failed: ..."), as a worker
          whose codec breaks would.
 hang:    prints "TASK <id>" on stdout when a task arrives and never answers, so that the test can
@@ -50,8 +51,11 @@ def main() -> None:
     LANGUAGE = args.language
 
     control = connect(args.control, ready_timeout=10)
+    regions = [results.TimedRegion(operation="encode", contains=["serialize"]),
+               results.TimedRegion(operation="typed", contains=["parse"])]
     codecs = [results.CodecInfo(id=c, media_type="application/octet-stream", decode_modes=["typed"],
-                                library="fake", library_version="0") for c in args.codecs.split(",") if c]
+                                library="fake", library_version="0", timed_regions=regions)
+              for c in args.codecs.split(",") if c]
     stream = control.worker.Attach(ws.AttachRequest(name=args.name, environment=environment(), codecs=codecs))
     worker_id = None
     for msg in stream:
@@ -71,15 +75,18 @@ def main() -> None:
                 worker_id=worker_id, task_id=task.id,
                 failure=f"{step} failed: the fake worker's codec is broken on purpose"))
         elif task.operation == scenario.OPERATION_ENCODE:
-            put = control.worker.PutBlob(ws.PutBlobRequest(upload_id=uuid.uuid4().hex, offset=0,
-                                                           data=GARBAGE, finish=True))
             m = results.Measurement(operation=scenario.OPERATION_ENCODE, language=LANGUAGE,
                                     payload_bytes=len(GARBAGE), round_ns_per_op=[1000.0, 1000.0, 1000.0],
                                     ops_per_round=1, verified=True, environment=environment(),
-                                    worker_id=worker_id)
+                                    worker_id=worker_id, steady=True)
+            blob_id, blob_size = "", 0
+            if task.store_payload:
+                put = control.worker.PutBlob(ws.PutBlobRequest(upload_id=uuid.uuid4().hex, offset=0,
+                                                               data=GARBAGE, finish=True))
+                blob_id, blob_size = put.blob_id, put.size
             control.worker.ReportResult(ws.ReportResultRequest(
                 worker_id=worker_id, task_id=task.id, measurements=[m],
-                payload_blob_id=put.blob_id, payload_blob_size=put.size))
+                payload_blob_id=blob_id, payload_blob_size=blob_size))
         else:
             control.worker.ReportResult(ws.ReportResultRequest(
                 worker_id=worker_id, task_id=task.id, failure="decode failed: the fake worker does not decode"))

@@ -24,7 +24,8 @@ from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
 
 from conftest import ART, CODECBENCH, DATA, run_cli, start_rust_worker, write_scenario
 
-ENC, DEC, TR = scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE, scenario_pb2.OPERATION_TRANSFER
+ENC, DEC = scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE
+UP, DOWN = scenario_pb2.OPERATION_UPLOAD, scenario_pb2.OPERATION_DOWNLOAD
 FINISHED = results_pb2.RUN_STATUS_FINISHED
 
 
@@ -59,38 +60,56 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
 
     resp = get_run(control, run_id)
     assert resp.run.status == FINISHED
-    datasets, codecs, modes = ("dummy", "beers"), ("json", "bson"), ("typed", "lazy")
-    # 4 encode tasks; 8 decode tasks; the transfer of each payload is timed once per consumer.
-    assert len(resp.tasks) == 12
+    datasets, codecs = ("dummy", "beers"), ("json", "bson")
+    # JSON offers typed and tree, BSON typed, tree and lazy; the scenario asks typed and lazy.
+    decode_cells = {(d, c, m) for d in datasets for c, m in (("json", "typed"), ("bson", "typed"), ("bson", "lazy"))}
+    # 4 encode cells, 6 decode cells and 1 A/A twin, 2 trials each.
+    assert len(resp.tasks) == (4 + 6 + 1) * 2
     assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), resp.tasks
+    cells = {}
+    for t in resp.tasks:
+        cells.setdefault(t.cell_id, []).append(t.trial)
+    assert len(cells) == 11 and all(sorted(v) == [0, 1] for v in cells.values()), cells
+    assert sum(c.endswith("~aa") for c in cells) == 1
     ms = resp.measurements
-    assert len(ms) == 4 + 8 + 4
+    # Every encode trial times its upload; the first mode's decode cell of each payload its download.
+    assert len(ms) == 4 * 2 * 2 + 6 * 2 + 4 * 2 + 1 * 2
     for m in ms:
         assert m.verified and not m.failure, m
         assert len(m.round_ns_per_op) == 3 and all(x > 0 for x in m.round_ns_per_op), m
-        assert m.payload_bytes > 0
+        assert m.payload_bytes > 0 and m.cell_id and len(m.payload_blob_id) == 64
     assert {(m.dataset, m.codec) for m in ms if m.operation == ENC} == set(product(datasets, codecs))
-    assert {(m.dataset, m.codec, m.decode_mode) for m in ms if m.operation == DEC} == set(product(datasets, codecs, modes))
-    assert {(m.dataset, m.codec) for m in ms if m.operation == TR} == set(product(datasets, codecs))
+    assert {(m.dataset, m.codec, m.decode_mode) for m in ms if m.operation == DEC} == decode_cells
+    assert {(m.dataset, m.codec) for m in ms if m.operation == UP} == set(product(datasets, codecs))
+    assert {(m.dataset, m.codec) for m in ms if m.operation == DOWN} == set(product(datasets, codecs))
+    assert resp.run.scenario.sampling.order_seed != 0, "control records the trial order seed"
 
     # What the user sees, and the files.
-    assert "✗" not in res.stdout and res.stdout.count("✓") == 8, res.stdout
-    assert "rust-1 → rust-1" in res.stdout
+    assert "✗" not in res.stdout and res.stdout.count("✓") == 7, res.stdout
+    assert "rust-1 → rust-1" in res.stdout and "A/A twin" in res.stdout
+    assert "noise floor: identical work differed by ≤ " in res.stdout
+    assert f"trial order seed {resp.run.scenario.sampling.order_seed}" in res.stdout
     # The report is written at the end of every run, and its path is the last line.
     assert res.stdout.strip().splitlines()[-1] == f"report: {run_dir / 'report.html'}"
     assert (run_dir / "report.md").exists() and list((run_dir / "plots").glob("*.png"))
     csv = pd.read_csv(run_dir / "measurements.csv")
-    assert len(csv) == 16 and csv["verified"].all()
-    assert len(pd.read_parquet(run_dir / "measurements.parquet")) == 16
+    assert len(csv) == len(ms) and csv["verified"].all()
+    assert len(pd.read_parquet(run_dir / "measurements.parquet")) == len(ms)
     summary = pd.read_csv(run_dir / "summary.csv")
-    assert len(summary) == 8 and summary["verified"].all()
+    assert len(summary) == 7 and summary["verified"].all()
     assert summary["encode_ns_per_record"].gt(0).all() and summary["decode_ns_per_record"].gt(0).all()
+    assert (summary["decode_trials"] == 2).all()
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["run"]["id"] == run_id and doc["workers"]["rust-1"]["language"] == "rust"
+    # The workers' codec declarations, for the report's timed-region table.
+    json_codec = next(c for c in doc["workerInfo"][0]["codecs"] if c["id"] == "json")
+    assert {r["operation"] for r in json_codec["timedRegions"]} >= {"encode", "typed", "tree"}
+    md = (run_dir / "report.md").read_text(encoding="utf-8")
+    assert "| json | encode |" in md.split("## Timed regions")[1]
 
     # Every measurement is in SQLite, committed as it was reported.
     rows = sqlite_rows(control.state_dir, "SELECT * FROM measurements WHERE run_id = ?", (run_id,))
-    assert len(rows) == 16
+    assert len(rows) == len(ms)
     assert all(r["verified"] for r in rows)
 
     # Control restarts on the same state dir (a new port): the run is still there, unchanged.
@@ -98,7 +117,7 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     control.start()
     again = get_run(control, run_id)
     assert again.run.status == FINISHED
-    assert len(again.measurements) == 16
+    assert len(again.measurements) == len(ms)
     key = lambda m: (m.task_id, m.operation)
     assert sorted((key(m), list(m.round_ns_per_op)) for m in again.measurements) == \
         sorted((key(m), list(m.round_ns_per_op)) for m in ms)
@@ -106,7 +125,7 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     # The reading commands work against the restarted control.
     shown = run_cli("--control", control.addr, "runs", "show", run_id, "--json", "--results-dir", str(tmp_path / "again"))
     assert shown.returncode == 0, shown.stderr
-    assert len(json.loads(shown.stdout)["measurements"]) == 16
+    assert len(json.loads(shown.stdout)["measurements"]) == len(ms)
     listed = run_cli("--control", control.addr, "runs", "--json")
     assert run_id in [r["id"] for r in json.loads(listed.stdout)]
 
@@ -141,14 +160,14 @@ counts: [5]
 producers: [fake]
 consumers: [rust]
 operations: [encode, decode]
-sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1}
+sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1, trials: 1}
 """)
     res = run_cli("--control", control.addr, "run", str(path), "--results-dir", str(tmp_path / "r"))
     assert res.returncode == 1, res.stdout + res.stderr
     resp = get_run(control, only_run_dir(tmp_path / "r").name)
     assert resp.run.status == FINISHED
     decodes = [t for t in resp.tasks if t.operation == DEC]
-    assert len(decodes) == 2
+    assert len(decodes) == 3  # json and bson, and one A/A twin
     for t in decodes:
         assert t.status == results_pb2.TASK_STATUS_FAILED
         assert t.consumer_worker_id.startswith("rust-")
@@ -156,7 +175,7 @@ sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1}
         assert t.failure.startswith("decode failed: "), t.failure
         assert len(t.failure) > len("decode failed: ") + 5
     assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks if t.operation == ENC)
-    assert "2 task(s) failed" in res.stdout and "decode failed: " in res.stdout
+    assert "3 task(s) failed" in res.stdout and "decode failed: " in res.stdout
     with control.client() as c:  # control keeps serving
         assert {w.id for w in c.list_workers()} == {rust_worker_id(c), fake.worker_id}
 
@@ -273,7 +292,7 @@ def test_run_local_starts_and_stops_everything(tmp_path):
     env = local_env(tmp_path)
     res = run_cli("run", str(DATA / "tiny.yaml"), "--local", "--results-dir", str(tmp_path / "r"), env=env)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert res.stdout.count("✓") == 8
+    assert res.stdout.count("✓") == 7
     pids = processes.PidDir(tmp_path / "state" / "pids")
     assert pids.load_all() == [], "pid files of the local processes are removed"
     logs = tmp_path / "state" / "logs"
@@ -376,4 +395,6 @@ def test_report_and_compare_fetch_a_run_from_control_when_its_folder_is_absent(c
     assert rep.stdout.strip().splitlines()[-1] == f"report: {other / run_id / 'report.html'}"
     cmp = run_cli("--control", control.addr, "compare", run_id, run_id, "--results-dir", str(tmp_path / "third"))
     assert cmp.returncode == 0, cmp.stdout + cmp.stderr
-    assert "16 matching measurement(s)" in cmp.stdout
+    # encode, upload, decode (the twin pools with its original) and download keys.
+    assert "18 matching measurement(s)" in cmp.stdout
+    assert "no significant change" in cmp.stdout

@@ -13,10 +13,11 @@ from codecbench import processes, scenario
 from conftest import run_cli
 
 LIBRARY = processes.repo_root() / "harness" / "scenarios"
-EXPECTED = {"quick.yaml", "json-vs-bson.yaml", "json-vs-bson-full.yaml", "owners.yaml", "docs.yaml",
+EXPECTED = {"quick.yaml", "aa.yaml", "json-vs-bson.yaml", "json-vs-bson-full.yaml", "owners.yaml", "docs.yaml",
             "beers.yaml", "matrix.yaml"}
 # Short sampling: these tests check that a scenario runs and reports, not its numbers.
-FAST = ["--rounds", "5", "--warmup-ms", "5", "--min-round-ms", "1", "--no-progress"]
+FAST = ["--rounds", "5", "--warmup-ms", "5", "--min-round-ms", "1", "--trials", "2", "--max-warmup-ms", "500",
+        "--no-progress"]
 
 
 def test_the_library_holds_the_published_studies():
@@ -77,7 +78,7 @@ def test_small_scenarios_run_and_report(name, counts, sections, control, rust_wo
     summary = pd.read_csv(run_dir / "summary.csv")
     assert summary["verified"].all()
     assert sorted(summary["record_count"].unique()) == [int(c) for c in counts.split(",")]
-    # Encode + transfer + decode per producer → consumer cell.
+    # Encode + upload + download + decode per producer → consumer cell.
     assert summary["end_to_end_ns_per_op"].notna().all()
     assert (run_dir / "report.md").exists()
 

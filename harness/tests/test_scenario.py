@@ -240,3 +240,17 @@ def test_quick_and_aa_scenarios_are_what_the_demo_and_issue_9_need():
     assert list(aa.codecs) == ["json", "bson", "protobuf"] and list(aa.counts) == [1000]
     assert not aa.producers and not aa.consumers, "every attached worker"
     assert aa.sampling.trials == 5
+
+
+def test_trials_override_fixes_the_trial_count(capsys):
+    from types import SimpleNamespace
+    from codecbench.cli import apply_overrides
+    loaded = scenario.load(REPO / "harness/scenarios/beers.yaml")
+    args = SimpleNamespace(counts=None, rounds=None, warmup_ms=None, min_round_ms=None, trials=2,
+                           max_warmup_ms=500)
+    s = apply_overrides(loaded, args).message
+    assert (s.sampling.trials, s.sampling.max_trials, s.sampling.max_warmup_ms) == (2, 2, 500)
+    assert "trials 2, maxTrials 2, maxWarmupMs 500" in capsys.readouterr().err
+    with pytest.raises(scenario.ScenarioError, match="sampling.trials"):
+        apply_overrides(loaded, SimpleNamespace(counts=None, rounds=None, warmup_ms=None, min_round_ms=None,
+                                                trials=0, max_warmup_ms=None))
