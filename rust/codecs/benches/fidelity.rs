@@ -9,7 +9,7 @@
 //! decode the Rust producer's payload, as codecbench's rust → java cells do.
 use codecbench_codecs::find;
 use codecbench_datasets::generate;
-use criterion::{criterion_group, criterion_main, Criterion};
+use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -44,6 +44,9 @@ fn fidelity(c: &mut Criterion) {
 
             // Ids are "<dataset>/<codec>/<operation>": fidelity.py matches them to codecbench cells.
             let mut group = c.benchmark_group(format!("{dataset}/{id}"));
+            // Operations take 0.5-10 ms: flat sampling (the same iteration count in every sample)
+            // keeps a benchmark inside its measurement time, where linear sampling would need ~45 s.
+            group.sampling_mode(SamplingMode::Flat);
             group.bench_function("encode", |b| b.iter(|| codec.encode(black_box(&records)).unwrap()));
             group.bench_function("decode-typed", |b| b.iter(|| codec.decode(dataset, black_box(&bytes)).unwrap()));
             group.finish();
@@ -52,8 +55,8 @@ fn fidelity(c: &mut Criterion) {
 }
 
 fn config() -> Criterion {
-    // 100 samples over 4 s after a 2 s warm-up: criterion's defaults, a shorter measurement.
-    Criterion::default().warm_up_time(Duration::from_secs(2)).measurement_time(Duration::from_secs(4))
+    // 50 samples over 5 s after a 2 s warm-up (criterion's defaults: 100 samples, 3 s + 5 s).
+    Criterion::default().sample_size(50).warm_up_time(Duration::from_secs(2)).measurement_time(Duration::from_secs(5))
 }
 
 criterion_group! { name = benches; config = config(); targets = fidelity }
