@@ -17,7 +17,7 @@ counts: [5]
 producers: [rust]
 consumers: [fake]
 operations: [encode, decode]
-sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1, taskTimeoutS: 2}
+sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1, taskTimeoutS: 2, trials: 1}
 """)
     started = time.monotonic()
     res = run_cli("--control", control.addr, "run", str(path), "--no-progress", "--results-dir", str(tmp_path / "r"),
@@ -30,6 +30,7 @@ sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1, taskTimeoutS: 2}
         resp = c.harness.GetRun(hs.GetRunRequest(run_id=run.id), timeout=10)
     assert resp.run.status == results_pb2.RUN_STATUS_FINISHED
     failed = [t for t in resp.tasks if t.status == results_pb2.TASK_STATUS_FAILED]
-    assert [t.consumer_worker_id for t in failed] == [fake.worker_id]
+    # The decode cell and its A/A twin, one trial each, both on the hung worker.
+    assert [t.consumer_worker_id for t in failed] == [fake.worker_id] * 2
     assert failed[0].failure == "timed out after 2 s (sampling.taskTimeoutS)"
     assert any(m.failure == failed[0].failure and not m.verified for m in resp.measurements)
