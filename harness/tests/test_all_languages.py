@@ -31,9 +31,10 @@ def test_five_codecs_every_producer_to_every_consumer(control, every_worker, tmp
 name: all-languages
 datasets: [owners]
 codecs: [{", ".join(CODECS)}]
+decodeModes: [typed]
 counts: [5]
 operations: [encode, decode]
-sampling: {{warmupMs: 10, rounds: 3, minRoundMs: 1, taskTimeoutS: 120}}
+sampling: {{warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
 """)
     res = run_cli("--control", control.addr, "run", str(scenario), "--results-dir", str(tmp_path / "out"),
                   "--no-progress", "--no-report", timeout=600)
