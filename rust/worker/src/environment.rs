@@ -11,6 +11,7 @@ pub fn current() -> Environment {
     let rustc = env!("CODECBENCH_RUSTC_VERSION");
     let mut details = HashMap::new();
     details.insert("debug_assertions".into(), cfg!(debug_assertions).to_string());
+    details.insert("trial_isolation".into(), "a fresh `codecbench-worker trial` process per trial".into());
     details.insert("target".into(), format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS));
     Environment {
         language: "rust".into(),

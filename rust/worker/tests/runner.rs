@@ -1,0 +1,149 @@
+//! The attached side of a task against an in-process blob store standing in for control: an encode
+//! trial stores its payload and times the upload; a decode trial times the download; failures of
+//! the child reach the report.
+use codecbench_codecs::{Codec, Json};
+use codecbench_datasets::{generate, lazy_fields};
+use codecbench_proto::v1::{
+    worker_service_client::WorkerServiceClient,
+    worker_service_server::{WorkerService, WorkerServiceServer},
+    AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, Operation, PutBlobRequest, PutBlobResponse,
+    ReportResultRequest, ReportResultResponse, Sampling, Task,
+};
+use codecbench_worker::task::Runner;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use tonic::{transport::server::TcpIncoming, Request, Response, Status};
+
+type Stream<T> = Pin<Box<dyn futures::Stream<Item = Result<T, Status>> + Send>>;
+
+/// Blobs by SHA-256 hex, uploads by id, and how many uploads finished.
+#[derive(Default, Clone)]
+struct Store {
+    blobs: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+    uploads: Arc<Mutex<HashMap<String, Vec<u8>>>>,
+    finished: Arc<Mutex<u64>>,
+}
+
+impl Store {
+    fn add(&self, data: Vec<u8>) -> String {
+        let id = hex::encode(Sha256::digest(&data));
+        self.blobs.lock().unwrap().insert(id.clone(), data);
+        id
+    }
+}
+
+#[tonic::async_trait]
+impl WorkerService for Store {
+    type AttachStream = Stream<AttachResponse>;
+    type GetBlobStream = Stream<GetBlobResponse>;
+    async fn attach(&self, _: Request<AttachRequest>) -> Result<Response<Self::AttachStream>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+    async fn report_result(&self, _: Request<ReportResultRequest>) -> Result<Response<ReportResultResponse>, Status> {
+        Err(Status::unimplemented("not in this test"))
+    }
+    async fn get_blob(&self, r: Request<GetBlobRequest>) -> Result<Response<Self::GetBlobStream>, Status> {
+        let id = r.into_inner().blob_id;
+        let data = self.blobs.lock().unwrap().get(&id).cloned().ok_or_else(|| Status::not_found(format!("no blob {id}")))?;
+        let total = data.len() as u64;
+        let chunks: Vec<_> = data.chunks(1 << 20).enumerate().map(|(i, c)| Ok(GetBlobResponse { data: c.to_vec(), offset: (i << 20) as u64, total_size: total })).collect();
+        Ok(Response::new(Box::pin(futures::stream::iter(chunks))))
+    }
+    async fn put_blob(&self, r: Request<PutBlobRequest>) -> Result<Response<PutBlobResponse>, Status> {
+        let r = r.into_inner();
+        let mut uploads = self.uploads.lock().unwrap();
+        let buf = uploads.entry(r.upload_id.clone()).or_default();
+        buf.extend_from_slice(&r.data);
+        if !r.finish {
+            return Ok(Response::new(PutBlobResponse::default()));
+        }
+        let data = uploads.remove(&r.upload_id).unwrap();
+        *self.finished.lock().unwrap() += 1;
+        let size = data.len() as u64;
+        Ok(Response::new(PutBlobResponse { blob_id: self.add(data), size }))
+    }
+}
+
+async fn serve(store: Store) -> WorkerServiceClient<tonic::transport::Channel> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(tonic::transport::Server::builder().add_service(WorkerServiceServer::new(store)).serve_with_incoming(TcpIncoming::from(listener)));
+    WorkerServiceClient::connect(format!("http://{addr}")).await.unwrap()
+}
+
+fn task(operation: Operation, canonical: &str, count: u32) -> Task {
+    Task {
+        id: "t9".into(),
+        operation: operation as i32,
+        dataset: "beers".into(),
+        codec: "json".into(),
+        record_count: count,
+        canonical_blob_id: canonical.into(),
+        sampling: Some(Sampling { warmup_ms: 20, max_warmup_ms: 1000, rounds: 3, min_round_ms: 2, task_timeout_s: 60, ..Default::default() }),
+        lazy_fields: lazy_fields("beers").unwrap().iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn encode_stores_and_uploads_decode_downloads_and_failures_are_reported() {
+    let store = Store::default();
+    let client = serve(store.clone()).await;
+    let records = generate("beers", 8, 1).unwrap();
+    let canonical = store.add(records.to_canonical_bytes());
+    let env = codecbench_worker::environment::current();
+    let mut runner = Runner::new(client, env, env!("CARGO_BIN_EXE_codecbench-worker").into());
+    let json = Json.encode(&records).unwrap();
+
+    // Encode, first trial of its cell: stored, and the upload is timed.
+    let mut t = task(Operation::Encode, &canonical, 8);
+    t.store_payload = true;
+    t.measure_transfer = true;
+    let report = runner.run("rust-1", t.clone()).await;
+    assert_eq!(report.failure, "");
+    assert_eq!((report.worker_id.as_str(), report.task_id.as_str()), ("rust-1", "t9"));
+    let ops: Vec<_> = report.measurements.iter().map(|m| m.operation()).collect();
+    assert_eq!(ops, [Operation::Encode, Operation::Upload]);
+    assert!(report.measurements.iter().all(|m| m.payload_bytes == json.len() as u64 && m.round_ns_per_op.len() == 3));
+    assert_eq!(report.payload_blob_size, json.len() as u64);
+    assert_eq!(store.blobs.lock().unwrap()[&report.payload_blob_id], json);
+    let uploads = *store.finished.lock().unwrap();
+    assert!(uploads > 10, "one stored upload plus the timed ones, got {uploads}");
+    let payload_id = report.payload_blob_id.clone();
+
+    // A later trial stores nothing and reports no payload.
+    t.store_payload = false;
+    t.measure_transfer = false;
+    let report = runner.run("rust-1", t).await;
+    assert_eq!(report.failure, "");
+    assert_eq!(report.measurements.len(), 1);
+    assert_eq!((report.payload_blob_id.as_str(), report.payload_blob_size), ("", 0));
+
+    // Decode with transfer: the download leg, then the decode trial.
+    let mut d = task(Operation::Decode, &canonical, 8);
+    d.decode_mode = "tree".into();
+    d.payload_blob_id = payload_id.clone();
+    d.payload_blob_size = json.len() as u64;
+    d.measure_transfer = true;
+    let report = runner.run("rust-1", d.clone()).await;
+    assert_eq!(report.failure, "");
+    let ops: Vec<_> = report.measurements.iter().map(|m| m.operation()).collect();
+    assert_eq!(ops, [Operation::Download, Operation::Decode]);
+    assert!(report.measurements[0].extras.contains_key("warmup_rounds"));
+
+    // The child's failure is the task's failure; the download already measured is kept.
+    let other = store.add(Json.encode(&generate("beers", 8, 5).unwrap()).unwrap());
+    d.payload_blob_id = other;
+    d.payload_blob_size = 0;
+    let report = runner.run("rust-1", d.clone()).await;
+    assert!(report.failure.starts_with("verification failed: record 0:"), "{}", report.failure);
+    assert_eq!(report.measurements.len(), 1);
+    assert_eq!(report.measurements[0].operation(), Operation::Download);
+
+    // A missing blob is named.
+    d.payload_blob_id = "0".repeat(64);
+    let report = runner.run("rust-1", d).await;
+    assert!(report.failure.starts_with("fetching payload failed:") && report.failure.contains("no blob 000"), "{}", report.failure);
+}
