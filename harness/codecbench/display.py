@@ -72,36 +72,48 @@ def _has(summary: pd.DataFrame, col: str) -> bool:
 
 
 def results_table(summary: pd.DataFrame, title: str = "") -> Table:
+    """One row per producer → consumer cell. A dataset or record count shared by every row goes in
+    the title instead of a column, to keep the table within a terminal."""
+    shared = [(col, summary[col].iloc[0]) for col in ("dataset", "record_count")
+              if len(summary) > 1 and summary[col].nunique() == 1]
+    if shared:
+        what = " × ".join(f"{v:,} records" if c == "record_count" else str(v) for c, v in shared)
+        title = f"{title} · {what}" if title else what
+    skip = {c for c, _ in shared}
     table = Table(title=title or None, title_justify="left", header_style="bold")
-    table.add_column("dataset")
-    table.add_column("codec")
-    table.add_column("mode")
-    table.add_column("producer → consumer")
-    table.add_column("records", justify="right")
-    table.add_column("bytes", justify="right")
-    table.add_column("encode ns/rec", justify="right")
-    table.add_column("±95%", justify="right")
-    table.add_column("decode ns/rec", justify="right")
-    table.add_column("±95%", justify="right")
+    num = dict(justify="right", no_wrap=True)
+    if "dataset" not in skip:
+        table.add_column("dataset", no_wrap=True)
+    table.add_column("codec", no_wrap=True)
+    table.add_column("mode", no_wrap=True)
+    table.add_column("producer → consumer", no_wrap=True)
+    if "record_count" not in skip:
+        table.add_column("records", **num)
+    table.add_column("bytes", **num)
+    table.add_column("enc ns/rec", **num)
+    table.add_column("±95%", **num)
+    table.add_column("dec ns/rec", **num)
+    table.add_column("±95%", **num)
     has_up, has_down = _has(summary, "upload_ns_per_op"), _has(summary, "download_ns_per_op")
     if has_up:
-        table.add_column("upload ns/op", justify="right")
+        table.add_column("upload\nns/op", **num)
     if has_down:
-        table.add_column("download ns/op", justify="right")
+        table.add_column("download\nns/op", **num)
     has_e2e = _has(summary, "end_to_end_ns_per_op")
     if has_e2e:
-        table.add_column("end to end ns/op\n(enc+up+down+dec)", justify="right")
-    table.add_column("trials\nenc/dec", justify="right")
-    table.add_column("verified")
-    table.add_column("note")
+        table.add_column("end to end ns/op\n= enc+up+dn+dec", **num)
+    table.add_column("trials\nenc/dec", **num)
+    table.add_column("verified", no_wrap=True, overflow="ellipsis", max_width=30)
     for r in summary.itertuples(index=False):
         pc = f"{r.producer} → {r.consumer}" if r.consumer else f"{r.producer}"
+        pc += (" ≡" if r.same_bytes_as else "") + (" A/A" if r.aa_twin else "")
         verified = Text("✓", style="green") if r.verified else Text(
             "✗ " + _short(r.failure or "not verified"), style="red")
-        cells = [r.dataset, r.codec, r.mode or "—", pc, fmt_int(r.record_count),
-                 fmt_int(r.payload_bytes) if r.payload_bytes else "—",
-                 fmt_ns(r.encode_ns_per_record), fmt_ci(r.encode_ci_pct),
-                 fmt_ns(r.decode_ns_per_record), fmt_ci(r.decode_ci_pct)]
+        cells = ([r.dataset] if "dataset" not in skip else []) + [r.codec, r.mode or "—", pc] + \
+            ([fmt_int(r.record_count)] if "record_count" not in skip else []) + [
+                fmt_int(r.payload_bytes) if r.payload_bytes else "—",
+                fmt_ns(r.encode_ns_per_record), fmt_ci(r.encode_ci_pct),
+                fmt_ns(r.decode_ns_per_record), fmt_ci(r.decode_ci_pct)]
         if has_up:
             cells.append(fmt_ns(r.upload_ns_per_op))
         if has_down:
@@ -113,14 +125,24 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
         trials.append_text(fmt_trials(r.decode_trials, r.decode_unsteady) if r.consumer else Text("—"))
         cells.append(trials)
         cells.append(verified)
-        notes = []
-        if r.aa_twin:
-            notes.append("A/A twin")
-        if r.same_bytes_as:
-            notes.append(f"same bytes as {r.same_bytes_as}")
-        cells.append(Text("; ".join(notes), style="dim"))
         table.add_row(*cells)
     return table
+
+
+def same_bytes_lines(summary: pd.DataFrame, limit: int = 6) -> list[str]:
+    """The legend of "≡" (payloads byte-identical across producers) and "A/A" (a twin cell)."""
+    groups: dict[tuple, set] = {}
+    for r in summary.itertuples(index=False):
+        if r.same_bytes_as:
+            groups.setdefault((r.dataset, int(r.record_count), r.codec), set()).update(
+                [r.producer, *r.same_bytes_as.split(", ")])
+    lines = [f"≡ same bytes: {ds} × {n:,} {codec} from {', '.join(sorted(ps))} (identical work for a consumer)"
+             for (ds, n, codec), ps in list(groups.items())[:limit]]
+    if len(groups) > limit:
+        lines.append(f"≡ … and {len(groups) - limit} more payloads (the report's tables name them all)")
+    if summary["aa_twin"].astype(bool).any():
+        lines.append("A/A: a deliberate twin of another cell (the same work measured again as a cell of its own)")
+    return lines
 
 
 def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = None,
@@ -134,6 +156,8 @@ def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = 
         out.print("no measurements")
         return
     out.print(results_table(summary, title))
+    for line in same_bytes_lines(summary):
+        out.print(line, style="dim")
     if noise is not None:
         out.print(noise.sentence())
     out.print(f"figures: {stats.METHOD}; ± is the interval's half-width. Differences within the "
