@@ -217,3 +217,13 @@ def test_runs_recorded_before_trials_still_compare(tmp_path):
     assert "download" in ops and "transfer" not in ops
     # Two Rust workers: up to 2 × 2 producer → consumer cells of one trial each are pooled.
     assert max(r["a_trials"] for r in doc["rows"]) == 4
+
+
+@pytest.mark.skipif(not (DATA / "recorded-a").exists() or not (DATA / "recorded-b").exists(),
+                    reason="no real A/A pair recorded yet (tests/make_report_fixture.py records one)")
+def test_recorded_runs_back_to_back_are_no_significant_change(tmp_path):
+    make_run(tmp_path, "a", source=DATA / "recorded-a")
+    make_run(tmp_path, "b", source=DATA / "recorded-b")
+    res, doc = cmp(tmp_path, "a", "b")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert set(doc["counts"]) <= {"no significant change", "fails in both"}, doc["counts"]
