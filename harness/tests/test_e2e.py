@@ -86,7 +86,8 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
 
     # What the user sees, and the files.
     assert "✗" not in res.stdout and res.stdout.count("✓") == 7, res.stdout
-    assert "rust-1 → rust-1" in res.stdout and "A/A twin" in res.stdout
+    assert "rust-1 → rust-1" in res.stdout and "rust-1 → rust-1 A/A" in res.stdout
+    assert "A/A: a deliberate twin of another cell" in res.stdout
     assert "noise floor: identical work differed by ≤ " in res.stdout
     assert f"trial order seed {resp.run.scenario.sampling.order_seed}" in res.stdout
     # The report is written at the end of every run, and its path is the last line.
