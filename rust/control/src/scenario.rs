@@ -2,9 +2,10 @@
 //! A cell is one thing measured:
 //!   encode: dataset x count x codec x producer
 //!   decode: dataset x count x codec x producer x consumer x decode mode
-//! Each cell becomes `sampling.trials` tasks (its trials). The first trial of every encode cell
-//! stores the payload, so those run first; every other trial runs in a random order drawn from
-//! `sampling.orderSeed`, so no cell is always first or always follows the same neighbour
+//! Each cell becomes `sampling.trials` tasks (its trials). Every encode cell also gets a prepare
+//! task (encode, verify, store the payload; nothing timed), and those run first; every trial then
+//! runs in a random order drawn from `sampling.orderSeed`, so no cell is always first or always
+//! follows the same neighbour
 //! (DESIGN.md rule 3). Per consumer, `sampling.aaCells` decode cells are planned twice (A/A twins)
 //! so every run measures its own noise floor (rule 7). A cell that no worker can run is left out; a
 //! scenario that leaves nothing to run, or names something unknown, is rejected with a message
@@ -236,21 +237,18 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     }
     cells.extend(twins);
 
-    // (cell, trial): first trials of encode cells first, in random order; then every other trial.
-    let mut first: Vec<(usize, u32)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0)).collect();
-    let mut rest: Vec<(usize, u32)> = (0..cells.len())
-        .flat_map(|i| (0..sampling.trials).map(move |t| (i, t)))
-        .filter(|&(i, t)| !(cells[i].op == Operation::Encode && t == 0))
-        .collect();
+    // (cell, trial, prepare): the prepare tasks first, in random order; then every trial.
+    let mut first: Vec<(usize, u32, bool)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0, true)).collect();
+    let mut rest: Vec<(usize, u32, bool)> = (0..cells.len()).flat_map(|i| (0..sampling.trials).map(move |t| (i, t, false))).collect();
     first.shuffle(&mut rng);
     rest.shuffle(&mut rng);
-    let order: Vec<(usize, u32)> = first.into_iter().chain(rest).collect();
-    let store_task: std::collections::HashMap<usize, usize> =
-        order.iter().enumerate().filter(|(_, (c, t))| cells[*c].op == Operation::Encode && *t == 0).map(|(pos, (c, _))| (*c, pos)).collect();
+    let order: Vec<(usize, u32, bool)> = first.into_iter().chain(rest).collect();
+    let prepare_task: std::collections::HashMap<usize, usize> =
+        order.iter().enumerate().filter(|(_, (_, _, p))| *p).map(|(pos, (c, _, _))| (*c, pos)).collect();
     let tasks = order
         .iter()
         .enumerate()
-        .map(|(pos, &(c, trial))| {
+        .map(|(pos, &(c, trial, prepare))| {
             let cell = &cells[c];
             let id = format!("{run_id}-t{pos:05}");
             let lazy: Vec<String> = if cell.mode == "lazy" {
@@ -263,15 +261,15 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, producer_worker_id: cell.producer.clone(),
                     consumer_worker_id: cell.consumer.clone(), status: TaskStatus::Pending as i32, failure: String::new(),
-                    cell_id: cell.id.clone(), trial,
+                    cell_id: cell.id.clone(), trial, prepare,
                 },
                 task: Task {
                     id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, lazy_fields: lazy, sampling: Some(sampling),
-                    measure_transfer: cell.measure_transfer, producer_worker_id: cell.producer.clone(), cell_id: cell.id.clone(),
-                    trial, store_payload: cell.op == Operation::Encode && trial == 0, ..Default::default()
+                    measure_transfer: cell.measure_transfer && !prepare, producer_worker_id: cell.producer.clone(), cell_id: cell.id.clone(),
+                    trial, store_payload: prepare, prepare, ..Default::default()
                 },
-                depends_on: cell.source.map(|src| store_task[&src]),
+                depends_on: cell.source.map(|src| prepare_task[&src]),
                 aa_twin: cell.aa_twin,
                 order: pos as f64,
             }
@@ -315,17 +313,22 @@ mod tests {
         assert_eq!(cells(Operation::Encode, false), 4); // 2 codecs x 2 producers
         assert_eq!(cells(Operation::Decode, false), 2 * (2 + 3 + 1 + 1)); // producers x (rust json 2 + bson 3, browser 1 + 1)
         assert_eq!(cells(Operation::Decode, true), 2, "one A/A twin per consumer");
-        assert_eq!(tasks.len(), (4 + 14 + 2) * 3, "every cell gets its trials");
+        assert_eq!(tasks.len(), 4 + (4 + 14 + 2) * 3, "a prepare task per encode cell, and every cell gets its trials");
         for cell in tasks.iter().map(|t| &t.summary.cell_id) {
-            let mut trials: Vec<u32> = tasks.iter().filter(|t| &t.summary.cell_id == cell).map(|t| t.summary.trial).collect();
+            let mut trials: Vec<u32> = tasks.iter().filter(|t| &t.summary.cell_id == cell && !t.task.prepare).map(|t| t.summary.trial).collect();
             trials.sort();
             assert_eq!(trials, vec![0, 1, 2], "{cell}");
         }
-        // The first trial of each encode cell stores the payload and runs before its readers.
+        // Each encode cell's prepare task stores the payload, times nothing and runs first.
+        let prepares = tasks.iter().take_while(|t| t.task.prepare).count();
+        assert_eq!(prepares, 4);
+        assert!(tasks[prepares..].iter().all(|t| !t.task.prepare && !t.task.store_payload));
         for (i, t) in tasks.iter().enumerate() {
-            assert_eq!(t.task.store_payload, t.summary.operation() == Operation::Encode && t.summary.trial == 0);
+            assert_eq!(t.task.store_payload, t.task.prepare);
+            assert_eq!(t.summary.prepare, t.task.prepare);
+            assert!(!(t.task.prepare && t.task.measure_transfer), "a prepare task times nothing");
             if let Some(d) = t.depends_on {
-                assert!(d < i && tasks[d].task.store_payload);
+                assert!(d < i && tasks[d].task.prepare);
                 assert_eq!(tasks[d].summary.producer_worker_id, t.summary.producer_worker_id);
             }
         }
@@ -345,8 +348,11 @@ mod tests {
         let o = order(1);
         let adjacent = o.windows(2).filter(|w| w[0].0 == w[1].0).count();
         assert!(adjacent < o.len() / 4, "{adjacent} of {} neighbours are the same cell", o.len());
+        // Position 2 is the first trial after the two prepare tasks (json and bson encode).
         let firsts: std::collections::HashSet<String> = (1..20).map(|seed| order(seed)[2].0.clone()).collect();
-        assert!(firsts.len() > 3, "the position after the encodes must vary with the seed: {firsts:?}");
+        assert!(firsts.len() > 3, "the first trial must vary with the seed: {firsts:?}");
+        let encode_firsts = (1..20).filter(|&seed| order(seed)[2].0.starts_with("encode/")).count();
+        assert!(encode_firsts < 10, "encode trials are not always first: {encode_firsts} of 19");
         // A seed is always recorded.
         let (s, _) = plan("r", &scenario(), &ws).unwrap();
         assert_ne!(s.sampling.unwrap().order_seed, 0);

@@ -404,7 +404,7 @@ impl Control {
             let s = run.tasks[i].summary.clone();
             run.emit(run_event::Event::Task(s));
         }
-        if outcome.is_ok() {
+        if outcome.is_ok() && !run.tasks[index].task.prepare {
             self.add_trial_if_needed(run, index);
         }
         Self::recount(run);
@@ -423,7 +423,7 @@ impl Control {
     fn add_trial_if_needed(&self, run: &mut ActiveRun, index: usize) {
         let Some(sampling) = run.run.scenario.as_ref().and_then(|s| s.sampling) else { return };
         let cell = run.tasks[index].summary.cell_id.clone();
-        let trials: Vec<&Entry> = run.tasks.iter().filter(|t| t.summary.cell_id == cell).collect();
+        let trials: Vec<&Entry> = run.tasks.iter().filter(|t| t.summary.cell_id == cell && !t.task.prepare).collect();
         if trials.iter().any(|t| !is_terminal(t.summary.status())) || trials.len() >= sampling.max_trials as usize {
             return;
         }
@@ -550,9 +550,11 @@ mod tests {
         while let Ok(Ok(msg)) = rx.try_recv() {
             let Some(attach_response::Message::Task(task)) = msg.message else { continue };
             let figure = ns(&task.cell_id, task.trial);
+            let measurements = if task.prepare { vec![] } else {
+                vec![Measurement { operation: task.operation, round_ns_per_op: vec![figure; 3], verified: true, ..Default::default() }]
+            };
             control.report(ReportResultRequest {
-                worker_id: worker.into(), task_id: task.id.clone(),
-                measurements: vec![Measurement { operation: task.operation, round_ns_per_op: vec![figure; 3], verified: true, ..Default::default() }],
+                worker_id: worker.into(), task_id: task.id.clone(), measurements,
                 payload_blob_id: if task.store_payload { payload.into() } else { String::new() },
                 payload_blob_size: 2, failure: String::new(),
             }).unwrap();
@@ -566,6 +568,7 @@ mod tests {
         let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 3, max_trials: 6, order_seed: 3, ..Default::default() });
         let ms = serve(&control, &mut rx, &worker, &payload, |_, _| 1000.0);
         // encode + decode + its A/A twin, 3 trials each, nothing added: the interval is 0 wide.
+        // The prepare task reports no measurement.
         assert_eq!(ms.len(), 9, "{ms:#?}");
         assert_eq!(control.store.get_run("r1").unwrap().unwrap().status(), RunStatus::Finished);
         for m in &ms {
@@ -589,7 +592,7 @@ mod tests {
         assert_eq!(encode.len(), 5, "trials 3, then adaptive up to maxTrials 5: {encode:?}");
         assert_eq!(ms.iter().filter(|m| m.operation() == Operation::Decode).count(), 6);
         let run = control.store.get_run("r1").unwrap().unwrap();
-        assert_eq!((run.tasks_total, run.tasks_done, run.status()), (11, 11, RunStatus::Finished));
-        assert_eq!(control.store.tasks("r1").unwrap().len(), 11, "adaptive trials are stored tasks too");
+        assert_eq!((run.tasks_total, run.tasks_done, run.status()), (12, 12, RunStatus::Finished), "prepare + 5 + 3 + 3");
+        assert_eq!(control.store.tasks("r1").unwrap().len(), 12, "adaptive trials are stored tasks too");
     }
 }

@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS tasks (
   operation TEXT NOT NULL, dataset TEXT NOT NULL, codec TEXT NOT NULL, decode_mode TEXT NOT NULL,
   record_count INTEGER NOT NULL, producer_worker_id TEXT NOT NULL, consumer_worker_id TEXT NOT NULL,
   status TEXT NOT NULL, failure TEXT NOT NULL DEFAULT '', cell_id TEXT NOT NULL DEFAULT '',
-  trial INTEGER NOT NULL DEFAULT 0);
+  trial INTEGER NOT NULL DEFAULT 0, prepare INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS tasks_run ON tasks(run_id, seq);
 CREATE TABLE IF NOT EXISTS measurements (
   id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL REFERENCES runs(id),
@@ -42,6 +42,7 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("runs", "workers", "BLOB"),
     ("tasks", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("tasks", "trial", "INTEGER NOT NULL DEFAULT 0"),
+    ("tasks", "prepare", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
@@ -146,10 +147,10 @@ impl Store {
     fn insert_task_in(db: &Connection, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
         db.execute(
             "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
-             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14)",
+             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
             params![t.id, run_id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
-                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial],
+                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial, t.prepare],
         )?;
         Ok(())
     }
@@ -241,6 +242,7 @@ impl Store {
                 failure: row.get("failure")?,
                 cell_id: row.get("cell_id")?,
                 trial: row.get("trial")?,
+                prepare: row.get("prepare")?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
