@@ -3,8 +3,8 @@
     python fake_worker.py --control 127.0.0.1:PORT --behaviour garbage|fail|hang [--name fake]
                           [--language fake] [--codecs json,bson]
 
-garbage: answers every encode task with bytes that are no codec's payload (uploaded on the cell's
-         first trial, `store_payload`) and reports success, so the consumer's decode must fail
+garbage: answers every encode task with bytes that are no codec's payload (uploaded by the cell's
+         prepare task, `store_payload`) and reports success, so the consumer's decode must fail
          with the codec's own message.
 fail:    reports every task as failed ("encode failed: ..." / "decode failed: ..."), as a worker
          whose codec breaks would.
@@ -84,8 +84,9 @@ def main() -> None:
                 put = control.worker.PutBlob(ws.PutBlobRequest(upload_id=uuid.uuid4().hex, offset=0,
                                                                data=GARBAGE, finish=True))
                 blob_id, blob_size = put.blob_id, put.size
+            # A prepare task stores the payload and times nothing.
             control.worker.ReportResult(ws.ReportResultRequest(
-                worker_id=worker_id, task_id=task.id, measurements=[m],
+                worker_id=worker_id, task_id=task.id, measurements=[] if task.prepare else [m],
                 payload_blob_id=blob_id, payload_blob_size=blob_size))
         else:
             control.worker.ReportResult(ws.ReportResultRequest(
