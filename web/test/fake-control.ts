@@ -129,6 +129,7 @@ export function task(fields: {
   lazyFields?: string[];
   measureTransfer?: boolean;
   storePayload?: boolean;
+  prepare?: boolean;
   trial?: number;
   sampling?: { warmupMs?: number; maxWarmupMs?: number; rounds?: number; minRoundMs?: number; taskTimeoutS?: number };
 }): Task {
@@ -148,6 +149,7 @@ export function task(fields: {
     sampling: create(SamplingSchema, { warmupMs: 5, maxWarmupMs: 300, rounds: 3, minRoundMs: 2, taskTimeoutS: 60, ...fields.sampling }),
     measureTransfer: fields.measureTransfer ?? false,
     storePayload: fields.storePayload ?? fields.operation === Operation.ENCODE,
+    prepare: fields.prepare ?? false,
     cellId: `cell-${fields.dataset}-${fields.codec}-${fields.decodeMode ?? ""}`,
     trial: fields.trial ?? 0,
     producerWorkerId: "rust-1",

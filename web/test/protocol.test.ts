@@ -120,6 +120,32 @@ describe("worker protocol", () => {
     expect(first!.measurements[1]!.roundNsPerOp).toHaveLength(3);
   });
 
+  it("prepares: encodes, verifies and stores the payload, times nothing and reports no measurement", async () => {
+    const control = new FakeControl();
+    const canonical = withCanonical(control, "owners");
+    // A warm-up of a minute: a prepare task that timed anything would not answer in time.
+    const slow = { warmupMs: 60_000, maxWarmupMs: 120_000 };
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "owners", codec: "bson", recordCount: 3, canonical, prepare: true, measureTransfer: true, sampling: slow }),
+      task({ operation: Operation.ENCODE, dataset: "owners", codec: "json", recordCount: 3, canonical, prepare: true, storePayload: false }),
+      task({ operation: Operation.DECODE, dataset: "owners", codec: "bson", recordCount: 3, canonical, payload: blobOf(control, vector("owners", "json")), prepare: true }),
+    );
+    const bsonId = sha256(vector("owners", "bson"));
+    control.blobs.delete(bsonId);
+    start(control);
+    const [prepared] = await control.waitForReports(1, 10_000);
+    expect(prepared!.failure).toBe("");
+    expect(prepared!.measurements).toEqual([]);
+    expect(prepared!.payloadBlobId).toBe(bsonId);
+    expect(Number(prepared!.payloadBlobSize)).toBe(vector("owners", "bson").length);
+    expect(control.blobs.get(bsonId)).toEqual(vector("owners", "bson"));
+    const reports = await control.waitForReports(3, 10_000);
+    expect(reports.slice(1).map((r) => [r.failure, r.measurements.length, r.payloadBlobId])).toEqual([
+      ["task failed: a prepare task must store its payload (store_payload is false)", 0, ""],
+      ["task failed: only encode tasks can be prepare tasks", 0, ""],
+    ]);
+  });
+
   it("times the download, verifies and times decode of a Rust payload", async () => {
     const control = new FakeControl();
     const payload = blobOf(control, vector("numeric", "json"));

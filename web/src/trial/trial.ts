@@ -26,11 +26,14 @@ export interface TrialInput {
   canonical: Uint8Array;
   /** Decode only: the payload to decode. */
   payload?: Uint8Array;
+  /** Encode only: a prepare task (encode and verify; nothing is timed, no sample). */
+  prepare?: boolean;
 }
 
 export interface TrialResult {
   /** Empty when the trial succeeded; otherwise "<step> failed: ...". */
   failure: string;
+  /** Absent for a prepare task, which times nothing. */
   sample?: Sample;
   /** Encode only: the verified payload (the page stores and uploads it). */
   payload?: Uint8Array;
@@ -62,6 +65,7 @@ async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: Prepar
     const diff = compareRecords(dataset.record, canonical, decoded);
     if (diff) throw new Error(diff);
   });
+  if (input.prepare) return { failure: "", payload, payloadBytes: payload.length, extras: {} };
   const sample = await step("timing", () => measureSync(() => prepared.encode(canonical), input.sampling));
   return { failure: "", sample, payload, payloadBytes: payload.length, extras: {} };
 }

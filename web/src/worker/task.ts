@@ -75,13 +75,19 @@ function pageExtras(context: TaskContext): Record<string, number> {
 }
 
 async function runTrialStep(task: Task, context: TaskContext, input: TrialInput): Promise<TrialResult & { sample: Sample; trialExtras: Record<string, number> }> {
+  const { result, startMs, totalMs } = await runUntimedTrialStep(task, context, input);
+  if (!result.sample) throw new StepError("trial", "the trial worker answered without a measurement");
+  const trialExtras = { ...result.extras, worker_start_ms: startMs, trial_ms: totalMs };
+  return { ...result, sample: result.sample, trialExtras };
+}
+
+/** The trial run itself; a prepare trial answers without a sample. */
+async function runUntimedTrialStep(task: Task, context: TaskContext, input: TrialInput) {
   context.onStep?.("trial");
   const timeoutMs = (task.sampling?.taskTimeoutS || DEFAULT_TASK_TIMEOUT_S) * 1000;
   const run = await context.trials(input, timeoutMs);
   if (run.result.failure) throw new TrialFailure(run.result.failure);
-  if (!run.result.sample) throw new StepError("trial", "the trial worker answered without a measurement");
-  const trialExtras = { ...run.result.extras, worker_start_ms: run.startMs, trial_ms: run.totalMs };
-  return { ...run.result, sample: run.result.sample, trialExtras };
+  return run;
 }
 
 async function canonicalCopy(task: Task, context: TaskContext): Promise<Uint8Array> {
@@ -104,17 +110,30 @@ function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8
   };
 }
 
+async function storePayload(context: TaskContext, payload: Uint8Array, outcome: TaskOutcome): Promise<void> {
+  const stored = await step("upload", () => putBlob(context.client, payload), context.onStep);
+  outcome.payloadBlobId = stored.blobId;
+  outcome.payloadBlobSize = BigInt(stored.size);
+}
+
+/** A prepare task: encode, verify, store and report the payload; nothing timed, no measurement. */
+async function prepareTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
+  if (!task.storePayload) throw new StepError("task", "a prepare task must store its payload (store_payload is false)");
+  const canonical = await canonicalCopy(task, context);
+  // Run like a trial (same code, same worker) but told to time nothing.
+  const { result } = await runUntimedTrialStep(task, context, { ...trialInput(task, "encode", canonical), prepare: true });
+  if (!result.payload) throw new StepError("encode", "the trial worker returned no payload");
+  await storePayload(context, result.payload, outcome);
+}
+
 async function encodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
+  if (task.prepare) return prepareTask(task, context, outcome);
   const canonical = await canonicalCopy(task, context);
   const trial = await runTrialStep(task, context, trialInput(task, "encode", canonical));
   const payload = trial.payload;
   if (!payload) throw new StepError("encode", "the trial worker returned no payload");
   outcome.measurements.push(measurement(task, context, Operation.ENCODE, payload.length, trial.sample, trial.trialExtras));
-  if (task.storePayload) {
-    const stored = await step("upload", () => putBlob(context.client, payload), context.onStep);
-    outcome.payloadBlobId = stored.blobId;
-    outcome.payloadBlobSize = BigInt(stored.size);
-  }
+  if (task.storePayload) await storePayload(context, payload, outcome);
   if (task.measureTransfer) {
     // One op = one whole PutBlob upload (control stores the same content under the same id).
     const sample = await step("upload", () => measureAsync(() => putBlob(context.client, payload, { verify: false }), sampling(task)), context.onStep);
@@ -157,6 +176,7 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
         await encodeTask(task, context, outcome);
         break;
       case Operation.DECODE:
+        if (task.prepare) throw new StepError("task", "only encode tasks can be prepare tasks");
         await decodeTask(task, context, outcome);
         break;
       default:
