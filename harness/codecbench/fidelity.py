@@ -309,7 +309,7 @@ def _copy_criterion(src: Path, dst: Path, since: float) -> None:
         if est.stat().st_mtime >= since:
             rel = est.parent.relative_to(src)
             (dst / rel).mkdir(parents=True, exist_ok=True)
-            for name in ("estimates.json", "benchmark.json"):
+            for name in ("estimates.json", "benchmark.json", "sample.json"):
                 if (est.parent / name).exists():
                     (dst / rel / name).write_bytes((est.parent / name).read_bytes())
 
