@@ -43,6 +43,10 @@ public final class TaskRunner {
     try {
       dataset(task);
       Codec codec = codec(codecs, task);
+      if (task.getPrepare()) {
+        prepare(task, report);
+        return report.build();
+      }
       switch (task.getOperation()) {
         case OPERATION_ENCODE -> encode(task, report);
         case OPERATION_DECODE -> decode(task, codec, report);
@@ -78,6 +82,22 @@ public final class TaskRunner {
     }
     if (Codec.LAZY.equals(mode) && task.getLazyFieldsCount() == 0) {
       throw TaskFailure.at("setup", "lazy decode task without lazy_fields");
+    }
+  }
+
+  /** Encode, verify, store: no child JVM (nothing is timed), no measurement, no upload timing. */
+  private void prepare(Task task, ReportResultRequest.Builder report) throws TaskFailure {
+    if (task.getOperation() != Operation.OPERATION_ENCODE) {
+      throw TaskFailure.at("setup", "a prepare task must be an encode task, not " + task.getOperation());
+    }
+    if (!task.getStorePayload()) {
+      throw TaskFailure.at("setup", "a prepare task must store its payload (store_payload is false)");
+    }
+    byte[] payload = Trial.prepare(codecs, task, canonicals.get(task.getCanonicalBlobId()));
+    try {
+      report.setPayloadBlobId(blobs.put(payload)).setPayloadBlobSize(payload.length);
+    } catch (IOException e) {
+      throw TaskFailure.at("upload", e);
     }
   }
 

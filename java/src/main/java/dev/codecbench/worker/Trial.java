@@ -87,7 +87,17 @@ public final class Trial {
     return canonical;
   }
 
-  private <R> void encode(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
+  /**
+   * A prepare task (proto/README.md, step 4): the verified payload of the task's encode, nothing
+   * timed. It runs in the attached JVM: with no timing there is no JIT or heap state to isolate.
+   */
+  static byte[] prepare(CodecRegistry codecs, Task task, byte[] canonicalBlob) throws TaskFailure {
+    Dataset<?> dataset = TaskRunner.dataset(task);
+    return encodeVerified(canonical(dataset, task, canonicalBlob), TaskRunner.codec(codecs, task));
+  }
+
+  /** Encodes the canonical records and checks the payload decodes back to them. */
+  private static <R> byte[] encodeVerified(Canonical<R> canonical, Codec codec) throws TaskFailure {
     Dataset<R> dataset = canonical.dataset();
     Records<R> model = canonical.model();
     byte[] payload;
@@ -105,6 +115,13 @@ public final class Trial {
     } catch (CodecException e) {
       throw TaskFailure.at("verification", "the payload does not decode: " + e.getMessage());
     }
+    return payload;
+  }
+
+  private <R> void encode(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
+    Dataset<R> dataset = canonical.dataset();
+    Records<R> model = canonical.model();
+    byte[] payload = encodeVerified(canonical, codec);
     encoded = payload;
     Sample sample = measure("encode", () -> codec.encode(dataset, model), task);
     measurements.add(measurement(Operation.OPERATION_ENCODE, payload.length, sample, true).build());

@@ -23,6 +23,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /** Control's blob half of WorkerService, in process: SHA-256 ids, chunks of at most 1 MiB. */
 final class FakeBlobStore extends WorkerServiceGrpc.WorkerServiceImplBase implements AutoCloseable {
   final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
+  /** Finished PutBlob uploads (ids are content hashes, so the map alone does not count them). */
+  final java.util.concurrent.atomic.AtomicInteger finishedUploads = new java.util.concurrent.atomic.AtomicInteger();
   private final Map<String, ByteArrayOutputStream> uploads = new ConcurrentHashMap<>();
   private final Server server;
   final ManagedChannel channel;
@@ -72,6 +74,7 @@ final class FakeBlobStore extends WorkerServiceGrpc.WorkerServiceImplBase implem
     PutBlobResponse.Builder r = PutBlobResponse.newBuilder();
     if (req.getFinish()) {
       byte[] data = uploads.remove(req.getUploadId()).toByteArray();
+      finishedUploads.incrementAndGet();
       r.setBlobId(add(data)).setSize(data.length);
     }
     out.onNext(r.build());

@@ -83,6 +83,34 @@ class TaskRunnerTest {
   }
 
   @Test
+  void prepareStoresTheVerifiedPayloadInThisJvmAndTimesNothing() {
+    // Trials that fail the test if called: a prepare task needs no child JVM.
+    TaskRunner attachedOnly = new TaskRunner(new CodecRegistry(),
+        new BlobClient(WorkerServiceGrpc.newBlockingStub(store.channel)), Environment.newBuilder().setLanguage("java").build(),
+        0, (t, c, p) -> {
+          throw new AssertionError("a prepare task ran a trial");
+        });
+    for (String codec : List.of("bson", "protobuf", "json")) {
+      int uploads = store.finishedUploads.get();
+      ReportResultRequest r = attachedOnly.run("java-1",
+          task(Operation.OPERATION_ENCODE, codec).setPrepare(true).setStorePayload(true).setMeasureTransfer(true).build());
+      assertEquals("", r.getFailure(), codec);
+      assertEquals(0, r.getMeasurementsCount(), "no measurement, not even the upload: " + r);
+      assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, codec), store.blobs.get(r.getPayloadBlobId()), codec);
+      assertEquals(CanonicalVectors.rust(Dataset.DUMMY, codec).length, r.getPayloadBlobSize());
+      assertEquals(uploads + 1, store.finishedUploads.get(), "uploaded once, no timed uploads");
+    }
+    assertEquals("setup failed: a prepare task must store its payload (store_payload is false)",
+        attachedOnly.run("java-1", task(Operation.OPERATION_ENCODE, "json").setPrepare(true).build()).getFailure());
+    assertEquals("setup failed: a prepare task must be an encode task, not OPERATION_DECODE",
+        attachedOnly.run("java-1", decode("json", "typed", CanonicalVectors.rust(Dataset.DUMMY, "json")).toBuilder()
+            .setPrepare(true).setStorePayload(true).build()).getFailure());
+    assertEquals("fetch failed: canonical blob " + canonicalId + " has 3 records, the task says 4",
+        attachedOnly.run("java-1", task(Operation.OPERATION_ENCODE, "json").setPrepare(true).setStorePayload(true)
+            .setRecordCount(4).build()).getFailure());
+  }
+
+  @Test
   void encodeWithTransferTimesTheUpload() {
     ReportResultRequest r = runner.run("java-1",
         task(Operation.OPERATION_ENCODE, "json").setMeasureTransfer(true).build());

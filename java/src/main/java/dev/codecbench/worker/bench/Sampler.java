@@ -1,6 +1,5 @@
 package dev.codecbench.worker.bench;
 
-import java.lang.management.CompilationMXBean;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
@@ -24,13 +23,14 @@ public final class Sampler {
 
   private final com.sun.management.ThreadMXBean threads;
   private final List<GarbageCollectorMXBean> collectors;
-  private final CompilationMXBean compilation;
+  private final JitActivity jit;
 
   public Sampler() {
     this.threads = allocationCounter();
     this.collectors = ManagementFactory.getGarbageCollectorMXBeans();
-    CompilationMXBean c = ManagementFactory.getCompilationMXBean();
-    this.compilation = c != null && c.isCompilationTimeMonitoringSupported() ? c : null;
+    this.jit = new JitActivity();
+    // The first queue reading loads the JMX command machinery: done here, before any timing.
+    jit.pendingCompiles();
   }
 
   private static com.sun.management.ThreadMXBean allocationCounter() {
@@ -52,8 +52,7 @@ public final class Sampler {
     long minRoundNs = s.minRoundMs() * 1_000_000L;
     long ops = calibrate(op, minRoundNs);
 
-    List<Double> warmNs = new ArrayList<>();
-    List<Long> compileAfter = new ArrayList<>();
+    List<SteadyState.Round> warm = new ArrayList<>();
     int warmupRounds = 0;
     SteadyState.Verdict verdict;
     while (true) {
@@ -63,13 +62,11 @@ public final class Sampler {
         // Calibrated on cold code: the warm op no longer fills a round. Recalibrate by doubling,
         // and start the steady-state windows again with the new round length.
         ops *= 2;
-        warmNs.clear();
-        compileAfter.clear();
+        warm.clear();
       } else {
-        warmNs.add((double) ns / ops);
-        compileAfter.add(compileTimeMs());
+        warm.add(new SteadyState.Round((double) ns / ops, (System.nanoTime() - start) / 1e6, jit.compileTimeMs()));
       }
-      verdict = SteadyState.decide(warmNs, compileAfter, (System.nanoTime() - start) / 1e6, s.warmupMs(),
+      verdict = SteadyState.decide(warm, jit::pendingCompiles, (System.nanoTime() - start) / 1e6, s.warmupMs(),
           s.maxWarmupMs());
       if (verdict != SteadyState.Verdict.CONTINUE) {
         break;
@@ -81,14 +78,14 @@ public final class Sampler {
     List<Double> nsPerOp = new ArrayList<>(s.rounds());
     long gcMsBefore = gcTimeMs();
     long gcCountBefore = gcCount();
-    long jitBefore = compileTimeMs();
+    long jitBefore = jit.compileTimeMs();
     long allocBefore = counting ? threads.getCurrentThreadAllocatedBytes() : 0;
     for (int r = 0; r < s.rounds(); r++) {
       // Sized up front: the list does not grow inside the rounds.
       nsPerOp.add((double) timeOps(op, ops) / ops);
     }
     long allocBytes = counting ? threads.getCurrentThreadAllocatedBytes() - allocBefore : 0;
-    long jitMs = jitBefore < 0 ? -1 : compileTimeMs() - jitBefore;
+    long jitMs = jitBefore < 0 ? -1 : jit.compileTimeMs() - jitBefore;
     OptionalDouble alloc =
         counting ? OptionalDouble.of((double) allocBytes / ((double) ops * s.rounds())) : OptionalDouble.empty();
     boolean steady = verdict == SteadyState.Verdict.STEADY && jitMs <= 0;
@@ -111,11 +108,6 @@ public final class Sampler {
       Sink.consume(op.run());
     }
     return System.nanoTime() - start;
-  }
-
-  /** Total JIT compilation time so far (ms), -1 where the JVM does not report it. */
-  private long compileTimeMs() {
-    return compilation == null ? -1 : compilation.getTotalCompilationTime();
   }
 
   private long gcTimeMs() {

@@ -3,17 +3,29 @@ package dev.codecbench.worker.bench;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.function.IntSupplier;
 
 /**
  * When warm-up ends (proto/README.md "Timing: one trial", step 2), as a pure function of what the
- * warm-up rounds measured: at least the minimum time, at least {@link #MIN_ROUNDS} rounds, no JIT
- * compilation finished during the last {@link #WINDOW} rounds, and the median of the last {@link
- * #WINDOW} rounds within {@link #TOLERANCE} of the median of the {@link #WINDOW} before; or the cap.
+ * warm-up rounds measured: at least the minimum time, at least {@link #MIN_ROUNDS} rounds, the
+ * median of the last {@link #WINDOW} rounds within {@link #TOLERANCE} of the median of the {@link
+ * #WINDOW} before, no JIT compilation finished during the quiet window (the last {@link #WINDOW}
+ * rounds, extended over more rounds until it lasts at least {@link #QUIET_MS}), and no compilation
+ * queued or in progress at the decision; or the cap.
+ *
+ * <p>The queue matters because the compilation time only grows when a compilation finishes: a
+ * long C2 compilation of the hot method that is still running looks exactly like a quiet JIT, and
+ * its code is installed during the timed rounds (the 3-8x slower trials of the first A/A run).
  */
 public final class SteadyState {
   public static final int MIN_ROUNDS = 10;
   public static final int WINDOW = 5;
   public static final double TOLERANCE = 0.05;
+  /** Shortest quiet window: 5 rounds of 10 ms are shorter than one C2 compilation of a decoder. */
+  public static final double QUIET_MS = 300;
+
+  /** The queue reading of a JVM that has no compile-queue command: that rule is skipped. */
+  public static final int QUEUE_UNKNOWN = -1;
 
   public enum Verdict {
     /** Not steady yet and the cap is not reached: another round. */
@@ -24,44 +36,66 @@ public final class SteadyState {
     CAPPED
   }
 
+  /**
+   * One warm-up round.
+   *
+   * @param nsPerOp its time per op
+   * @param endMs when it ended, ms since warm-up began
+   * @param compileMs the JIT's total compilation time (ms) read right after it, -1 where the JVM
+   *     does not report it (the finished-compilation rule is then skipped)
+   */
+  public record Round(double nsPerOp, double endMs, long compileMs) {}
+
   private SteadyState() {}
 
   /**
-   * @param roundNs ns per op of every warm-up round so far, in order
-   * @param compileMsAfter the JIT's total compilation time (ms) read after each of those rounds,
-   *     -1 where the JVM does not report it (the JIT rule is then skipped)
+   * @param rounds every warm-up round since the last recalibration, in order
+   * @param queuedCompiles reads the compilations queued or in progress now ({@link #QUEUE_UNKNOWN}
+   *     where the JVM cannot tell). Read only when every other rule holds, last: reading it is
+   *     not free (a JMX command whose own code the JIT may compile).
    * @param elapsedMs time since the trial's warm-up (calibration included) began
    */
-  public static Verdict decide(List<Double> roundNs, List<Long> compileMsAfter, double elapsedMs,
-      long warmupMs, long maxWarmupMs) {
-    if (isSteady(roundNs, compileMsAfter, elapsedMs, warmupMs)) {
+  public static Verdict decide(List<Round> rounds, IntSupplier queuedCompiles, double elapsedMs, long warmupMs,
+      long maxWarmupMs) {
+    if (isSteady(rounds, queuedCompiles, elapsedMs, warmupMs)) {
       return Verdict.STEADY;
     }
     return elapsedMs >= maxWarmupMs ? Verdict.CAPPED : Verdict.CONTINUE;
   }
 
-  private static boolean isSteady(List<Double> roundNs, List<Long> compileMsAfter, double elapsedMs,
-      long warmupMs) {
-    int n = roundNs.size();
-    if (compileMsAfter.size() != n) {
-      throw new IllegalArgumentException(n + " rounds but " + compileMsAfter.size() + " compile-time readings");
-    }
+  private static boolean isSteady(List<Round> rounds, IntSupplier queuedCompiles, double elapsedMs, long warmupMs) {
+    int n = rounds.size();
     if (elapsedMs < warmupMs || n < Math.max(MIN_ROUNDS, 2 * WINDOW)) {
       return false;
     }
-    // The reading after round n-WINDOW-1 is the one before the last WINDOW rounds began.
-    long before = compileMsAfter.get(n - WINDOW - 1);
-    long now = compileMsAfter.get(n - 1);
-    if (before >= 0 && now != before) {
+    double recent = medianNs(rounds.subList(n - WINDOW, n));
+    double previous = medianNs(rounds.subList(n - 2 * WINDOW, n - WINDOW));
+    if (Math.abs(recent - previous) > TOLERANCE * previous) {
       return false;
     }
-    double recent = median(roundNs.subList(n - WINDOW, n));
-    double previous = median(roundNs.subList(n - 2 * WINDOW, n - WINDOW));
-    return Math.abs(recent - previous) <= TOLERANCE * previous;
+    // The quiet window: the last k >= WINDOW rounds lasting at least QUIET_MS, measured from the end
+    // of the round before them, whose compile-time reading is the one the window starts from.
+    Round last = rounds.get(n - 1);
+    int start = n - WINDOW - 1;
+    while (start >= 0 && last.endMs() - rounds.get(start).endMs() < QUIET_MS) {
+      start--;
+    }
+    if (start < 0) {
+      return false;
+    }
+    long before = rounds.get(start).compileMs();
+    if (before >= 0 && last.compileMs() != before) {
+      return false;
+    }
+    int queued = queuedCompiles.getAsInt();
+    return queued == QUEUE_UNKNOWN || queued == 0;
   }
 
-  static double median(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
+  private static double medianNs(List<Round> rounds) {
+    List<Double> s = new ArrayList<>(rounds.size());
+    for (Round r : rounds) {
+      s.add(r.nsPerOp());
+    }
     Collections.sort(s);
     int m = s.size() / 2;
     return s.size() % 2 == 1 ? s.get(m) : (s.get(m - 1) + s.get(m)) / 2;
