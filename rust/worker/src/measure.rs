@@ -25,6 +25,19 @@ pub struct Sample {
     pub warmup_rounds: u64,
     /// Warm-up ended at a steady state, not at the cap.
     pub steady: bool,
+    /// Wall time of the timed rounds, in ms.
+    pub rounds_ms: f64,
+    /// How long, during the timed rounds, the timing thread was ready to run but waited for a CPU
+    /// (another process had it), in ms; None where the kernel does not say
+    /// (/proc/thread-self/schedstat). It tells a preempted trial from a slow one.
+    pub rounds_runqueue_ms: Option<f64>,
+}
+
+/// This thread's run-queue wait so far, in ns: the second field of /proc/thread-self/schedstat
+/// (std exposes no scheduler statistics).
+pub fn runqueue_wait_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,6 +105,9 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
     };
     let warmup_ms = start.elapsed().as_secs_f64() * 1e3;
 
+    // Read before the allocation count starts: reading the file allocates.
+    let waited = runqueue_wait_ns();
+    let rounds_start = Instant::now();
     let allocated = alloc::thread_allocated();
     let mut round_ns_per_op = Vec::with_capacity(rounds as usize);
     for _ in 0..rounds {
@@ -102,6 +118,8 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
         round_ns_per_op.push(t.elapsed().as_nanos() as f64 / ops as f64);
     }
     let allocated = alloc::thread_allocated() - allocated;
+    let rounds_ms = rounds_start.elapsed().as_secs_f64() * 1e3;
+    let rounds_runqueue_ms = waited.zip(runqueue_wait_ns()).map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
     let total_ops = ops * u64::from(rounds);
     Sample {
         // The Vec above was allocated before the count started; only the ops are counted.
@@ -111,6 +129,8 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
         warmup_ms,
         warmup_rounds: warmup.len() as u64,
         steady,
+        rounds_ms,
+        rounds_runqueue_ms,
     }
 }
 
@@ -166,6 +186,25 @@ mod tests {
         assert!((1000.0..1100.0).contains(&sample.alloc_bytes_per_op), "{}", sample.alloc_bytes_per_op);
         assert!(sample.warmup_ms >= 5.0);
         assert!(sample.warmup_rounds >= MIN_WARMUP_ROUNDS as u64);
+    }
+
+    #[test]
+    fn time_spent_waiting_for_a_cpu_during_the_rounds_is_reported() {
+        // Twice as many spinning threads as CPUs: the timing thread must wait for one.
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let spinners: Vec<_> = (0..2 * cpus)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || while !stop.load(std::sync::atomic::Ordering::Relaxed) {})
+            })
+            .collect();
+        let busy = measure(&sampling(1, 100, 10, 10), || (0..1000u64).map(black_box).sum::<u64>());
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        spinners.into_iter().for_each(|t| t.join().unwrap());
+        let waited = busy.rounds_runqueue_ms.expect("Linux reports schedstat");
+        assert!(busy.rounds_ms >= 100.0, "{}", busy.rounds_ms);
+        assert!(waited > 0.2 * busy.rounds_ms && waited <= busy.rounds_ms, "waited {waited} ms of {} ms", busy.rounds_ms);
     }
 
     #[test]

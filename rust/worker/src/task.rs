@@ -1,7 +1,8 @@
 //! Runs one task by the worker protocol (proto/README.md) in the attached process: fetch the blobs,
 //! hand the trial to a fresh `codecbench-worker trial` process (verification and timing happen
 //! there), time the transfer legs here (they are gRPC calls of this process), store the payload,
-//! report every measurement or a precise failure.
+//! report every measurement or a precise failure. A prepare task goes through the child too
+//! (encode + verify, nothing timed) so this long-lived process never holds the codec's heap.
 use crate::{blobs, measure::measure, trial};
 use codecbench_proto::v1::{worker_service_client::WorkerServiceClient, Environment, Measurement, Operation, ReportResultRequest, Sampling, Task};
 use std::{path::PathBuf, sync::Arc, time::Duration};
@@ -25,10 +26,12 @@ impl Runner {
     }
 
     pub async fn run(&mut self, worker_id: &str, task: Task) -> ReportResultRequest {
-        let outcome = match task.operation() {
-            Operation::Encode => self.encode(&task).await,
-            Operation::Decode => self.decode(&task).await,
-            other => Err(Failed(format!("unsupported operation {}", other.as_str_name()), vec![])),
+        let outcome = match (trial::check_prepare(&task), task.operation()) {
+            (Err(e), _) => Err(Failed(e, vec![])),
+            (Ok(()), Operation::Encode) if task.prepare => self.prepare(&task).await,
+            (Ok(()), Operation::Encode) => self.encode(&task).await,
+            (Ok(()), Operation::Decode) => self.decode(&task).await,
+            (Ok(()), other) => Err(Failed(format!("unsupported operation {}", other.as_str_name()), vec![])),
         };
         let mut report = match outcome {
             Ok(report) => report,
@@ -61,6 +64,22 @@ impl Runner {
             .await
             .map_err(|e| Failed(format!("running the trial process panicked: {e}"), before.to_vec()))?
             .map_err(|e| Failed(e, before.to_vec()))
+    }
+
+    /// A prepare task: the child encodes and verifies (nothing timed), this process stores the
+    /// payload. No measurement, no upload timing, whatever `measure_transfer` says.
+    async fn prepare(&mut self, task: &Task) -> Result<ReportResultRequest, Failed> {
+        let canonical = self.canonical(task).await?;
+        let (mut report, payload) = self.trial(task, canonical, Arc::new(vec![]), &[]).await?;
+        if !report.failure.is_empty() {
+            return Ok(report);
+        }
+        if !report.measurements.is_empty() || payload.is_empty() {
+            return Err(Failed(format!("the prepare process returned {} measurements and {} payload bytes (expected none and a payload)", report.measurements.len(), payload.len()), vec![]));
+        }
+        report.payload_blob_id = blobs::put(&mut self.client, &payload).await.map_err(|e| Failed(format!("storing the payload failed: {e:#}"), vec![]))?;
+        report.payload_blob_size = payload.len() as u64;
+        Ok(report)
     }
 
     async fn encode(&mut self, task: &Task) -> Result<ReportResultRequest, Failed> {

@@ -84,14 +84,14 @@ pub fn child_main() -> i32 {
 /// when an encode task must store or upload it.
 pub fn run_trial(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> (ReportResultRequest, Vec<u8>) {
     let mut report = ReportResultRequest { task_id: task.id.clone(), ..Default::default() };
-    let outcome = match task.operation() {
+    let outcome = check_prepare(task).and_then(|()| match task.operation() {
         Operation::Encode => encode(task, canonical, env),
-        Operation::Decode => decode(task, canonical, payload, env).map(|m| (m, vec![])),
+        Operation::Decode => decode(task, canonical, payload, env).map(|m| (vec![m], vec![])),
         other => Err(format!("unsupported operation {}", other.as_str_name())),
-    };
+    });
     match outcome {
-        Ok((m, payload)) => {
-            report.measurements = vec![m];
+        Ok((measurements, payload)) => {
+            report.measurements = measurements;
             (report, payload)
         }
         Err(failure) => {
@@ -110,17 +110,29 @@ fn setup(task: &Task, canonical: &[u8]) -> Result<(Box<dyn Codec>, Records), Str
     Ok((codec, records))
 }
 
-fn encode(task: &Task, canonical: &[u8], env: &Environment) -> Result<(Measurement, Vec<u8>), String> {
+/// A prepare task is an encode task (the contract has no other kind).
+pub fn check_prepare(task: &Task) -> Result<(), String> {
+    match task.operation() {
+        op if task.prepare && op != Operation::Encode => Err(format!("a prepare task must be an encode task, this one is {}", op.as_str_name())),
+        _ => Ok(()),
+    }
+}
+
+/// Encodes and verifies; a prepare task stops there and returns the payload, nothing timed.
+fn encode(task: &Task, canonical: &[u8], env: &Environment) -> Result<(Vec<Measurement>, Vec<u8>), String> {
     let (codec, records) = setup(task, canonical)?;
     let sampling = task.sampling.unwrap_or_default();
     let payload = codec.encode(&records).map_err(|e| format!("encode failed: {e}"))?;
     let back = codec.decode(records.dataset(), &payload).map_err(|e| format!("verification failed: own payload does not decode: {e}"))?;
     verify_typed(&records, &back)?;
     drop(back);
+    if task.prepare {
+        return Ok((vec![], payload));
+    }
     let sample = measure(&sampling, || codec.encode(&records));
     let m = measurement(Operation::Encode, payload.len(), &sample, env);
     let keep = task.store_payload || task.measure_transfer;
-    Ok((m, if keep { payload } else { vec![] }))
+    Ok((vec![m], if keep { payload } else { vec![] }))
 }
 
 fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> Result<Measurement, String> {
@@ -182,7 +194,10 @@ pub fn measurement(operation: Operation, payload_bytes: usize, s: &Sample, env: 
         verified: true,
         steady: s.steady,
         environment: Some(env.clone()),
-        extras: HashMap::from([("warmup_ms".into(), s.warmup_ms), ("warmup_rounds".into(), s.warmup_rounds as f64)]),
+        extras: [("warmup_ms", Some(s.warmup_ms)), ("warmup_rounds", Some(s.warmup_rounds as f64)), ("rounds_ms", Some(s.rounds_ms)), ("rounds_runqueue_ms", s.rounds_runqueue_ms)]
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.to_string(), v?)))
+            .collect::<HashMap<_, _>>(),
         ..Default::default()
     }
 }

@@ -97,6 +97,30 @@ async fn encode_stores_and_uploads_decode_downloads_and_failures_are_reported() 
     let mut runner = Runner::new(client, env, env!("CARGO_BIN_EXE_codecbench-worker").into());
     let json = Json.encode(&records).unwrap();
 
+    // A prepare task: stored once, no measurement, no upload timing even if transfer is measured.
+    let mut p = task(Operation::Encode, &canonical, 8);
+    p.prepare = true;
+    p.store_payload = true;
+    p.measure_transfer = true;
+    let report = runner.run("rust-1", p.clone()).await;
+    assert_eq!(report.failure, "");
+    assert!(report.measurements.is_empty(), "{:?}", report.measurements);
+    assert_eq!(report.payload_blob_size, json.len() as u64);
+    assert_eq!(store.blobs.lock().unwrap()[&report.payload_blob_id], json);
+    assert_eq!(*store.finished.lock().unwrap(), 1);
+    // Its failure is the report's, and nothing is stored.
+    p.codec = "yaml".into();
+    let report = runner.run("rust-1", p.clone()).await;
+    assert_eq!(report.failure, "this worker has no codec \"yaml\"");
+    assert!(report.measurements.is_empty() && report.payload_blob_id.is_empty());
+    assert_eq!(*store.finished.lock().unwrap(), 1);
+    // A prepare task that is not an encode task is refused before anything is fetched.
+    p.operation = Operation::Decode as i32;
+    p.payload_blob_id = "0".repeat(64);
+    let report = runner.run("rust-1", p).await;
+    assert_eq!(report.failure, "a prepare task must be an encode task, this one is OPERATION_DECODE");
+    *store.finished.lock().unwrap() = 0;
+
     // Encode, first trial of its cell: stored, and the upload is timed.
     let mut t = task(Operation::Encode, &canonical, 8);
     t.store_payload = true;

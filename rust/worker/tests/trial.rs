@@ -38,6 +38,7 @@ fn assert_measured(report: &ReportResultRequest, operation: Operation, payload_b
     assert!(m.verified && m.ops_per_round >= 1);
     assert!(m.alloc_bytes_per_op.unwrap() > 0.0, "the child counts allocations");
     assert!(m.extras["warmup_ms"] >= 20.0 && m.extras["warmup_rounds"] >= 10.0, "{:?}", m.extras);
+    assert!(m.extras["rounds_ms"] >= 6.0 && (0.0..=m.extras["rounds_ms"]).contains(&m.extras["rounds_runqueue_ms"]), "{:?}", m.extras);
     assert_eq!(m.environment.as_ref().unwrap().language, "rust");
 }
 
@@ -68,6 +69,35 @@ fn encode_trials_return_the_payload_only_when_it_is_stored_or_uploaded() {
     let (report, payload) = run(&t, &canonical, b"");
     assert_measured(&report, Operation::Encode, canonical.len());
     assert_eq!(payload, Protobuf.encode(&records).unwrap());
+}
+
+#[test]
+fn a_prepare_task_returns_the_verified_payload_and_times_nothing() {
+    let records = generate("dummy", 30, 1).unwrap();
+    let canonical = records.to_canonical_bytes();
+    let mut t = task(Operation::Encode, "dummy", "json", "", &records);
+    t.prepare = true;
+    t.store_payload = true;
+    t.measure_transfer = true;
+    // A warm-up of a minute would overrun the 10 s timeout if anything were timed.
+    t.sampling.as_mut().unwrap().warmup_ms = 60_000;
+    t.sampling.as_mut().unwrap().max_warmup_ms = 60_000;
+    let (report, payload) = run_in_child(Path::new(BIN), &["trial"], &t, &canonical, b"", Some(Duration::from_secs(10))).unwrap();
+    assert_eq!(report.failure, "");
+    assert!(report.measurements.is_empty(), "{:?}", report.measurements);
+    assert_eq!(payload, Json.encode(&records).unwrap());
+
+    // Its failures are precise: a codec this worker lacks, records that do not match the task,
+    // a prepare task that is not an encode task.
+    t.codec = "yaml".into();
+    let (report, payload) = run(&t, &canonical, b"");
+    assert_eq!(report.failure, "this worker has no codec \"yaml\"");
+    assert!(report.measurements.is_empty() && payload.is_empty());
+    t.codec = "bson".into();
+    t.record_count = 31;
+    assert_eq!(run(&t, &canonical, b"").0.failure, "canonical blob has 30 records, task says 31");
+    t.operation = Operation::Decode as i32;
+    assert_eq!(run(&t, &canonical, b"").0.failure, "a prepare task must be an encode task, this one is OPERATION_DECODE");
 }
 
 #[test]
