@@ -277,12 +277,36 @@ def rows_json(rows: list[Row]) -> list[dict]:
 
 # ---- running the three ------------------------------------------------------------------------
 
+def busy_warning(loads: dict[str, float], cores: int) -> str:
+    """A warning when other work competed for the CPU: the benches themselves keep about one core
+    busy, so a 1-minute load average above 3/4 of the cores means someone else was running too."""
+    limit = 0.75 * max(cores, 1)
+    busy = {k: v for k, v in loads.items() if v > limit}
+    if not busy:
+        return ""
+    worst = max(busy, key=busy.get)
+    return (f"warning: the machine was busy (1-minute load average up to {busy[worst]:.1f} on {cores} cores, "
+            f"at {worst}): other processes competed with the benches, so these ratios measure that "
+            f"competition too; run again on a quiet machine before judging")
+
+
+LOADS: dict[str, float] = {}
+
+
+def _load(label: str) -> None:
+    try:
+        LOADS[label] = os.getloadavg()[0]
+    except OSError:
+        pass
+
+
 def _run(cmd: list[str], cwd: Path, env: dict, log: Path) -> None:
     print(f"$ {' '.join(cmd)}  (in {cwd.relative_to(ROOT) if cwd.is_relative_to(ROOT) else cwd}; "
           f"log {log})", flush=True)
     t = time.monotonic()
     with log.open("w") as f:
         code = subprocess.call(cmd, cwd=cwd, env=env, stdout=f, stderr=subprocess.STDOUT)
+    _load(f"end of {log.stem}")
     if code != 0:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-25:])
         raise FidelityError(f"`{' '.join(cmd)}` exited {code}; last lines of {log}:\n{tail}")
@@ -357,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     if not languages:
         p.error("nothing to compare: both --skip-rust and --skip-java")
     started = time.monotonic()
+    _load("start")
     try:
         reference: dict[Key, Figure] = {}
         jmh_extra: dict[Key, dict] = {}
@@ -377,12 +402,15 @@ def main(argv: list[str] | None = None) -> int:
     print(table)
     for f in failures:
         print(f"codecbench failure: {f}")
+    warning = busy_warning(LOADS, os.cpu_count() or 1)
+    if warning:
+        print(warning)
     elapsed = time.monotonic() - started
     print(f"\ntook {elapsed:.0f} s; written to {out}/fidelity.json and fidelity.txt")
     (out / "fidelity.txt").write_text(table + "\n")
     (out / "fidelity.json").write_text(json.dumps({
         "count": COUNT, "seed": SEED, "goal": GOAL, "codecbench_run": str(run_dir), "seconds": elapsed,
-        "rows": rows_json(rows), "codecbench_failures": failures,
+        "rows": rows_json(rows), "codecbench_failures": failures, "load_average_1min": LOADS,
         "jmh": {cell_name(k): v for k, v in jmh_extra.items()}}, indent=2, default=str))
     missing = [r.cell for r in rows if r.within is None]
     if missing or failures:

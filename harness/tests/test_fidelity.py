@@ -139,3 +139,9 @@ def test_main_rejects_fewer_than_two_forks(capsys):
         fid.main(["--forks", "1"])
     assert exc.value.code == 2
     assert "at least 2" in capsys.readouterr().err
+
+
+def test_busy_machine_is_named_in_a_warning():
+    assert fid.busy_warning({"end of criterion": 1.2, "end of jmh": 1.4}, 2) == ""
+    w = fid.busy_warning({"end of criterion": 1.2, "end of jmh": 4.9}, 2)
+    assert "4.9 on 2 cores" in w and "end of jmh" in w
