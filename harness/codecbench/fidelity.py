@@ -374,12 +374,12 @@ def main(argv: list[str] | None = None) -> int:
     args = p.parse_args(argv)
     if args.forks < 2:
         p.error("--forks: at least 2 (JMH forks are fidelity's independent trials)")
-    out = (args.out or ROOT / "results" / time.strftime("fidelity-%Y%m%d-%H%M%S")).resolve()
-    (out / "canonical").mkdir(parents=True, exist_ok=True)
-    env = dict(os.environ, CODECBENCH_FIDELITY_DIR=str(out / "canonical"))
     languages = tuple(x for x, skip in (("rust", args.skip_rust), ("java", args.skip_java)) if not skip)
     if not languages:
         p.error("nothing to compare: both --skip-rust and --skip-java")
+    out = (args.out or ROOT / "results" / time.strftime("fidelity-%Y%m%d-%H%M%S")).resolve()
+    (out / "canonical").mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ, CODECBENCH_FIDELITY_DIR=str(out / "canonical"))
     started = time.monotonic()
     _load("start")
     try:
