@@ -1,35 +1,56 @@
 import { describe, expect, it } from "vitest";
-import { measureAsync, measureSync, median, spread, warmupVerdict } from "../src/worker/timing";
+import { measureAsync, measureSync, median, spread, warmupVerdict, windowRounds } from "../src/worker/timing";
 import { sink } from "../src/worker/sink";
 
 const sampling = { warmupMs: 100, maxWarmupMs: 1000 };
 const flat = (n: number, value = 100) => Array<number>(n).fill(value);
+// Ops per round making a 100 ns/op round last 100 ms: the windows of 5 rounds last >= 300 ms.
+const LONG = 1e6;
 
 describe("steady-state decision", () => {
   it("is steady once warm-up time, 10 rounds and two agreeing windows of 5 are there", () => {
-    expect(warmupVerdict(flat(10), 100, sampling)).toBe("steady");
+    expect(warmupVerdict(flat(10), LONG, 100, sampling)).toBe("steady");
     // Last five's median 104.9 vs 100 before: within 5 %.
-    expect(warmupVerdict([...flat(5), ...flat(5, 104.9)], 150, sampling)).toBe("steady");
-    expect(warmupVerdict([...flat(5), ...flat(5, 95.1)], 150, sampling)).toBe("steady");
+    expect(warmupVerdict([...flat(5), ...flat(5, 104.9)], LONG, 150, sampling)).toBe("steady");
+    expect(warmupVerdict([...flat(5), ...flat(5, 95.1)], LONG, 150, sampling)).toBe("steady");
   });
 
   it("goes on before warmup_ms, before 10 rounds, or while the medians still move", () => {
-    expect(warmupVerdict(flat(50), 99, sampling)).toBe("continue");
-    expect(warmupVerdict(flat(9), 500, sampling)).toBe("continue");
-    expect(warmupVerdict([...flat(5, 200), ...flat(5, 100)], 500, sampling)).toBe("continue");
-    expect(warmupVerdict([...flat(5), ...flat(5, 105.1)], 500, sampling)).toBe("continue");
+    expect(warmupVerdict(flat(50), LONG, 99, sampling)).toBe("continue");
+    expect(warmupVerdict(flat(9), LONG, 500, sampling)).toBe("continue");
+    expect(warmupVerdict([...flat(5, 200), ...flat(5, 100)], LONG, 500, sampling)).toBe("continue");
+    expect(warmupVerdict([...flat(5), ...flat(5, 105.1)], LONG, 500, sampling)).toBe("continue");
     // Only the last two windows count: an old slow phase does not hold warm-up back.
-    expect(warmupVerdict([...flat(5, 900), ...flat(10)], 500, sampling)).toBe("steady");
+    expect(warmupVerdict([...flat(5, 900), ...flat(10)], LONG, 500, sampling)).toBe("steady");
     // Medians, not means: one outlier round per window does not move them.
-    expect(warmupVerdict([100, 100, 5000, 100, 100, 100, 100, 100, 9000, 100], 500, sampling)).toBe("steady");
+    expect(warmupVerdict([100, 100, 5000, 100, 100, 100, 100, 100, 9000, 100], LONG, 500, sampling)).toBe("steady");
+  });
+
+  it("widens the windows until both together last 300 ms (V8 tiers up over hundreds of ms)", () => {
+    // Rounds of 6 ms (one op of 6e6 ns): 2 x 5 rounds last 60 ms, so windows grow to 25 rounds.
+    const ms6 = (n: number, value = 6e6) => Array<number>(n).fill(value);
+    expect(windowRounds(ms6(49), 1)).toBe(0);
+    expect(windowRounds(ms6(50), 1)).toBe(25);
+    expect(windowRounds(flat(10), LONG)).toBe(5);
+    expect(warmupVerdict(ms6(10), 1, 500, sampling)).toBe("continue");
+    expect(warmupVerdict(ms6(49), 1, 500, sampling)).toBe("continue");
+    expect(warmupVerdict(ms6(50), 1, 500, sampling)).toBe("steady");
+    // A 60 ms plateau of slower code (an earlier tier) before the last tier is not a steady state,
+    // though its last two windows of 5 rounds agree...
+    const plateau = [...ms6(20, 20e6), ...ms6(10, 9e6)];
+    expect(median(plateau.slice(-5))).toBe(median(plateau.slice(-10, -5)));
+    expect(warmupVerdict(plateau, 1, 500, sampling)).toBe("continue");
+    // ...and the fast code counts once it has lasted as long.
+    expect(warmupVerdict([...plateau, ...ms6(50)], 1, 800, sampling)).toBe("steady");
+    expect(warmupVerdict([...plateau, ...ms6(20)], 1, 800, sampling)).toBe("continue");
   });
 
   it("stops at max_warmup_ms without a steady state (the caller marks it unsteady)", () => {
-    expect(warmupVerdict([...flat(5, 200), ...flat(5, 100)], 1000, sampling)).toBe("cap");
-    expect(warmupVerdict(flat(3), 1000, sampling)).toBe("cap");
+    expect(warmupVerdict([...flat(5, 200), ...flat(5, 100)], LONG, 1000, sampling)).toBe("cap");
+    expect(warmupVerdict(flat(3), LONG, 1000, sampling)).toBe("cap");
     // The cap is never below warmup_ms.
-    expect(warmupVerdict(flat(3), 150, { warmupMs: 200, maxWarmupMs: 100 })).toBe("continue");
-    expect(warmupVerdict(flat(3), 200, { warmupMs: 200, maxWarmupMs: 100 })).toBe("cap");
+    expect(warmupVerdict(flat(3), LONG, 150, { warmupMs: 200, maxWarmupMs: 100 })).toBe("continue");
+    expect(warmupVerdict(flat(3), LONG, 200, { warmupMs: 200, maxWarmupMs: 100 })).toBe("cap");
   });
 });
 

@@ -2,8 +2,8 @@ import { consume } from "./sink";
 
 // One trial's timing (proto/README.md "Timing: one trial"): calibrate ops_per_round to the
 // smallest power of two whose run takes >= min_round_ms; warm up in rounds of that size until a
-// steady state (warmupVerdict) or the max_warmup_ms cap; then time `rounds` rounds with
-// performance.now(), consuming every result. The browser exposes no JIT compilation counter, so
+// steady state (warmupVerdict: two agreeing windows lasting >= 300 ms) or the max_warmup_ms cap;
+// then time `rounds` rounds with performance.now(), consuming every result. The browser exposes no JIT compilation counter, so
 // the steady-state test is the round medians alone (said in the environment details).
 
 export interface Sampling {
@@ -30,10 +30,16 @@ export interface Sample {
 type TimeOps = (n: number) => number | Promise<number>;
 
 // Steady state (proto/README.md): at least this many warm-up rounds, and the median of the last
-// WINDOW rounds within TOLERANCE of the median of the WINDOW before.
+// window of rounds within TOLERANCE of the median of the window before. A window holds at least
+// WINDOW rounds, and more until the two windows together last QUIET_MS: V8 tiers a hot function up
+// (Sparkplug, Maglev, TurboFan on a background thread) over hundreds of ms, and two windows of 5
+// rounds of 10 ms fit inside one tier's plateau, so warm-up ended before the last tier arrived and
+// the timed rounds ran older code (the 30-90 % slower browser trials of the first A/A run). The
+// Java worker holds its quiet window to the same length.
 export const MIN_WARMUP_ROUNDS = 10;
 export const WINDOW = 5;
 export const TOLERANCE = 0.05;
+export const QUIET_MS = 300;
 // Used when a task carries no cap (control always sends one).
 export const DEFAULT_MAX_WARMUP_MS = 10_000;
 // Doubling stops here even if the clock never advanced (a broken clock, not a fast codec).
@@ -42,15 +48,30 @@ const MAX_OPS_PER_ROUND = 2 ** 40;
 export type WarmupVerdict = "continue" | "steady" | "cap";
 
 /**
- * Whether warm-up may end, after `rounds` (ns/op of each warm-up round, in order) and `elapsedMs`
- * of warm-up: "steady" when it ran >= warmupMs and >= 10 rounds and the median of the last 5
- * rounds is within 5 % of the median of the 5 before; otherwise "cap" once elapsedMs reaches the
- * cap (max_warmup_ms, never below warmup_ms); otherwise "continue".
+ * The rounds per window: the smallest k >= WINDOW whose last 2k rounds (ns/op × opsPerRound) last
+ * at least QUIET_MS; 0 while the rounds so far are too few or too short.
  */
-export function warmupVerdict(rounds: readonly number[], elapsedMs: number, sampling: Pick<Sampling, "warmupMs" | "maxWarmupMs">): WarmupVerdict {
-  if (elapsedMs >= sampling.warmupMs && rounds.length >= Math.max(MIN_WARMUP_ROUNDS, 2 * WINDOW)) {
-    const last = median(rounds.slice(-WINDOW));
-    const before = median(rounds.slice(-2 * WINDOW, -WINDOW));
+export function windowRounds(rounds: readonly number[], opsPerRound: number): number {
+  let ms = 0;
+  for (let n = 1; n <= rounds.length; n++) {
+    ms += (rounds[rounds.length - n]! * opsPerRound) / 1e6;
+    if (n % 2 === 0 && n >= 2 * WINDOW && ms >= QUIET_MS) return n / 2;
+  }
+  return 0;
+}
+
+/**
+ * Whether warm-up may end, after `rounds` (ns/op of each warm-up round of `opsPerRound` ops, in
+ * order) and `elapsedMs` of warm-up: "steady" when it ran >= warmupMs and >= 10 rounds and the
+ * median of the last window is within 5 % of the median of the window before (windowRounds);
+ * otherwise "cap" once elapsedMs reaches the cap (max_warmup_ms, never below warmup_ms);
+ * otherwise "continue".
+ */
+export function warmupVerdict(rounds: readonly number[], opsPerRound: number, elapsedMs: number, sampling: Pick<Sampling, "warmupMs" | "maxWarmupMs">): WarmupVerdict {
+  const k = windowRounds(rounds, opsPerRound);
+  if (elapsedMs >= sampling.warmupMs && rounds.length >= MIN_WARMUP_ROUNDS && k > 0) {
+    const last = median(rounds.slice(-k));
+    const before = median(rounds.slice(-2 * k, -k));
     if (Math.abs(last - before) <= TOLERANCE * before) return "steady";
   }
   const cap = Math.max(sampling.maxWarmupMs || DEFAULT_MAX_WARMUP_MS, sampling.warmupMs);
@@ -75,7 +96,7 @@ async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
   let verdict: WarmupVerdict;
   do {
     warmup.push(((await timeOps(opsPerRound)) * 1e6) / opsPerRound);
-    verdict = warmupVerdict(warmup, performance.now() - warmupStart, sampling);
+    verdict = warmupVerdict(warmup, opsPerRound, performance.now() - warmupStart, sampling);
   } while (verdict === "continue");
   const warmupMs = performance.now() - warmupStart;
 
