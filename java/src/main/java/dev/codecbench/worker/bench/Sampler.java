@@ -5,6 +5,8 @@ import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * One trial's timing (proto/README.md "Timing: one trial"): calibrate, warm up in rounds to a
@@ -20,6 +22,7 @@ public final class Sampler {
 
   // Calibration stops doubling here: a single op that fast is below any clock's meaning anyway.
   private static final long MAX_OPS_PER_ROUND = 1L << 30;
+  private static final int TIME_OPS_PRIMING_CALLS = 1024;
 
   private final com.sun.management.ThreadMXBean threads;
   private final List<GarbageCollectorMXBean> collectors;
@@ -29,8 +32,26 @@ public final class Sampler {
     this.threads = allocationCounter();
     this.collectors = ManagementFactory.getGarbageCollectorMXBeans();
     this.jit = new JitActivity();
-    // The first queue reading loads the JMX command machinery: done here, before any timing.
+    // First calls (class loading, lazy set-up) of what the timed rounds' edges read: here, before
+    // any timing, not at the start of the timed rounds. The first queue reading loads JMX.
     jit.pendingCompiles();
+    jit.compileTimeMs();
+    gcTimeMs();
+    gcCount();
+    if (threads != null) {
+      threads.getCurrentThreadAllocatedBytes();
+    }
+    // timeOps runs once per round, so HotSpot compiled it (C1) at its 256th call or a later
+    // 128-call policy check (refused while the C1 queue is busy): in slow trials (~250 warm-up
+    // rounds) that landed in the timed rounds as jit_ms. Called here past eight such checks, it is
+    // compiled before the trial starts. Costs ~1 ms (the op does nothing).
+    try {
+      for (int i = 0; i < TIME_OPS_PRIMING_CALLS; i++) {
+        timeOps(() -> null, 1);
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   private static com.sun.management.ThreadMXBean allocationCounter() {
@@ -52,6 +73,9 @@ public final class Sampler {
     long minRoundNs = s.minRoundMs() * 1_000_000L;
     long ops = calibrate(op, minRoundNs);
 
+    // Made once: a method reference built every round is one more allocation and call site.
+    IntSupplier pendingCompiles = jit::pendingCompiles;
+    LongSupplier compileTimeMs = jit::compileTimeMs;
     List<SteadyState.Round> warm = new ArrayList<>();
     int warmupRounds = 0;
     SteadyState.Verdict verdict;
@@ -66,7 +90,7 @@ public final class Sampler {
       } else {
         warm.add(new SteadyState.Round((double) ns / ops, (System.nanoTime() - start) / 1e6, jit.compileTimeMs()));
       }
-      verdict = SteadyState.decide(warm, jit::pendingCompiles, (System.nanoTime() - start) / 1e6, s.warmupMs(),
+      verdict = SteadyState.decide(warm, ops, pendingCompiles, compileTimeMs, (System.nanoTime() - start) / 1e6, s.warmupMs(),
           s.maxWarmupMs());
       if (verdict != SteadyState.Verdict.CONTINUE) {
         break;

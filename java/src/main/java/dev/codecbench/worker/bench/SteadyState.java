@@ -4,14 +4,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.function.IntSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * When warm-up ends (proto/README.md "Timing: one trial", step 2), as a pure function of what the
  * warm-up rounds measured: at least the minimum time, at least {@link #MIN_ROUNDS} rounds, the
  * median of the last {@link #WINDOW} rounds within {@link #TOLERANCE} of the median of the {@link
  * #WINDOW} before, no JIT compilation finished during the quiet window (the last {@link #WINDOW}
- * rounds, extended over more rounds until it lasts at least {@link #QUIET_MS}), and no compilation
- * queued or in progress at the decision; or the cap.
+ * rounds, extended over more rounds until it lasts at least {@link #QUIET_MS} and {@link
+ * #QUIET_OPS} ops), and no compilation queued or in progress at the decision; or the cap.
  *
  * <p>The queue matters because the compilation time only grows when a compilation finishes: a
  * long C2 compilation of the hot method that is still running looks exactly like a quiet JIT, and
@@ -23,6 +24,14 @@ public final class SteadyState {
   public static final double TOLERANCE = 0.05;
   /** Shortest quiet window: 5 rounds of 10 ms are shorter than one C2 compilation of a decoder. */
   public static final double QUIET_MS = 300;
+  /**
+   * Fewest ops in the quiet window. HotSpot's interpreter offers a method to the compile policy
+   * only every 2^Tier0InvokeNotifyFreqLog (128) calls, and refuses while the C1 queue is busy
+   * (Tier3LoadFeedback), so methods called once per op (a parser's set-up) compile in small
+   * batches 128 ops apart: with slow ops (JSON, 3 ms) that is longer than {@link #QUIET_MS}, and a
+   * shorter window ended between two batches, the next one landing in the timed rounds.
+   */
+  public static final long QUIET_OPS = 128;
 
   /** The queue reading of a JVM that has no compile-queue command: that rule is skipped. */
   public static final int QUEUE_UNKNOWN = -1;
@@ -50,20 +59,25 @@ public final class SteadyState {
 
   /**
    * @param rounds every warm-up round since the last recalibration, in order
+   * @param opsPerRound ops each of those rounds ran
    * @param queuedCompiles reads the compilations queued or in progress now ({@link #QUEUE_UNKNOWN}
-   *     where the JVM cannot tell). Read only when every other rule holds, last: reading it is
-   *     not free (a JMX command whose own code the JIT may compile).
+   *     where the JVM cannot tell). Read only when every other rule holds: reading it is not free
+   *     (a JMX command whose own code the JIT may compile).
+   * @param compileMsNow reads the total compilation time now, after the queue: the window runs up
+   *     to the decision, so a compilation that the decision's own code set off and that finished
+   *     since the last round's reading is seen too.
    * @param elapsedMs time since the trial's warm-up (calibration included) began
    */
-  public static Verdict decide(List<Round> rounds, IntSupplier queuedCompiles, double elapsedMs, long warmupMs,
-      long maxWarmupMs) {
-    if (isSteady(rounds, queuedCompiles, elapsedMs, warmupMs)) {
+  public static Verdict decide(List<Round> rounds, long opsPerRound, IntSupplier queuedCompiles,
+      LongSupplier compileMsNow, double elapsedMs, long warmupMs, long maxWarmupMs) {
+    if (isSteady(rounds, opsPerRound, queuedCompiles, compileMsNow, elapsedMs, warmupMs)) {
       return Verdict.STEADY;
     }
     return elapsedMs >= maxWarmupMs ? Verdict.CAPPED : Verdict.CONTINUE;
   }
 
-  private static boolean isSteady(List<Round> rounds, IntSupplier queuedCompiles, double elapsedMs, long warmupMs) {
+  private static boolean isSteady(List<Round> rounds, long opsPerRound, IntSupplier queuedCompiles,
+      LongSupplier compileMsNow, double elapsedMs, long warmupMs) {
     int n = rounds.size();
     if (elapsedMs < warmupMs || n < Math.max(MIN_ROUNDS, 2 * WINDOW)) {
       return false;
@@ -73,11 +87,12 @@ public final class SteadyState {
     if (Math.abs(recent - previous) > TOLERANCE * previous) {
       return false;
     }
-    // The quiet window: the last k >= WINDOW rounds lasting at least QUIET_MS, measured from the end
-    // of the round before them, whose compile-time reading is the one the window starts from.
+    // The quiet window: the last k >= WINDOW rounds lasting at least QUIET_MS and QUIET_OPS,
+    // measured from the end of the round before them, whose compile-time reading the window starts from.
     Round last = rounds.get(n - 1);
     int start = n - WINDOW - 1;
-    while (start >= 0 && last.endMs() - rounds.get(start).endMs() < QUIET_MS) {
+    while (start >= 0 && (last.endMs() - rounds.get(start).endMs() < QUIET_MS
+        || (long) (n - 1 - start) * opsPerRound < QUIET_OPS)) {
       start--;
     }
     if (start < 0) {
@@ -88,7 +103,10 @@ public final class SteadyState {
       return false;
     }
     int queued = queuedCompiles.getAsInt();
-    return queued == QUEUE_UNKNOWN || queued == 0;
+    if (queued != QUEUE_UNKNOWN && queued != 0) {
+      return false;
+    }
+    return before < 0 || compileMsNow.getAsLong() == before;
   }
 
   private static double medianNs(List<Round> rounds) {
