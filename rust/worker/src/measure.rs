@@ -8,8 +8,11 @@ use std::time::{Duration, Instant};
 
 /// Warm-up rounds before a steady state can be declared.
 pub const MIN_WARMUP_ROUNDS: usize = 10;
-/// Rounds in each of the two windows whose medians are compared.
+/// Rounds in each of the two windows whose medians are compared, at least.
 pub const WINDOW: usize = 5;
+/// The two windows together last at least this long: a short window can sit on a plateau that
+/// ends later (the same rule as the Java and browser workers).
+pub const WINDOWS_MIN: Duration = Duration::from_millis(300);
 /// How close the two medians must be (relative to the earlier one).
 pub const TOLERANCE: f64 = 0.05;
 /// `max_warmup_ms` when a task carries none (control always sends one).
@@ -54,16 +57,25 @@ fn median(xs: &[f64]) -> f64 {
     if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 }
 }
 
-/// Whether warm-up is over, given the warm-up rounds so far (ns/op, in order) and the time spent:
-/// steady once `min` has passed, at least 10 rounds ran and the median of the last 5 rounds is
-/// within 5 % of the median of the 5 before; capped at `max` whatever the rounds say.
-pub fn warmup_decision(rounds: &[f64], elapsed: Duration, min: Duration, max: Duration) -> Warmup {
-    if rounds.len() >= MIN_WARMUP_ROUNDS && elapsed >= min {
-        let n = rounds.len();
-        let last = median(&rounds[n - WINDOW..]);
-        let before = median(&rounds[n - 2 * WINDOW..n - WINDOW]);
-        if (last - before).abs() <= TOLERANCE * before {
-            return Warmup::Steady;
+/// Whether warm-up is over, given the warm-up rounds so far (ns/op, in order, each of `ops`
+/// operations) and the time spent: steady once `min` has passed, at least 10 rounds ran and the
+/// median of the last window of rounds is within 5 % of the median of the window before, a window
+/// being at least 5 rounds and the two together lasting at least 300 ms; capped at `max` whatever
+/// the rounds say.
+pub fn warmup_decision(rounds: &[f64], ops: u64, elapsed: Duration, min: Duration, max: Duration) -> Warmup {
+    let n = rounds.len();
+    if n >= MIN_WARMUP_ROUNDS && elapsed >= min {
+        let lasting = |w: usize| rounds[n - 2 * w..].iter().sum::<f64>() * ops as f64 >= WINDOWS_MIN.as_nanos() as f64;
+        let mut w = WINDOW;
+        while 2 * w <= n && !lasting(w) {
+            w += 1;
+        }
+        if 2 * w <= n {
+            let last = median(&rounds[n - w..]);
+            let before = median(&rounds[n - 2 * w..n - w]);
+            if (last - before).abs() <= TOLERANCE * before {
+                return Warmup::Steady;
+            }
         }
     }
     if elapsed >= max { Warmup::Capped } else { Warmup::Continue }
@@ -91,13 +103,23 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
     }
 
     let mut warmup = Vec::new();
+    let mut warmup_rounds_total = 0u64;
     let steady = loop {
         let t = Instant::now();
         for _ in 0..ops {
             black_box(op());
         }
-        warmup.push(t.elapsed().as_nanos() as f64 / ops as f64);
-        match warmup_decision(&warmup, start.elapsed(), min_warmup, max_warmup) {
+        let took = t.elapsed();
+        warmup.push(took.as_nanos() as f64 / ops as f64);
+        warmup_rounds_total += 1;
+        // Calibration ran on cold code; once warm, a round may no longer fill `min_round_ms`:
+        // double the ops and judge the warm-up again from there.
+        if took < min_round && start.elapsed() < max_warmup && warmup.len() >= WINDOW {
+            ops *= 2;
+            warmup.clear();
+            continue;
+        }
+        match warmup_decision(&warmup, ops, start.elapsed(), min_warmup, max_warmup) {
             Warmup::Continue => {}
             Warmup::Steady => break true,
             Warmup::Capped => break false,
@@ -127,7 +149,7 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
         round_ns_per_op,
         ops_per_round: ops,
         warmup_ms,
-        warmup_rounds: warmup.len() as u64,
+        warmup_rounds: warmup_rounds_total,
         steady,
         rounds_ms,
         rounds_runqueue_ms,
@@ -139,37 +161,57 @@ mod tests {
     use super::*;
 
     const MS: Duration = Duration::from_millis(1);
+    /// Ops per round in the decision tests: 400,000 x 100 ns = 40 ms rounds.
+    const OPS: u64 = 400_000;
 
     #[test]
     fn a_flat_series_settles_once_the_minimum_time_and_rounds_are_reached() {
+        // Rounds of 100 ns x 400,000 ops = 40 ms: ten of them last 400 ms.
         let flat = [100.0, 101.0, 99.0, 100.0, 102.0, 100.0, 98.0, 100.0, 101.0, 100.0];
-        assert_eq!(warmup_decision(&flat, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+        assert_eq!(warmup_decision(&flat, OPS, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
         // Not before the minimum time, nor before 10 rounds.
-        assert_eq!(warmup_decision(&flat, 100 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
-        assert_eq!(warmup_decision(&flat[..9], 300 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        assert_eq!(warmup_decision(&flat, OPS, 100 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        assert_eq!(warmup_decision(&flat[..9], OPS, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        // Short rounds (10 x 4 ms = 40 ms) are not enough: the two windows must last 300 ms.
+        assert_eq!(warmup_decision(&flat, OPS / 10, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+    }
+
+    #[test]
+    fn short_rounds_compare_windows_that_last_300_ms() {
+        // 13 ms rounds on a plateau, then the real speed (10 ms rounds). Windows of 5 rounds
+        // (130 ms together) are too short to judge; 12-round windows (312 ms) are long enough.
+        let ops = 100_000;
+        let mut rounds = vec![130.0; 24];
+        assert_eq!(warmup_decision(&rounds[..20], ops, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        assert_eq!(warmup_decision(&rounds, ops, 300 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+        // The drop after the plateau: the windows now straddle it and disagree.
+        rounds.extend([100.0; 10]);
+        assert_eq!(warmup_decision(&rounds, ops, 400 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        rounds.extend([100.0; 20]);
+        assert_eq!(warmup_decision(&rounds, ops, 600 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
     }
 
     #[test]
     fn a_series_still_falling_does_not_settle() {
         // Each round 3 % faster: the last 5 rounds' median is ~14 % below the 5 before.
         let falling: Vec<f64> = (0..20).map(|i| 1000.0 * 0.97f64.powi(i)).collect();
-        assert_eq!(warmup_decision(&falling, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
+        assert_eq!(warmup_decision(&falling, OPS, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Continue);
         // A falling series that then flattens settles.
         let mut settled = falling.clone();
         settled.extend([540.0; 10]);
-        assert_eq!(warmup_decision(&settled, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+        assert_eq!(warmup_decision(&settled, OPS, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
         // One outlier in the last window does not move a median.
         let mut outlier = vec![500.0; 10];
         outlier[8] = 5000.0;
-        assert_eq!(warmup_decision(&outlier, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
+        assert_eq!(warmup_decision(&outlier, OPS, 500 * MS, 200 * MS, 10_000 * MS), Warmup::Steady);
     }
 
     #[test]
     fn the_cap_ends_warm_up_unsteady() {
         let falling: Vec<f64> = (0..40).map(|i| 1000.0 * 0.97f64.powi(i)).collect();
-        assert_eq!(warmup_decision(&falling, 10_000 * MS, 200 * MS, 10_000 * MS), Warmup::Capped);
+        assert_eq!(warmup_decision(&falling, OPS, 10_000 * MS, 200 * MS, 10_000 * MS), Warmup::Capped);
         // Even with fewer than 10 rounds (each round very long).
-        assert_eq!(warmup_decision(&[5.0, 4.0], 10_001 * MS, 200 * MS, 10_000 * MS), Warmup::Capped);
+        assert_eq!(warmup_decision(&[5.0, 4.0], OPS, 10_001 * MS, 200 * MS, 10_000 * MS), Warmup::Capped);
     }
 
     fn sampling(warmup_ms: u32, max_warmup_ms: u32, rounds: u32, min_round_ms: u32) -> Sampling {
@@ -183,6 +225,10 @@ mod tests {
         assert!(sample.round_ns_per_op.iter().all(|&ns| ns > 0.0));
         let round_ms = sample.round_ns_per_op[0] * sample.ops_per_round as f64 / 1e6;
         assert!(round_ms >= 1.0, "a round must last about min_round_ms, got {round_ms} ms");
+        // Re-calibrated once warm: the median timed round fills min_round_ms.
+        let mut r = sample.round_ns_per_op.clone();
+        r.sort_by(f64::total_cmp);
+        assert!(r[r.len() / 2] * sample.ops_per_round as f64 / 1e6 >= 2.0 * 0.9, "{:?} x {}", r, sample.ops_per_round);
         assert!((1000.0..1100.0).contains(&sample.alloc_bytes_per_op), "{}", sample.alloc_bytes_per_op);
         assert!(sample.warmup_ms >= 5.0);
         assert!(sample.warmup_rounds >= MIN_WARMUP_ROUNDS as u64);
