@@ -99,6 +99,20 @@ describe("timing loop", () => {
     for (const ns of sample.roundNsPerOp) expect(ns).toBeGreaterThanOrEqual(300_000);
   });
 
+  it("re-calibrates once warm, so timed rounds still fill min_round_ms", async () => {
+    // Cold: 1 ms per op for the first 10 ops (calibration settles on 2 ops); warm: 0.1 ms.
+    let calls = 0;
+    const op = () => {
+      const end = performance.now() + (++calls <= 10 ? 1 : 0.1);
+      while (performance.now() < end);
+      return end;
+    };
+    const sample = await measureSync(op, { warmupMs: 1, maxWarmupMs: 5000, rounds: 3, minRoundMs: 2 });
+    expect(sample.opsPerRound).toBeGreaterThanOrEqual(16);
+    const sorted = [...sample.roundNsPerOp].sort((a, b) => a - b);
+    expect((sorted[1] * sample.opsPerRound) / 1e6).toBeGreaterThanOrEqual(1.8);
+  });
+
   it("times async operations with the same sampler", async () => {
     let calls = 0;
     const sample = await measureAsync(async () => ++calls, { warmupMs: 0, maxWarmupMs: 200, rounds: 2, minRoundMs: 1 });

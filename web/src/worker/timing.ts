@@ -92,17 +92,28 @@ async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
   const calibrationMs = performance.now() - calibrationStart;
 
   const warmupStart = performance.now();
-  const warmup: number[] = [];
-  let verdict: WarmupVerdict;
-  do {
-    warmup.push(((await timeOps(opsPerRound)) * 1e6) / opsPerRound);
+  let warmup: number[] = [];
+  let warmupRounds = 0;
+  let verdict: WarmupVerdict = "continue";
+  while (verdict === "continue") {
+    const tookMs = await timeOps(opsPerRound);
+    warmup.push((tookMs * 1e6) / opsPerRound);
+    warmupRounds++;
+    // Calibration ran on cold code; once warm, a round may no longer fill minRoundMs: double the
+    // ops and judge the warm-up again from there (as the Rust and Java workers do).
+    const capMs = Math.max(sampling.maxWarmupMs || DEFAULT_MAX_WARMUP_MS, sampling.warmupMs);
+    if (tookMs < minRoundMs && warmup.length >= 5 && opsPerRound < MAX_OPS_PER_ROUND && performance.now() - warmupStart < capMs) {
+      opsPerRound *= 2;
+      warmup = [];
+      continue;
+    }
     verdict = warmupVerdict(warmup, opsPerRound, performance.now() - warmupStart, sampling);
-  } while (verdict === "continue");
+  }
   const warmupMs = performance.now() - warmupStart;
 
   const roundNsPerOp: number[] = [];
   for (let round = 0; round < rounds; round++) roundNsPerOp.push(((await timeOps(opsPerRound)) * 1e6) / opsPerRound);
-  return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds: warmup.length, steady: verdict === "steady" };
+  return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds, steady: verdict === "steady" };
 }
 
 /** Times a synchronous operation (a codec call): no await inside the timed loop. */
