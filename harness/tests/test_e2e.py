@@ -63,12 +63,15 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     datasets, codecs = ("dummy", "beers"), ("json", "bson")
     # JSON offers typed and tree, BSON typed, tree and lazy; the scenario asks typed and lazy.
     decode_cells = {(d, c, m) for d in datasets for c, m in (("json", "typed"), ("bson", "typed"), ("bson", "lazy"))}
-    # 4 encode cells, 6 decode cells and 1 A/A twin, 2 trials each.
-    assert len(resp.tasks) == (4 + 6 + 1) * 2
+    # 4 encode cells (each with its untimed prepare task), 6 decode cells and 1 A/A twin, 2 trials each.
+    assert len(resp.tasks) == 4 + (4 + 6 + 1) * 2
     assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), resp.tasks
+    assert sum(t.prepare for t in resp.tasks) == 4
+    assert all(t.prepare for t in resp.tasks[:4]), "prepare tasks run first"
     cells = {}
     for t in resp.tasks:
-        cells.setdefault(t.cell_id, []).append(t.trial)
+        if not t.prepare:
+            cells.setdefault(t.cell_id, []).append(t.trial)
     assert len(cells) == 11 and all(sorted(v) == [0, 1] for v in cells.values()), cells
     assert sum(c.endswith("~aa") for c in cells) == 1
     ms = resp.measurements
@@ -230,7 +233,7 @@ sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
                             "--results-dir", str(tmp_path / "r")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        run = wait_for(lambda: _running_with_progress(control), 60, "a run with a finished task")
+        run = wait_for(lambda: _running_with_progress(control), 60, "a run with a measurement")
         cli.send_signal(signal.SIGINT)
         out, err = cli.communicate(timeout=120)
     finally:
@@ -251,7 +254,9 @@ sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
 def _running_with_progress(control):
     with control.client() as c:
         for r in c.harness.ListRuns(hs.ListRunsRequest(), timeout=5).runs:
-            if r.status == results_pb2.RUN_STATUS_RUNNING and r.tasks_done >= 1:
+            # Prepare tasks come first and measure nothing: wait for a measurement.
+            if r.status == results_pb2.RUN_STATUS_RUNNING and r.tasks_done >= 1 and \
+                    c.harness.GetRun(hs.GetRunRequest(run_id=r.id), timeout=5).measurements:
                 return r
     return None
 
