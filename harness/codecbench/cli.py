@@ -461,10 +461,13 @@ def cmd_compare(args) -> int:
     matched = 0 if table.empty else int((~table["verdict"].isin(["only in A", "only in B"])).sum())
     slower = cmp.regressions(table)
     noise = {k: table.attrs.get(f"noise_{k}") for k in ("a", "b")}
+    agree = cmp.agreement(table)
     if args.json:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
                     "rule": cmp.RULE, "counts": cmp.counts(table), "regressions": slower,
                     "noiseFloorA": _noise_json(noise["a"]), "noiseFloorB": _noise_json(noise["b"]),
+                    "agreement": {"pairs": agree.pairs, "insideEachOthersIntervals": agree.inside,
+                                  "medianAbsDifference": agree.median_abs_diff},
                     "rows": cmp.to_json(table)})
     else:
         con = display.console()
@@ -482,6 +485,7 @@ def cmd_compare(args) -> int:
         for name, d in (("A", dirs[0]), ("B", dirs[1])):
             if noise[name.lower()] is not None:
                 con.print(f"{name} ({d.name}) {noise[name.lower()].sentence()}")
+        con.print(agree.sentence())
         con.print(f"rule: {cmp.RULE}", style="dim")
     if matched == 0:
         err("compare: the two runs have no measurement in common (same dataset, codec, mode, "

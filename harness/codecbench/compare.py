@@ -145,6 +145,33 @@ def counts(table: pd.DataFrame) -> dict[str, int]:
     return {k: int(vc[k]) for k in sorted(vc.index, key=lambda v: ORDER.get(v, 99))}
 
 
+@dataclass(frozen=True)
+class Agreement:
+    """How closely two runs agree on the measurements both timed: what an A/A pair of runs (the
+    same scenario twice) should show. `inside` is the share of pairs whose medians each lie inside
+    the other run's interval; `median_abs_diff` the median |B/A − 1|."""
+    pairs: int
+    inside: float
+    median_abs_diff: float
+
+    def sentence(self) -> str:
+        if not self.pairs:
+            return "agreement: no measurement timed in both runs"
+        return (f"agreement: {self.inside:.0%} of {self.pairs} medians lie inside each other's 95 % "
+                f"intervals; median |B/A − 1| = {self.median_abs_diff:.1%}")
+
+
+def agreement(table: pd.DataFrame) -> Agreement:
+    if table.empty:
+        return Agreement(0, math.nan, math.nan)
+    both = table[table["ratio"].notna()]
+    if both.empty:
+        return Agreement(0, math.nan, math.nan)
+    inside = ((both["a_median_ns_per_op"].between(both["b_lo_ns_per_op"], both["b_hi_ns_per_op"]))
+              & (both["b_median_ns_per_op"].between(both["a_lo_ns_per_op"], both["a_hi_ns_per_op"])))
+    return Agreement(len(both), float(inside.mean()), float((both["ratio"] - 1).abs().median()))
+
+
 def regressions(table: pd.DataFrame) -> int:
     return 0 if table.empty else int(table["verdict"].isin(REGRESSIONS).sum())
 
