@@ -10,22 +10,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import puppeteer from "puppeteer-core";
+import { CHROMIUM_FLAGS, V8_FLAGS } from "./flags.mjs";
 
 const CHROMIUM = process.env.CODECBENCH_CHROMIUM || "/usr/bin/chromium";
-// The flags that work as root on these machines (TOOLCHAIN.md); the background-networking ones
-// stop Chromium from retrying a closed network. Timer throttling off: background tabs are workers too.
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--disable-background-timer-throttling",
-  "--disable-renderer-backgrounding",
-  "--disable-backgrounding-occluded-windows",
-];
 
 function usage(message) {
   process.stderr.write(`driver: ${message}\nusage: node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE]\n`);
@@ -52,7 +39,10 @@ const count = Number(options.count);
 if (!Number.isInteger(count) || count < 1) usage(`--count must be a whole number of at least 1, got ${options.count}`);
 let pageUrl;
 try {
-  pageUrl = new URL("/", options.control).href;
+  // The page records the V8 flags it runs under in its environment (it cannot read them itself).
+  const url = new URL("/", options.control);
+  url.searchParams.set("v8Flags", V8_FLAGS);
+  pageUrl = url.href;
 } catch {
   usage(`--control is not a URL: ${options.control}`);
 }
@@ -121,7 +111,7 @@ try {
     executablePath: CHROMIUM,
     headless: true,
     userDataDir,
-    args: FLAGS,
+    args: CHROMIUM_FLAGS,
     // One tab per worker: no viewport emulation, a page the size a person would see.
     defaultViewport: { width: 1280, height: 900 },
     handleSIGINT: false,

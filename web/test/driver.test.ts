@@ -1,9 +1,10 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { V8_FLAGS } from "../driver/flags.mjs";
 import { requireChromium } from "./chromium";
 import { FakeControl } from "./fake-control";
 import { startProcess, type Child } from "./processes";
@@ -50,6 +51,12 @@ describe("the driver", () => {
     await driver.waitForLine(/1 tab\(s\) open/, 60_000);
     const chromium = children(driver.process.pid!);
     expect(chromium.length).toBeGreaterThan(0);
+    // Chromium runs with the fixed V8 young generation (flags.mjs) and the page was told so.
+    const cmdline = readFileSync(`/proc/${chromium[0]}/cmdline`, "utf8").split("\0");
+    expect(cmdline).toContain(`--js-flags=${V8_FLAGS}`);
+    expect(V8_FLAGS).toMatch(/--min-semi-space-size=16 --max-semi-space-size=16/);
+    await expect.poll(() => control.attaches.length, { timeout: 30_000 }).toBeGreaterThan(0);
+    expect(control.attaches[0]!.environment!.details["v8Flags"]).toBe(V8_FLAGS);
     await driver.stop("SIGKILL");
     const deadline = Date.now() + 10_000;
     while (chromium.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));

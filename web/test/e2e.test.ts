@@ -10,6 +10,7 @@ import type { Measurement, Run } from "../src/gen/codecbench/v1/results_pb";
 import { RunStatus } from "../src/gen/codecbench/v1/results_pb";
 import { Operation, ScenarioSchema } from "../src/gen/codecbench/v1/scenario_pb";
 import { repoRoot } from "./vectors";
+import { V8_FLAGS } from "../driver/flags.mjs";
 import { requireChromium } from "./chromium";
 import { startProcess, type Child } from "./processes";
 import { requireBuiltPage } from "./serve-page";
@@ -124,6 +125,7 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
     console.log(`browser trials: ${browserTrials.length}; median worker start ${mid(costs("worker_start_ms"))} ms, median warm-up ${mid(costs("warmup_ms"))} ms, median whole trial ${mid(costs("trial_ms"))} ms`);
     const browserMeasurement = browserEncodes[0]!;
     expect(browserMeasurement.environment?.details["crossOriginIsolated"]).toBe("true");
+    expect(browserMeasurement.environment?.details["v8Flags"]).toBe(V8_FLAGS);
     expect(browserMeasurement.roundNsPerOp).toHaveLength(3);
 
     // Stop the driver now so it writes the screenshot of the page after the run.

@@ -5,6 +5,7 @@ import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { canonicalPb, vector } from "./vectors";
+import { V8_FLAGS } from "../driver/flags.mjs";
 import { requireChromium } from "./chromium";
 import { FakeControl, task } from "./fake-control";
 import { startProcess, type Child } from "./processes";
@@ -101,6 +102,8 @@ describe("the page in Chromium against a gRPC-web control", () => {
     expect(details["allocBytes"]).toMatch(/not counted/);
     expect(details["jitCounter"]).toMatch(/no JIT compilation counter/);
     expect(details["trials"]).toMatch(/fresh dedicated Web Worker/);
+    // The driver passed its V8 flags in the page's URL.
+    expect(details["v8Flags"]).toBe(V8_FLAGS);
 
     const code = await driver.stop("SIGTERM");
     expect(code, `driver exit; its log:\n${readFileSync(logFile, "utf8")}\n${driver.output.join("\n")}`).toBe(0);

@@ -9,13 +9,15 @@ import { DummyDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import type { Measurement } from "../src/gen/codecbench/v1/results_pb";
 import { chromiumPath } from "../test/chromium";
+import { CHROMIUM_FLAGS, V8_FLAGS } from "../driver/flags.mjs";
 import { FakeControl, task } from "../test/fake-control";
 import { servePage } from "../test/serve-page";
 import { canonicalPb } from "../test/vectors";
 
 // Trial stability of the real page in headless Chromium: TRIALS decode trials each of protobuf
 // and json typed, dummy x RECORDS, in a seeded random order, with the A/A run's sampling; prints
-// every trial's median, rounds and warm-up. CHROMIUM_FLAGS adds launch flags (e.g. --js-flags=...);
+// every trial's median, rounds and warm-up, under the driver's flags (driver/flags.mjs). CHROMIUM_FLAGS
+// adds launch flags (a later --js-flags replaces the driver's V8 flags);
 // GC_TRACE=1 adds --js-flags=--trace-gc (Chromium's stderr, in the output). Per trial it also prints the
 // Web Worker thread's CPU and run-queue wait (Linux schedstat), Chromium's other threads' CPU and
 // the whole machine's busy CPU, to tell a slow trial's cause: the code, V8's background work, or
@@ -25,8 +27,6 @@ const TRIALS = Number(process.env.TRIALS ?? 8);
 const RECORDS = Number(process.env.RECORDS ?? 1000);
 const OUT = process.env.OUT ?? "/tmp/stability";
 const sampling = { warmupMs: Number(process.env.WARMUP_MS ?? 200), maxWarmupMs: 10_000, rounds: 10, minRoundMs: 10, taskTimeoutS: 300 };
-// The driver's flags (driver/driver.mjs).
-const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-background-timer-throttling", "--disable-renderer-backgrounding", "--disable-backgrounding-occluded-windows"];
 
 function dummyRecords(n: number): Uint8Array {
   const seed = fromBinary(DummyDatasetSchema, canonicalPb("dummy")).records;
@@ -38,9 +38,9 @@ it("prints per-trial figures", async () => {
   const control = new FakeControl();
   const server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
   const extra = (process.env.CHROMIUM_FLAGS ?? "").split(" ").filter(Boolean);
-  if (process.env.GC_TRACE) extra.push("--js-flags=--trace-gc");
+  if (process.env.GC_TRACE) extra.push(`--js-flags=${V8_FLAGS} --trace-gc`);
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-stability-"));
-  const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, userDataDir, args: [...FLAGS, ...extra], dumpio: !!process.env.GC_TRACE, pipe: true });
+  const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, userDataDir, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE, pipe: true });
   try {
     const page = await browser.newPage();
     await page.goto(server.origin, { waitUntil: "domcontentloaded" });
@@ -88,7 +88,7 @@ it("prints per-trial figures", async () => {
     const reports = (await control.waitForReports(codecs.length + plan.length, 1_500_000)).slice(codecs.length);
     clearInterval(poll);
     clearInterval(sampler);
-    const lines: string[] = [`flags: ${extra.join(" ") || "(driver's)"}; load average during: ${load.map((l) => l.toFixed(1)).join(" ")}`];
+    const lines: string[] = [`flags: driver's${extra.length ? ` + ${extra.join(" ")}` : ""}; load average during: ${load.map((l) => l.toFixed(1)).join(" ")}`];
     for (const codec of codecs) {
       const ms: Measurement[] = reports.filter((r) => r.failure === "").flatMap((r) => r.measurements).filter((m) => m.codec === codec && m.operation === Operation.DECODE);
       const medians = ms.map((m) => median(m.roundNsPerOp) / 1e3);

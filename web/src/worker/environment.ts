@@ -74,6 +74,9 @@ export async function collectEnvironment(): Promise<Environment> {
     trials: "each trial runs in a fresh dedicated Web Worker (new V8 isolate and heap); upload and download are timed in the page",
     jitCounter: "none: a browser exposes no JIT compilation counter, so steady state is judged by round medians only",
   };
+  // Launch flags are invisible to a page: codecbench's driver passes the V8 flags it started
+  // Chromium with in the page's URL, so a run records them (a page opened by hand has none).
+  details.v8Flags = new URLSearchParams(location.search).get("v8Flags") ?? "browser defaults (not opened by codecbench's driver)";
   const memory = (navigator as Navigator & { deviceMemory?: number }).deviceMemory;
   if (memory !== undefined) details.deviceMemoryGiB = String(memory);
   for (const codec of codecs.values()) details[`library.${codec.info.id}`] = `${codec.info.library} ${codec.info.libraryVersion}`;
