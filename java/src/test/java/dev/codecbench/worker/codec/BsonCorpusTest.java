@@ -1,12 +1,19 @@
 package dev.codecbench.worker.codec;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import codecbench.v1.ScenarioOuterClass.Operation;
+import codecbench.v1.ScenarioOuterClass.Sampling;
+import codecbench.v1.WorkerServiceOuterClass.Task;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.Trial;
+import dev.codecbench.worker.dataset.Dataset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -29,25 +36,27 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The BSON corpus (../../shared/testdata/bson-corpus, README-spec.md) through both Java bson
- * decode paths: the typed path (bson4jackson, here into maps and lists since a corpus document is
- * not a dataset) and the lazy path's library (org.mongodb:bson RawBsonDocument).
+ * The BSON corpus (testdata/bson-corpus, laid out by `make testdata` from pymongo's sdist).
  *
  * <ul>
  *   <li>{@code valid} cases of the types the datasets use (document, array, string, int32, int64,
  *       double, boolean, top): {@code canonical_bson} decodes and re-encodes to the same bytes with
- *       each library.
- *   <li>every {@code decodeErrors} case of every file is rejected with a CodecException, within a
- *       few seconds, by each path. RawBsonDocument validates lazily (an element is decoded when it
- *       is read), so its path here decodes the whole document: see BsonCodec.decodeRawFully.
+ *       each library of the codec (bson4jackson for typed, org.mongodb:bson for tree and lazy).
+ *   <li>every {@code decodeErrors} case of every file, as the payload of a real decode trial
+ *       ({@link Trial#run}, the worker's own path) in every mode the bson codec announces, fails
+ *       as "decode failed: bson decode: ..." with the strict pass's message (the trial validates
+ *       before it decodes, so the rejection names the corruption, not the payload's shape); and
+ *       each mode's timed entry called on its own rejects it with a CodecException, never a
+ *       foreign exception or a hang.
  * </ul>
  */
 class BsonCorpusTest {
-  static final Path CORPUS = Path.of("..", "..", "shared", "testdata", "bson-corpus");
+  static final Path CORPUS = Path.of("..", "testdata", "bson-corpus");
   private static final List<String> DATASET_TYPES =
       List.of("document", "array", "string", "int32", "int64", "double", "boolean", "top");
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final BsonCodec BSON = new BsonCodec();
+  // The codec the worker uses: decodeGeneric/decodeRawFully below are only for the valid cases.
+  private static final BsonCodec BSON = (BsonCodec) new CodecRegistry().byId("bson").orElseThrow();
 
   private static List<Path> files() {
     if (!Files.isDirectory(CORPUS)) {
@@ -90,8 +99,8 @@ class BsonCorpusTest {
     List<Arguments> out = new ArrayList<>();
     for (Path f : files()) {
       for (JsonNode c : read(f).path("decodeErrors")) {
-        for (String path : List.of("bson4jackson", "RawBsonDocument")) {
-          out.add(Arguments.of(stem(f), c.get("description").asText(), path, c.get("bson").asText()));
+        for (String mode : BSON.decodeModes()) {
+          out.add(Arguments.of(stem(f), c.get("description").asText(), mode, c.get("bson").asText()));
         }
       }
     }
@@ -101,9 +110,9 @@ class BsonCorpusTest {
   @org.junit.jupiter.api.Test
   void theCorpusIsThere() {
     assertTrue(Files.isDirectory(CORPUS), "BSON corpus missing at " + CORPUS.toAbsolutePath()
-        + " (shared/testdata/bson-corpus beside the repository)");
+        + ": run `make testdata` (python3 testdata/fetch.py)");
     assertTrue(valid().count() > 40, "valid cases of the dataset types");
-    assertTrue(decodeErrors().count() > 100, "decode error cases x 2 paths");
+    assertTrue(decodeErrors().count() > 150, "decode error cases x 3 modes");
   }
 
   @ParameterizedTest(name = "{0}: {1}")
@@ -131,18 +140,59 @@ class BsonCorpusTest {
     assertArrayEquals(canonical, rawBytes);
   }
 
+  @org.junit.jupiter.api.Test
+  void everyBsonModeIsCovered() {
+    assertEquals(List.of(Codec.TYPED, Codec.TREE, Codec.LAZY), BSON.decodeModes());
+  }
+
+  /** A decode task of the bson codec in {@code mode}, its payload the corpus case. */
+  private static Task decodeTask(String mode) {
+    return Task.newBuilder().setId("corpus").setOperation(Operation.OPERATION_DECODE).setDataset("dummy")
+        .setCodec("bson").setDecodeMode(mode).addAllLazyFields(CanonicalVectors.LAZY_FIELDS.get("dummy"))
+        .setRecordCount(CanonicalVectors.canonical(Dataset.DUMMY).size())
+        .setSampling(Sampling.newBuilder().setWarmupMs(1).setRounds(2).setMinRoundMs(1)).build();
+  }
+
   @ParameterizedTest(name = "{0}: {1} ({2})")
   @MethodSource("decodeErrors")
-  void decodeErrorIsRejected(String file, String description, String path, String hex) {
+  void decodeErrorFailsTheDecodeTrial(String file, String description, String mode, String hex) {
     byte[] bson = HexFormat.of().parseHex(hex);
-    CodecException e = assertTimeoutPreemptively(Duration.ofSeconds(5),
-        () -> assertThrows(CodecException.class, () -> {
-          if (path.equals("bson4jackson")) {
-            BSON.decodeGeneric(bson);
-          } else {
-            BsonCodec.decodeRawFully(bson);
-          }
-        }, file + ": " + description + " must be rejected by " + path));
-    assertTrue(e.getMessage().startsWith("bson decode: "), e.getMessage());
+    String what = file + ": " + description + " in mode " + mode;
+    CodecException strict = assertThrows(CodecException.class, () -> BSON.validate(bson), what);
+    Trial.Outcome outcome = assertTimeoutPreemptively(Duration.ofSeconds(5),
+        () -> Trial.run(decodeTask(mode), CanonicalVectors.pb(Dataset.DUMMY), bson, 0));
+    assertEquals("decode failed: " + strict.getMessage(), outcome.failure(), what);
+    assertTrue(outcome.measurements().isEmpty(), what + ": nothing is timed");
+  }
+
+  /**
+   * Each mode's timed entry on its own (no validation first) must stay clean: reject with a
+   * CodecException or return, no foreign exception, no hang. It need not reject: the timed tree
+   * decode (org.mongodb:bson) reads invalid UTF-8 as U+FFFD, and the timed lazy decode reads only
+   * the elements it needs; that is why the trial validates first (the test above).
+   */
+  @ParameterizedTest(name = "{0}: {1} ({2})")
+  @MethodSource("decodeErrors")
+  void decodeErrorIsCleanInTheTimedEntryAlone(String file, String description, String mode, String hex) {
+    byte[] bson = HexFormat.of().parseHex(hex);
+    Codec.FieldSink sink = v -> {};
+    Throwable thrown = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+      try {
+        switch (mode) {
+          case Codec.TYPED -> BSON.decodeTyped(Dataset.DUMMY, bson);
+          case Codec.TREE -> BSON.decodeTree(bson);
+          case Codec.LAZY -> BSON.decodeLazy(bson, CanonicalVectors.LAZY_FIELDS.get("dummy"), sink);
+          default -> throw new IllegalArgumentException(mode);
+        }
+        return null;
+      } catch (Throwable t) {
+        return t;
+      }
+    });
+    if (thrown != null) {
+      String what = file + ": " + description + " in mode " + mode + ": " + thrown;
+      assertTrue(thrown instanceof CodecException, what);
+      assertTrue(thrown.getMessage().startsWith("bson "), what);
+    }
   }
 }

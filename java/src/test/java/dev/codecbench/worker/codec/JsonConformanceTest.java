@@ -1,16 +1,18 @@
 package dev.codecbench.worker.codec;
 
 import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.codec.Codec.FieldSink;
 import dev.codecbench.worker.dataset.Dataset;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -18,15 +20,23 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * JSONTestSuite (../shared/testdata) through the json codec's parser: y_ cases parse into a tree, n_ cases are
- * rejected by the parser itself, and nothing crashes or hangs. None is a records payload, so the
- * typed path rejects every case with the codec's message.
+ * JSONTestSuite (testdata/, laid out by `make testdata` from npm) through the json codec the
+ * worker uses (from the CodecRegistry), in every decode mode it announces, called as a decode
+ * trial calls it (Trial.decode: {@link Codec#validate} first, then the mode's timed entry).
+ *
+ * <ul>
+ *   <li>tree: y_ cases decode into a tree; n_ cases are rejected with the codec's message.
+ *   <li>typed (needs a dataset's shape, tried with every dataset): no case is a records payload,
+ *       so each is rejected, always as a CodecException with the codec's message.
+ *   <li>i_ cases: either outcome; and never a foreign exception, an Error or a hang, in any mode.
+ * </ul>
  */
 class JsonConformanceTest {
-  private static final Path SUITE = Path.of("..", "..", "shared", "testdata", "JSONTestSuite", "test_parsing");
-  private static final JsonCodec JSON = new JsonCodec();
+  private static final Path SUITE = Path.of("..", "testdata", "JSONTestSuite", "test_parsing");
+  private static final Codec JSON = new CodecRegistry().byId("json").orElseThrow();
 
   static Stream<Path> cases() throws IOException {
+    // Missing data fails the run rather than skipping it (suiteIsThere says why).
     if (!Files.isDirectory(SUITE)) {
       return Stream.empty();
     }
@@ -37,35 +47,76 @@ class JsonConformanceTest {
     return all.stream();
   }
 
+  /** One decode as the worker's decode trial runs it; returns the decoded value (null for lazy). */
+  static Object decodeAsTheWorkerDoes(Codec codec, String mode, Dataset<?> dataset, byte[] payload)
+      throws CodecException {
+    codec.validate(payload);
+    return switch (mode) {
+      case Codec.TYPED -> codec.decodeTyped(dataset, payload);
+      case Codec.TREE -> codec.decodeTree(payload);
+      case Codec.LAZY -> {
+        FieldSink sink = v -> {};
+        codec.decodeLazy(payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), sink);
+        yield null;
+      }
+      default -> throw new IllegalArgumentException("decode mode " + mode);
+    };
+  }
+
+  @Test
+  void theJsonCodecOffersTypedAndTree() {
+    // The per-mode expectations below must cover what the codec announces.
+    assertTrue(JSON.decodeModes().containsAll(List.of(Codec.TYPED, Codec.TREE)), JSON.decodeModes().toString());
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("cases")
-  void parserAcceptsValidAndRejectsInvalidJson(Path file) throws IOException {
+  void everyModeAcceptsValidAndRejectsInvalidJson(Path file) throws IOException {
     byte[] input = Files.readAllBytes(file);
     String name = file.getFileName().toString();
-    if (name.startsWith("y_")) {
-      assertNotNull(assertTimeoutPreemptively(Duration.ofSeconds(5), () -> JSON.decodeTree(input)), "valid JSON parses");
-    } else if (name.startsWith("n_")) {
-      CodecException tree = assertTimeoutPreemptively(Duration.ofSeconds(5),
-          () -> assertThrows(CodecException.class, () -> JSON.decodeTree(input)));
-      assertTrue(tree.getMessage().startsWith("json decode: "), "rejected by the parser: " + tree.getMessage());
-    } else {
-      // i_ cases: either outcome, but no other exception and no hang.
-      assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+    List<String> problems = new ArrayList<>();
+    for (String mode : JSON.decodeModes()) {
+      // Tree reads any JSON value; typed and lazy read a dataset's shape: try each dataset.
+      List<Dataset<?>> datasets = mode.equals(Codec.TREE) ? List.of(Dataset.DUMMY) : Dataset.all();
+      for (Dataset<?> dataset : datasets) {
+        String where = mode + (mode.equals(Codec.TREE) ? "" : " (" + dataset.id() + ")");
+        Object decoded;
         try {
-          JSON.decodeTree(input);
-        } catch (CodecException e) {
-          assertTrue(e.getMessage().startsWith("json decode: "), e.getMessage());
+          decoded = assertTimeoutPreemptively(Duration.ofSeconds(5),
+              () -> decodeAsTheWorkerDoes(JSON, mode, dataset, input), where + " did not finish in 5 s");
+        } catch (Throwable t) {
+          // assertTimeoutPreemptively rethrows the decode's checked exception as it is.
+          if (!(t instanceof CodecException e)) {
+            // A foreign exception, an Error or the time bound: the worker would report
+            // "trial failed: ..." or hang, not "decode failed: <the codec's message>".
+            problems.add(where + ": " + t);
+            continue;
+          }
+          if (!e.getMessage().startsWith("json decode: ")) {
+            problems.add(where + ": not the codec's message: " + e.getMessage());
+          }
+          if (name.startsWith("y_") && mode.equals(Codec.TREE)) {
+            problems.add(where + ": valid JSON rejected: " + e.getMessage());
+          }
+          continue;
         }
-      });
+        if (name.startsWith("n_")) {
+          problems.add(where + ": invalid JSON accepted");
+        } else if (mode.equals(Codec.TREE)) {
+          assertNotNull(decoded, where);
+        }
+        // typed/lazy accepting a y_ or i_ case would be clean too (none is a records payload).
+      }
     }
-    CodecException typed = assertTimeoutPreemptively(Duration.ofSeconds(5),
-        () -> assertThrows(CodecException.class, () -> JSON.decodeTyped(Dataset.DUMMY, input)));
-    assertTrue(typed.getMessage().startsWith("json decode: "), typed.getMessage());
+    if (!problems.isEmpty()) {
+      fail(name + ":\n  " + String.join("\n  ", problems));
+    }
   }
 
   @Test
   void suiteIsThere() throws IOException {
-    assumeTrue(Files.isDirectory(SUITE), "JSONTestSuite not found at " + SUITE.toAbsolutePath());
+    assertTrue(Files.isDirectory(SUITE), "JSONTestSuite not found at " + SUITE.toAbsolutePath()
+        + ": run `make testdata` (python3 testdata/fetch.py)");
     assertTrue(cases().count() > 300);
   }
 }
