@@ -102,8 +102,12 @@ function text(bytes: Uint8Array, type: number, offset: number, end: number, fiel
       return String(NumberUtils.getBigInt64LE(bytes, offset));
     case DOUBLE:
       return String(NumberUtils.getFloat64LE(bytes, offset));
-    case BOOLEAN:
-      return String(bytes[offset] === 1);
+    case BOOLEAN: {
+      // Only 0x00 and 0x01 are booleans (BSON corpus boolean.json decodeErrors: 0x02 and 0xff).
+      const byte = bytes[offset];
+      if (byte !== 0 && byte !== 1) throw new LazyBsonError(`boolean ${JSON.stringify(field)} at byte ${offset} is 0x${byte!.toString(16)}, not 0x00 or 0x01`);
+      return String(byte === 1);
+    }
     default:
       throw new LazyBsonError(`field ${JSON.stringify(field)} has BSON type 0x${type.toString(16)}, which a lazy read does not turn into text`);
   }

@@ -1,4 +1,4 @@
-import { BSON, Double } from "bson";
+import { BSON, BSONError, Double } from "bson";
 import type { Dataset } from "../model/dataset";
 import { hasDouble, type FieldType } from "../model/schema";
 import { lazyBsonReader } from "./bson-lazy";
@@ -40,9 +40,23 @@ function doubleWrapper(type: FieldType): Mapper | null {
 const deserializeOptions: BSON.DeserializeOptions = { useBigInt64: true, validation: { utf8: true } };
 const treeOptions: BSON.DeserializeOptions = { validation: { utf8: true } };
 
-/** The bson codec's decode path for one whole document (exported for the BSON corpus test). */
+/**
+ * BSON.deserialize, failing only with BSONError. js-bson reads a fixed-size value cut off by the end
+ * of the input as NaN, and with useBigInt64 BigInt(NaN) throws a RangeError before its own bounds
+ * check (BSON corpus int64.json "int64 field truncated"): any such error is the malformed input's.
+ */
+function deserialize(payload: Uint8Array, options: BSON.DeserializeOptions): BSON.Document {
+  try {
+    return BSON.deserialize(payload, options);
+  } catch (error) {
+    if (BSONError.isBSONError(error)) throw error;
+    throw new BSONError(`malformed BSON: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** The bson codec's typed decode of one whole document. */
 export function deserializeBson(payload: Uint8Array): BSON.Document {
-  return BSON.deserialize(payload, deserializeOptions);
+  return deserialize(payload, deserializeOptions);
 }
 
 export const bsonCodec: Codec = {
@@ -90,7 +104,7 @@ export const bsonCodec: Codec = {
     return {
       encode: (records) => serialize({ records: wrap ? records.map(wrap) : records }),
       decodeTyped: (payload) => recordsOf(deserializeBson(payload)),
-      decodeTree: (payload) => BSON.deserialize(payload, treeOptions),
+      decodeTree: (payload) => deserialize(payload, treeOptions),
       treeToRecords: (tree) => treeToRecords(dataset.record, tree),
       decodeLazy: (payload, fields) => {
         // The field paths are compiled once per field list (outside the trial's timing loop).
