@@ -98,6 +98,20 @@ describe("ubjson rejects", () => {
     expect(() => ubjson.decodeTyped(new Uint8Array([0x5b, 0x53, 0x69, 0x01, 0x54]))).toThrow(/Unexpected EOF/);
     expect(() => ubjson.decodeTyped(new Uint8Array([0x7b, 0x69, 0x07, ...new TextEncoder().encode("records"), 0x5b, 0x54]))).toThrow(/Unexpected EOF/);
   });
+  it("a container count beyond the input, in every mode, without allocating it", () => {
+    // [$Z#l 2^31-1: 2^31 nulls in 9 bytes (the library alone filled an array of them until out of memory).
+    const nulls = new Uint8Array([0x5b, 0x24, 0x5a, 0x23, 0x6c, 0x7f, 0xff, 0xff, 0xff]);
+    const strings = new Uint8Array([0x5b, 0x24, 0x53, 0x23, 0x6c, 0x7f, 0xff, 0xff, 0xff]);
+    for (const decode of [ubjson.decodeTyped, ubjson.decodeTree!]) {
+      const started = performance.now();
+      expect(() => decode(nulls)).toThrow(/container count 2147483647 of Z elements exceeds the cap/);
+      expect(() => decode(strings)).toThrow(/container count 2147483647 exceeds the 0 bytes left/);
+      expect(performance.now() - started).toBeLessThan(100);
+    }
+  });
+  it("a small typed container of nulls still decodes", () => {
+    expect(ubjson.decodeTree!(new Uint8Array([0x5b, 0x24, 0x5a, 0x23, 0x69, 0x03]))).toEqual([null, null, null]);
+  });
   it("an unknown marker", () => expect(() => ubjson.decodeTyped(new Uint8Array([0x7b, 0x69, 0x01, 0x61, 0x3f, 0x7d]))).toThrow(/Unexpected type/));
   it("a value without a records array", () => expect(() => ubjson.decodeTyped(new Uint8Array([0x5b, 0x5d]))).toThrow(/not a document/));
 });

@@ -27,24 +27,38 @@ export function decodeEntry(prepared: PreparedCodec, mode: DecodeMode, lazyField
 // recordsOf (src/codecs/codec.ts): a well-formed value of the wrong shape.
 const SHAPE = /^payload (is not a document \{"records": \[\.\.\.\]\}|has no "records" array)$/;
 
+/** A fatal TextDecoder's rejection (Node: ERR_ENCODING_INVALID_ENCODED_DATA; Chromium: "The encoded data was not valid."). */
+const utf8Error = (error: Error): boolean => error instanceof TypeError && /encoded data was not valid/.test(error.message);
+
 /** Whether `error` is one a codec's decode throws on bad input, per codec and mode. */
 function ownError(codec: string, mode: DecodeMode, error: Error): boolean {
   if (error.constructor === Error && SHAPE.test(error.message)) return true;
   switch (codec) {
     case "json":
-      // JSON.parse, and the fatal TextDecoder (Node: ERR_ENCODING_INVALID_ENCODED_DATA).
-      return error instanceof SyntaxError || (error instanceof TypeError && /encoded data was not valid/.test(error.message));
+      // JSON.parse, and the fatal TextDecoder.
+      return error instanceof SyntaxError || utf8Error(error);
     case "bson":
       return mode === "lazy" ? error.constructor.name === "LazyBsonError" : BSONError.isBSONError(error);
     case "msgpack":
-      // DecodeError, and the library's RangeErrors for short input and trailing bytes.
-      return error instanceof DecodeError || (error instanceof RangeError && /^(Insufficient data|Extra \d+ of \d+ byte)/.test(error.message));
+      // DecodeError, and RangeError for input that ends early (the library relies on DataView's
+      // own out-of-bounds RangeError in synchronous decode) or has trailing bytes.
+      return (
+        error instanceof DecodeError ||
+        (error instanceof RangeError && /^(Insufficient data|Extra \d+ of \d+ byte|Offset is outside the bounds of the DataView)/.test(error.message))
+      );
     case "ubjson":
       // The library throws plain Errors with these messages; "container count" is ubjson.ts's cap.
       return error.constructor === Error && /^(Unexpected EOF|Unexpected type|Expected count marker|Invalid length\/count|Unsuported type|container count)/.test(error.message);
     case "protobuf":
-      // protobuf-es: plain Errors ("illegal tag", "cant skip wire type", "cannot decode ...") and RangeError("premature EOF").
-      return error.constructor === Error || (error instanceof RangeError && error.message === "premature EOF");
+      // protobuf-es: plain Errors ("illegal tag", "cant skip wire type", "cannot decode ..."),
+      // RangeError for input that ends early ("premature EOF", or DataView's own for a fixed64/32
+      // cut off: its double() reads without a bounds check), and its fatal TextDecoder's TypeError
+      // for a string that is not UTF-8.
+      return (
+        error.constructor === Error ||
+        (error instanceof RangeError && /^(premature EOF|Offset is outside the bounds of the DataView)$/.test(error.message)) ||
+        utf8Error(error)
+      );
     default:
       return false;
   }

@@ -15,6 +15,8 @@ import { libraryVersion } from "./versions";
 //   Rust does) and otherwise as 'L' (int64, big-endian).
 // - int64, decode: it has no int64 type either; its documented `int64Handling` hook reads 'L' as a
 //   bigint here, and int64 fields that came in narrower markers are widened (int64.ts).
+// - A container's declared count is capped by the input's size (see below): a 9-byte payload
+//   could declare 2^31 nulls and run the page out of memory.
 // - A payload cut inside an unsized container could crash the page: at the end of the input the
 //   decoder's look-ahead steps back a byte and reads the last byte again as a marker, so `[Z` (an
 //   array cut after a null) grows an array of nulls until memory runs out. The decoder below
@@ -37,6 +39,11 @@ interface EncoderInternals {
 interface DecoderInternals {
   /** _readType(lookahead): the next marker, skipping no-ops; 'N' only at the end of the input. */
   m(lookahead: boolean): string;
+  /** _readContainerHeader(): a container's optional $type and #count. */
+  Z(): { type: string | undefined; count: number | undefined };
+  /** The input being decoded, and the read position in it. */
+  D: { array: Uint8Array };
+  S: number;
 }
 
 const encoderProto = UbjsonEncoder.prototype as unknown as EncoderInternals;
@@ -46,6 +53,9 @@ const fingerprints = [
   [encoderProto.u, /Value cannot be serialized/],
   [encoderProto.l, /setFloat64/],
   [decoderProto.m, /fromCharCode\(.*getInt8/],
+  [decoderProto.Z, /Expected count marker/],
+  // The bounds check, which names the input (D.array) and the position (S).
+  [(decoderProto as unknown as { R: unknown }).R, /this\.S\s*\+\s*\w+\s*>\s*this\.D\.array\.byteLength/],
 ] as const;
 if (!fingerprints.every(([method, pattern]) => typeof method === "function" && pattern.test(String(method)))) {
   throw new Error(`@shelacek/ubjson ${libraryVersion("@shelacek/ubjson")}: its built method names changed; src/codecs/ubjson.ts must be adapted`);
@@ -66,11 +76,39 @@ int64EncoderProto.l = function (this: EncoderInternals, value: unknown, type: st
   return [{ storer: ({ view }, offset) => view.setBigInt64(offset, value), byteLength: 8 }];
 };
 
-class CheckedDecoder extends UbjsonDecoder {}
+class CheckedDecoder extends UbjsonDecoder {
+  emptyElementsLeft = 0;
+  override decode(buffer: ArrayBuffer) {
+    this.emptyElementsLeft = buffer.byteLength;
+    return super.decode(buffer);
+  }
+}
 (CheckedDecoder.prototype as unknown as DecoderInternals).m = function (this: DecoderInternals, lookahead: boolean): string {
   const marker = decoderProto.m.call(this, lookahead);
   if (marker === "N") throw new Error("Unexpected EOF");
   return marker;
+};
+// A container's declared #count is checked before the library uses it. Elements of a typed
+// container of Z/T/F take no bytes and the library fills Array(count): `[$Z#l` with count 2^24
+// built a 16M-element array (121 MiB) from 9 bytes, and 2^31-1 ran the page out of memory. So
+// those elements share a budget of one per input byte per decode (memory stays linear in the
+// input), and any other container may not declare more elements than bytes are left (each takes
+// at least one: that only fails early).
+interface Budgeted extends DecoderInternals {
+  emptyElementsLeft: number;
+}
+(CheckedDecoder.prototype as unknown as DecoderInternals).Z = function (this: Budgeted) {
+  const header = decoderProto.Z.call(this);
+  const { type, count } = header;
+  if (count === undefined) return header;
+  if (type === "Z" || type === "T" || type === "F") {
+    this.emptyElementsLeft -= count;
+    if (this.emptyElementsLeft < 0) throw new Error(`container count ${count} of ${type} elements exceeds the cap of one such element per input byte`);
+  } else {
+    const left = this.D.array.byteLength - this.S;
+    if (count > left) throw new Error(`container count ${count} exceeds the ${left} bytes left in the input`);
+  }
+  return header;
 };
 
 /** The payload as the whole ArrayBuffer the library wants (a view into a larger buffer is copied). */
@@ -90,6 +128,7 @@ export const ubjsonCodec: Codec = {
     notes:
       "Draft 12, unsized containers; int64 written as the smallest integer marker or 'L' (the library has no int64: two built methods wrapped), " +
       "read through int64Handling as bigint; end of input where a marker is due is an error (the library looped until out of memory); " +
+      "container counts capped by the input's size (the library filled Array(count) for typed null/bool containers); " +
       "tree = the library's decode without widening",
     timedRegions: [
       { operation: "encode", contains: ["serialize"], note: "UbjsonEncoder.encode of the model objects (int64 patch) into one ArrayBuffer, viewed as bytes without a copy" },
