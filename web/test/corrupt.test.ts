@@ -60,6 +60,11 @@ describe("bson rejects", () => {
     }
     expect(silent).toEqual([]);
   });
+  it("bytes after the document, read lazily (typed rejects them too)", () => {
+    const trailing = new Uint8Array([...good, 0x00]);
+    expect(() => bson.decodeLazy!(trailing, ["guid"])).toThrow(/document at byte 0 claims 3500 bytes, 3501 are there/);
+    expect(() => bson.decodeTyped(trailing)).toThrow();
+  });
   it("a lazy length pointing past its document", () => {
     // The first record's "_id" string length, made huge: the walk must not read past the record.
     const bad = new Uint8Array(good);

@@ -13,7 +13,8 @@ import { canonicalPb, datasetIds } from "./vectors";
 
 // Bounded fuzzing of every codec's decode entries (the functions a trial times, every mode it
 // announces), with fast-check: mutated valid payloads (bit flips, truncation, byte insert/delete,
-// 32-bit lengths overwritten with huge values, splices of two payloads) made from what the codec's
+// 32-bit lengths overwritten with huge values, inserted container/length headers declaring huge
+// counts, splices of two payloads) made from what the codec's
 // own encode writes for the first 3 canonical records of each dataset, plus random bytes. Every
 // case must decode, or fail with the codec's own error (decode-entries.ts), within a time bound,
 // without the process growing by more than RSS_MB; a decoded value must also go through the
@@ -37,7 +38,7 @@ const CASE_MS = 2_000;
 /** A decode still running after this long is a hang: the watchdog kills the process. */
 const HANG_MS = 20_000;
 /** Growth of the process's resident memory across one case that counts as unbounded allocation. */
-const RSS_MB = 256;
+const RSS_MB = 64;
 
 // The watchdog runs on its own thread, so it still runs while a decode loops forever. It writes
 // with writeSync: a worker's process.stderr is forwarded by the (blocked) main thread.
@@ -94,7 +95,26 @@ type Mutation =
   | { kind: "insert"; at: number; bytes: Uint8Array }
   | { kind: "delete"; at: number; count: number }
   | { kind: "length"; at: number; value: number; littleEndian: boolean }
-  | { kind: "splice"; at: number; other: number; from: number; length: number; skip: number };
+  | { kind: "splice"; at: number; other: number; from: number; length: number; skip: number }
+  | { kind: "header"; at: number; header: number; count: number };
+
+// Container and length headers that declare a count or size, one per format (the count is
+// appended, 4 bytes): where a decoder allocates before it reads, these are what make it allocate.
+const HEADERS: readonly (readonly number[])[] = [
+  [0x5b, 0x24, 0x5a, 0x23, 0x6c], // ubjson [$Z#l: a typed array of nulls, int32 count
+  [0x5b, 0x24, 0x54, 0x23, 0x6c], // ubjson [$T#l
+  [0x5b, 0x23, 0x6c], // ubjson [#l
+  [0x7b, 0x24, 0x5a, 0x23, 0x6c], // ubjson {$Z#l
+  [0x53, 0x6c], // ubjson string, int32 length
+  [0xdd], // msgpack array 32
+  [0xdf], // msgpack map 32
+  [0xdb], // msgpack str 32
+  [0xc6], // msgpack bin 32
+  [0x04, 0x61, 0x00], // bson array "a", then its int32 size
+  [0x02, 0x61, 0x00], // bson string "a", then its int32 length
+  [0x0a], // protobuf field 1, length-delimited, then (here) 4 bytes read as a varint length
+];
+const COUNTS = [0x7fffffff, 0xffffffff, 0x00ffffff, 0x0000ffff, 0x00000003];
 
 // Positions anywhere in the payload: fast-check biases integers towards small values, which would
 // put most mutations in the first bytes (the length prefixes, rejected at once).
@@ -112,6 +132,7 @@ const mutation: fc.Arbitrary<Mutation> = fc.oneof(
     value: fc.constantFrom(0x7fffffff, 0xffffffff, 0x80000000, 0x7ffffff0, 0x00010000, 0),
     littleEndian: fc.boolean(),
   }),
+  fc.record({ kind: fc.constant("header" as const), at, header: fc.nat(HEADERS.length - 1), count: fc.nat(COUNTS.length - 1) }),
   fc.record({ kind: fc.constant("splice" as const), at, other: fc.nat(), from: at, length: fc.nat(256), skip: fc.nat(256) }),
 );
 
@@ -135,6 +156,14 @@ function mutate(base: Uint8Array, change: Mutation, seeds: readonly Uint8Array[]
       const out = new Uint8Array(base);
       new DataView(out.buffer).setUint32(Math.min(at, base.length - 4), change.value, change.littleEndian);
       return out;
+    }
+    case "header": {
+      const count = COUNTS[change.count]!;
+      // ubjson is big-endian; the others little-endian (protobuf reads the bytes as a varint).
+      const bigEndian = HEADERS[change.header]![0] === 0x5b || HEADERS[change.header]![0] === 0x7b || HEADERS[change.header]![0] === 0x53;
+      const bytes = new Uint8Array(4);
+      new DataView(bytes.buffer).setUint32(0, count, !bigEndian);
+      return new Uint8Array([...base.subarray(0, at), ...HEADERS[change.header]!, ...bytes, ...base.subarray(at)]);
     }
     case "splice": {
       const other = seeds[change.other % seeds.length]!;
@@ -208,6 +237,7 @@ describe.each([...codecs.keys()])("fuzz %s", (codecId) => {
     const seeds = all.map((target) => target.seed);
     const counts = new Map<string, { run: number; decoded: number }>();
     let slowest = 0;
+    let grownMost = 0;
     fc.assert(
       fc.property(cases(seeds), ({ target: index, bytes }) => {
         const target = all[index]!;
@@ -221,6 +251,7 @@ describe.each([...codecs.keys()])("fuzz %s", (codecId) => {
           const count = counts.get(mode) ?? { run: 0, decoded: 0 };
           count.run++;
           slowest = Math.max(slowest, result.ms);
+          grownMost = Math.max(grownMost, grownMb);
           if (result.ms > CASE_MS) throw new Error(`${where}: took ${result.ms.toFixed(0)} ms on ${hex(bytes)}`);
           if (grownMb > RSS_MB) throw new Error(`${where}: the process grew by ${grownMb.toFixed(0)} MiB on ${hex(bytes)}`);
           if (result.threw) {
@@ -236,7 +267,7 @@ describe.each([...codecs.keys()])("fuzz %s", (codecId) => {
       { seed: SEED, numRuns: CASES },
     );
     const summary = [...counts].map(([mode, { run, decoded }]) => `${mode} ${run} (${decoded} decoded)`).join(", ");
-    console.log(`fuzz ${codecId}: ${CASES} cases, seed ${SEED}: ${summary}; slowest case ${slowest.toFixed(1)} ms`);
+    console.log(`fuzz ${codecId}: ${CASES} cases, seed ${SEED}: ${summary}; slowest case ${slowest.toFixed(1)} ms, most RSS growth in a case ${grownMost.toFixed(1)} MiB`);
     for (const mode of codecs.get(codecId)!.info.decodeModes) expect(counts.get(mode)?.run).toBeGreaterThanOrEqual(CASES);
   }, 60_000 + CASES * 10);
 });

@@ -122,6 +122,9 @@ export function lazyBsonReader(fields: readonly string[]): (payload: Uint8Array)
   const paths = fields.map((field) => ({ field, parts: field.split(".").map((part) => encoder.encode(part)) }));
   return (payload) => {
     try {
+      // The payload is one document: bytes after it are an error (as in js-bson), checked in O(1).
+      const size = int32At(payload, 0, payload.length, "document length");
+      if (size !== payload.length) throw new LazyBsonError(`document at byte 0 claims ${size} bytes, ${payload.length} are there`);
       const records = find(payload, 0, payload.length, RECORDS);
       if (!records || records[0] !== ARRAY) throw new LazyBsonError(`payload has no "records" array`);
       const [first, end] = documentBounds(payload, records[1], records[2]);
