@@ -62,6 +62,10 @@ def generate(proto_dir: Path = PROTO_DIR, out: Path = OUT) -> list[Path]:
             dst = out / src.name
             dst.write_text(text)
             written.append(dst)
+    # The scenario limits declared beside the contract, for the harness's validate.
+    limits = proto_dir / PROTO_PACKAGE / "limits.json"
+    shutil.copyfile(limits, out / "limits.json")
+    written.append(out / "limits.json")
     (out / "__init__.py").write_text(
         '"""Generated from proto/codecbench/v1 by harness/gen_proto.py. Do not edit."""\n'
     )

@@ -189,17 +189,18 @@ def worker_url(addr: str) -> str:
 
 
 def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | None = None,
-                 count: int = 1) -> Proc:
-    """Start one worker process of `kind` (rust, java, browser) against control at `addr`."""
+                 count: int = 1, extra: tuple[str, ...] = ()) -> Proc:
+    """Start one worker process of `kind` (rust, java, browser) against control at `addr`;
+    `extra` arguments go to the Rust or Java worker."""
     if (why := art.missing(kind)):
         raise LaunchError(f"cannot start the {kind} worker: {why}")
     url = worker_url(addr)
     if kind == "rust":
-        argv = [str(art.rust_worker), "--control", url, "--name", name or "rust"]
+        argv = [str(art.rust_worker), "--control", url, "--name", name or "rust", *extra]
         marker = "codecbench-worker"
     elif kind == "java":
         opts = shlex.split(os.environ.get("CODECBENCH_JAVA_OPTS", ""))
-        argv = ["java", *opts, "-jar", str(art.java_jar), "--control", url, "--name", name or "java"]
+        argv = ["java", *opts, "-jar", str(art.java_jar), "--control", url, "--name", name or "java", *extra]
         marker = art.java_jar.name
     elif kind == "browser":
         # One driver process runs `count` pages; its own log is beside ours.

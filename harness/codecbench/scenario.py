@@ -8,6 +8,7 @@ only known there); this module catches everything that can be known without it.
 from __future__ import annotations
 
 import difflib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -123,7 +124,51 @@ def _record_lines(node: yaml.Node, key_path: tuple, lines: dict[tuple, int]) -> 
             _record_lines(item, child, lines)
 
 
+# A scenario is a few short lists: these bounds are far above any real one and keep a hostile or
+# broken file (a 5,000-deep list, a "billion laughs" of aliases) from exhausting the stack or
+# memory before a clear message.
+MAX_SCENARIO_BYTES = 1 << 20
+MAX_DEPTH = 32
+MAX_VALUES = 10_000
+
+
+def _check_shape(path: Path, text: str) -> None:
+    """Refuse files too large, too deep or expanding to too many values, from the YAML event
+    stream (an iterative parser: nothing recursive or alias-expanding runs before this)."""
+    if len(text.encode("utf-8")) > MAX_SCENARIO_BYTES:
+        raise ScenarioError([f"{path}: {len(text.encode('utf-8')):,} bytes; a scenario file is at most "
+                             f"{MAX_SCENARIO_BYTES:,} bytes"])
+    values = 0
+    anchored: dict[str, int] = {}  # anchor -> how many values it expands to
+    open_at: list[tuple[int, str | None]] = []  # per open collection: values before it, its anchor
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            where = f"{path}:{event.start_mark.line + 1}" if event.start_mark else str(path)
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                open_at.append((values, event.anchor))
+                values += 1
+                if len(open_at) > MAX_DEPTH:
+                    raise ScenarioError([f"{where}: nested more than {MAX_DEPTH} levels deep; a scenario "
+                                         f"is a mapping of short lists"])
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                before, anchor = open_at.pop()
+                if anchor:
+                    anchored[anchor] = values - before
+            elif isinstance(event, yaml.ScalarEvent):
+                values += 1
+                if event.anchor:
+                    anchored[event.anchor] = 1
+            elif isinstance(event, yaml.AliasEvent):
+                values += anchored.get(event.anchor, 1)
+            if values > MAX_VALUES:
+                raise ScenarioError([f"{where}: the file expands to more than {MAX_VALUES:,} values "
+                                     f"(YAML aliases repeat what they point to); a scenario needs far fewer"])
+    except yaml.YAMLError:
+        return  # _parse_yaml reports the syntax error with its position
+
+
 def _parse_yaml(path: Path, text: str) -> tuple[Any, dict[tuple, int]]:
+    _check_shape(path, text)
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.load(text, Loader=yaml.SafeLoader)
@@ -216,6 +261,15 @@ def _canonical_key(data: dict, fields: dict[str, Any]) -> dict:
     return out
 
 
+# The limits control enforces, declared once in proto/codecbench/v1/limits.json (copied into
+# _gen by gen_proto.py): validate refuses exactly what control would.
+LIMITS: dict[str, int] = json.loads((Path(__file__).parent / "_gen" / "limits.json").read_text())
+# Sampling field -> its largest allowed value.
+_SAMPLING_MAX = {"trials": LIMITS["maxTrials"], "maxTrials": LIMITS["maxTrials"], "rounds": LIMITS["maxRounds"],
+                 "minRoundMs": LIMITS["maxMinRoundMs"], "warmupMs": LIMITS["maxWarmupMs"],
+                 "maxWarmupMs": LIMITS["maxWarmupMs"], "taskTimeoutS": LIMITS["maxTaskTimeoutS"],
+                 "aaCells": LIMITS["maxAaCells"]}
+
 # Sampling fields that must be at least 1 when given (0 would mean "control's default" in the
 # proto, but written by hand it is a mistake: a cell needs a trial, a trial a round).
 _POSITIVE_SAMPLING = ("trials", "maxTrials", "rounds", "minRoundMs", "taskTimeoutS", "aaCells")
@@ -238,7 +292,7 @@ def _check_sampling(c: _Checker, canon: dict) -> dict:
             else:
                 out[key] = float(value)
             continue
-        maximum = UINT64_MAX if field.type == field.TYPE_UINT64 else UINT32_MAX
+        maximum = _SAMPLING_MAX.get(key, UINT64_MAX if field.type == field.TYPE_UINT64 else UINT32_MAX)
         if _check_uint(c, path, value, maximum=maximum, positive=key in _POSITIVE_SAMPLING):
             out[key] = value
     trials, max_trials = out.get("trials"), out.get("maxTrials")
@@ -304,8 +358,8 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
                           f"got {_type_name(item)}")
             elif item <= 0:
                 c.problem(("counts", i), f'"counts" item {i + 1} must be a positive whole number, got {item}')
-            elif item > UINT32_MAX:
-                c.problem(("counts", i), f'"counts" item {i + 1} is too large ({item} > {UINT32_MAX})')
+            elif item > LIMITS["maxCount"]:
+                c.problem(("counts", i), f'"counts" item {i + 1} is too large ({item:,} > {LIMITS["maxCount"]:,} records)')
             elif item in counts:
                 c.problem(("counts", i), f'count {item} is listed twice in "counts"')
             else:

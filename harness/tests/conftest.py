@@ -36,10 +36,11 @@ class ControlHandle:
         self.addr = None
         self.starts = 0
 
-    def start(self) -> None:
+    def start(self, listen: str = "127.0.0.1:0") -> None:
+        """Start control; `listen=self.addr` restarts it where its workers expect it."""
         self.starts += 1
         self.proc, self.addr = processes.start_control(
-            ART, "127.0.0.1:0", self.state_dir, self.logs / f"control-{self.starts}.log")
+            ART, listen, self.state_dir, self.logs / f"control-{self.starts}.log")
 
     def stop(self) -> None:
         if self.proc is not None:

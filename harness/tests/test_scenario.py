@@ -3,6 +3,7 @@ before any connection to control is attempted."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -161,6 +162,31 @@ def test_tab_indentation_is_a_syntax_error(tmp_path, capsys):
     assert "YAML syntax error" in err and "scenario.yaml:11:" in err, err
 
 
+def test_deep_nesting_is_refused_with_a_message_not_a_traceback(tmp_path, capsys):
+    err = check(tmp_path, GOOD + "extra: " + "[" * 5000 + "]" * 5000 + "\n", capsys)
+    assert "nested more than 32 levels deep" in err and "scenario.yaml:11" in err, err
+    assert "Traceback" not in err
+
+
+def test_alias_bombs_are_refused_quickly(tmp_path, capsys):
+    # Each level repeats the one before 9 times: 9^9 values from a few hundred bytes.
+    lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x]']
+    for i in range(1, 10):
+        lines.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]")
+    import time
+    started = time.monotonic()
+    err = check(tmp_path, GOOD + "\n".join(lines) + "\n", capsys)
+    assert "expands to more than 10,000 values" in err, err
+    assert time.monotonic() - started < 2
+
+
+def test_a_small_anchor_is_fine(tmp_path, capsys):
+    text = GOOD.replace("producers: [rust]", "producers: &who [rust]").replace("consumers: [rust, java-1]", "consumers: *who")
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    assert list(scenario.load(path).message.consumers) == ["rust"]
+
+
 def test_missing_file(tmp_path, capsys):
     missing = tmp_path / "nope.yaml"
     code = main(["--control", UNREACHABLE, "run", str(missing)])
@@ -176,6 +202,34 @@ def test_missing_file(tmp_path, capsys):
 def test_not_a_scenario(tmp_path, capsys, text, expected):
     err = check(tmp_path, text, capsys)
     assert expected in err
+
+
+@pytest.mark.parametrize("key, limit", [
+    ("trials", "maxTrials"), ("maxTrials", "maxTrials"), ("rounds", "maxRounds"), ("minRoundMs", "maxMinRoundMs"),
+    ("warmupMs", "maxWarmupMs"), ("maxWarmupMs", "maxWarmupMs"), ("taskTimeoutS", "maxTaskTimeoutS"),
+    ("aaCells", "maxAaCells")])
+def test_validate_applies_controls_limits_from_the_contract(tmp_path, capsys, key, limit):
+    # The one declaration both sides read (control includes the same file at build time).
+    declared = json.loads((REPO / "proto/codecbench/v1/limits.json").read_text())
+    assert scenario.LIMITS == declared
+    at = declared[limit]
+    sampling = {"warmupMs": 10, "maxWarmupMs": at if key == "warmupMs" else 10_000, "trials": 1, "maxTrials": 1}
+    sampling[key] = at
+    if key == "trials":
+        sampling["maxTrials"] = at
+    path = tmp_path / "s.yaml"
+    path.write_text(GOOD.replace("sampling: {warmupMs: 50, rounds: 5, minRoundMs: 5, taskTimeoutS: 60}",
+                                 f"sampling: {json.dumps(sampling)}"))
+    scenario.load(path)  # at the limit: fine
+    sampling[key] = at + 1
+    err = check(tmp_path, GOOD.replace("sampling: {warmupMs: 50, rounds: 5, minRoundMs: 5, taskTimeoutS: 60}",
+                                       f"sampling: {json.dumps(sampling)}"), capsys)
+    assert f'"sampling.{key}" is too large ({at + 1} > {at})' in err, err
+
+
+def test_counts_above_controls_limit_are_refused(tmp_path, capsys):
+    err = check(tmp_path, GOOD.replace("[10, 100]", "[10, 10000001]"), capsys)
+    assert '"counts" item 2 is too large (10,000,001 > 10,000,000 records)' in err, err
 
 
 def test_every_mistake_is_reported_at_once(tmp_path, capsys):

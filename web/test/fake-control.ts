@@ -34,6 +34,9 @@ export class FakeControl {
   private workers = 0;
   /** When set, the attach stream ends after this many tasks (to test reconnects). */
   dropAfterTasks = Infinity;
+  /** This many reports are refused with UNAVAILABLE first (control could not store them). */
+  unavailableReports = 0;
+  refusedReports = 0;
 
   putBlob(data: Uint8Array): string {
     const id = sha256(data);
@@ -60,6 +63,10 @@ export class FakeControl {
     router.service(WorkerService, {
       attach: (request, context) => this.attach(request, context),
       reportResult: async (request) => {
+        if (this.refusedReports < this.unavailableReports) {
+          this.refusedReports++;
+          throw new ConnectError("control could not store the result; report it again", Code.Unavailable);
+        }
         this.reports.push(request);
         this.awaitingReport.get(request.taskId)?.();
         return {};

@@ -25,7 +25,7 @@ afterEach(() => stopWorker?.abort());
 function start(control: FakeControl, events: Partial<WorkerEvents> = {}): void {
   stopWorker = new AbortController();
   const client = workerClient(createRouterTransport(control.routes));
-  void runWorker({ client, name: "browser", environment, trials: inProcessTrials, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10 });
+  void runWorker({ client, name: "browser", environment, trials: inProcessTrials, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10, firstReportRetryMs: 10 });
 }
 
 function withCanonical(control: FakeControl, dataset: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") {
@@ -254,5 +254,24 @@ describe("worker protocol", () => {
       ["browser-2", ""],
     ]);
     expect(detached[0]).toBe("control closed the stream");
+  });
+
+  it("reports a result again while control answers UNAVAILABLE, and once stored goes on", async () => {
+    const control = new FakeControl();
+    control.unavailableReports = 2;
+    const canonical = withCanonical(control, "beers");
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "beers", codec: "json", recordCount: 3, canonical }),
+      task({ operation: Operation.ENCODE, dataset: "beers", codec: "bson", recordCount: 3, canonical }),
+    );
+    const errors: string[] = [];
+    start(control, { error: (message) => errors.push(message) });
+    const reports = await control.waitForReports(2);
+    expect(control.refusedReports).toBe(2);
+    expect(reports.map((r) => [r.workerId, r.failure, r.measurements.length > 0])).toEqual([
+      ["browser-1", "", true],
+      ["browser-1", "", true],
+    ]);
+    expect(errors.filter((e) => e.includes("retrying"))).toHaveLength(2);
   });
 });

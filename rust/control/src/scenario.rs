@@ -16,8 +16,27 @@ use rand::{seq::IndexedRandom, seq::SliceRandom, Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy"];
-pub const MAX_COUNT: u32 = 10_000_000;
-pub const MAX_TRIALS: u32 = 100;
+
+/// Scenario limits, declared once in the contract and checked by the harness too.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Limits {
+    pub max_count: u32,
+    pub max_trials: u32,
+    pub max_rounds: u32,
+    pub max_min_round_ms: u32,
+    pub max_warmup_ms: u32,
+    pub max_task_timeout_s: u32,
+    pub max_aa_cells: u32,
+    pub max_tasks: usize,
+}
+
+pub fn limits() -> &'static Limits {
+    static LIMITS: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
+    LIMITS.get_or_init(|| {
+        serde_json::from_str(include_str!("../../../proto/codecbench/v1/limits.json")).expect("proto/codecbench/v1/limits.json is valid")
+    })
+}
 /// Suffix of a deliberate A/A twin's cell id.
 pub const AA_SUFFIX: &str = "~aa";
 
@@ -119,8 +138,19 @@ fn describe(workers: &[WorkerView]) -> String {
 }
 
 pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result<(Scenario, Vec<Planned>), String> {
-    let s = with_defaults(scenario);
+    let mut s = with_defaults(scenario);
+    // A list naming something twice means it once (a scenario written by hand or sent with
+    // grpcurl: the harness's validate refuses duplicates with their line).
+    for list in [&mut s.datasets, &mut s.codecs, &mut s.decode_modes, &mut s.producers, &mut s.consumers] {
+        let mut seen = std::collections::HashSet::new();
+        list.retain(|x| seen.insert(x.clone()));
+    }
+    let mut seen = std::collections::HashSet::new();
+    s.counts.retain(|c| seen.insert(*c));
+    let mut seen = std::collections::HashSet::new();
+    s.operations.retain(|o| seen.insert(*o));
     let sampling = s.sampling.unwrap_or_default();
+    let lim = limits();
     if s.datasets.is_empty() {
         return Err("datasets: name at least one dataset".into());
     }
@@ -132,8 +162,8 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     if s.counts.is_empty() {
         return Err("counts: give at least one record count".into());
     }
-    if let Some(c) = s.counts.iter().find(|&&c| c == 0 || c > MAX_COUNT) {
-        return Err(format!("counts: {c} is not a record count between 1 and {MAX_COUNT}"));
+    if let Some(c) = s.counts.iter().find(|&&c| c == 0 || c > lim.max_count) {
+        return Err(format!("counts: {c} is not a record count between 1 and {}", lim.max_count));
     }
     for m in &s.decode_modes {
         if !DECODE_MODES.contains(&m.as_str()) {
@@ -149,14 +179,20 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     if transfer && !decode {
         return Err("operations: transfer is timed by the consumer of a payload, so it needs decode too".into());
     }
-    if sampling.rounds > 1000 || sampling.min_round_ms > 60_000 || sampling.warmup_ms > 600_000 {
-        return Err("sampling: rounds must be at most 1000, minRoundMs at most 60000, warmupMs at most 600000".into());
+    if sampling.rounds > lim.max_rounds || sampling.min_round_ms > lim.max_min_round_ms || sampling.warmup_ms > lim.max_warmup_ms {
+        return Err(format!("sampling: rounds must be at most {}, minRoundMs at most {}, warmupMs at most {}", lim.max_rounds, lim.max_min_round_ms, lim.max_warmup_ms));
     }
-    if sampling.max_warmup_ms < sampling.warmup_ms || sampling.max_warmup_ms > 600_000 {
-        return Err(format!("sampling: maxWarmupMs ({}) must be at least warmupMs ({}) and at most 600000", sampling.max_warmup_ms, sampling.warmup_ms));
+    if sampling.max_warmup_ms < sampling.warmup_ms || sampling.max_warmup_ms > lim.max_warmup_ms {
+        return Err(format!("sampling: maxWarmupMs ({}) must be at least warmupMs ({}) and at most {}", sampling.max_warmup_ms, sampling.warmup_ms, lim.max_warmup_ms));
     }
-    if sampling.trials > MAX_TRIALS || sampling.max_trials > MAX_TRIALS {
-        return Err(format!("sampling: trials and maxTrials must be at most {MAX_TRIALS}"));
+    if sampling.trials > lim.max_trials || sampling.max_trials > lim.max_trials {
+        return Err(format!("sampling: trials and maxTrials must be at most {}", lim.max_trials));
+    }
+    if sampling.task_timeout_s > lim.max_task_timeout_s {
+        return Err(format!("sampling: taskTimeoutS ({}) must be at most {} (a hung worker would hold every later task that long)", sampling.task_timeout_s, lim.max_task_timeout_s));
+    }
+    if sampling.aa_cells > lim.max_aa_cells {
+        return Err(format!("sampling: aaCells ({}) must be at most {}", sampling.aa_cells, lim.max_aa_cells));
     }
     if sampling.max_trials < sampling.trials {
         return Err(format!("sampling: maxTrials ({}) must be at least trials ({})", sampling.max_trials, sampling.trials));
@@ -236,6 +272,14 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         }
     }
     cells.extend(twins);
+    let encodes = cells.iter().filter(|c| c.op == Operation::Encode).count();
+    // Adaptive trials may take a cell up to maxTrials: the cap holds for the whole run.
+    let per_cell = sampling.trials.max(sampling.max_trials) as usize;
+    let tasks = encodes + cells.len() * per_cell;
+    if tasks > lim.max_tasks {
+        return Err(format!("the scenario expands to up to {tasks} tasks ({} cells x {per_cell} trials + {encodes} prepare tasks); at most {} are allowed: name fewer datasets, counts, codecs, workers or trials",
+            cells.len(), lim.max_tasks));
+    }
 
     // (cell, trial, prepare): the prepare tasks first, in random order; then every trial.
     let mut first: Vec<(usize, u32, bool)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0, true)).collect();
@@ -375,5 +419,23 @@ mod tests {
         assert!(sampling(&|x| { x.warmup_ms = 500; x.max_warmup_ms = 100 }).starts_with("sampling: maxWarmupMs (100) must be at least warmupMs (500)"));
         assert!(sampling(&|x| x.target_ci_pct = -1.0).starts_with("sampling: targetCiPct"));
         assert!(plan("r", &scenario(), &[]).err().unwrap().contains("no worker is attached"));
+        assert_eq!(sampling(&|x| x.task_timeout_s = u32::MAX), format!("sampling: taskTimeoutS ({}) must be at most 3600 (a hung worker would hold every later task that long)", u32::MAX));
+    }
+
+    #[test]
+    fn duplicates_count_once_and_the_task_cap_names_the_number() {
+        let ws = [worker("rust-1", "rust", &[("json", &["typed"])])];
+        let mut s = scenario();
+        s.codecs = vec!["json".into()];
+        s.datasets = vec!["dummy".into(); 5000];
+        s.counts = vec![10, 10, 10];
+        let (kept, planned) = plan("r", &s, &ws).unwrap();
+        assert_eq!((kept.datasets.len(), kept.counts.len()), (1, 1), "5,000 copies of dummy are one dataset");
+        assert!(planned.len() < 20, "{} tasks", planned.len());
+        // 6 datasets x 1000 counts: 6,000 encode cells, as many decode cells and one A/A twin.
+        s.datasets = DATASETS.iter().map(|d| d.to_string()).collect();
+        s.counts = (1..=1000).collect();
+        let err = plan("r", &s, &ws).err().unwrap();
+        assert!(err.starts_with("the scenario expands to up to 66005 tasks (12001 cells x 5 trials + 6000 prepare tasks); at most 20000 are allowed"), "{err}");
     }
 }

@@ -4,7 +4,7 @@
 use crate::blobs::BlobStore;
 use crate::stats;
 use crate::scenario::{Planned, WorkerView};
-use crate::store::Store;
+use crate::store::{Batch, Store};
 use codecbench_proto::v1::{
     attach_response, run_event, AttachRequest, AttachResponse, Measurement, Operation, ReportResultRequest, Run,
     RunEvent, RunStatus, TaskStatus, TaskSummary, WorkerInfo, Task,
@@ -39,6 +39,7 @@ struct Worker {
     tx: TaskSender,
 }
 
+#[derive(Clone)]
 struct ActiveRun {
     run: Run,
     tasks: Vec<Entry>,
@@ -49,6 +50,7 @@ struct ActiveRun {
     rng: ChaCha8Rng,
 }
 
+#[derive(Clone)]
 struct Entry {
     summary: TaskSummary,
     task: Task,
@@ -60,6 +62,7 @@ struct Entry {
     figure: Option<f64>,
 }
 
+#[derive(Clone)]
 struct Running {
     run_id: String,
     index: usize,
@@ -136,7 +139,7 @@ impl Control {
         if let Some(r) = inner.running.as_ref().filter(|r| r.worker_id == worker_id) {
             let (run_id, index) = (r.run_id.clone(), r.index);
             let msg = format!("worker {worker_id} went away while running the task (its stream closed: the process died or was stopped)");
-            self.finish(&mut inner, &run_id, index, Err(msg), vec![], None);
+            self.finish_logged(&mut inner, &run_id, index, Err(msg), vec![], None);
         }
         let waiting: Vec<(String, usize)> = inner.runs.iter().flat_map(|r| {
             r.tasks.iter().enumerate()
@@ -146,7 +149,7 @@ impl Control {
         }).collect();
         for (run_id, i) in waiting {
             let msg = format!("worker {worker_id} detached before the task ran");
-            self.finish(&mut inner, &run_id, i, Err(msg), vec![], None);
+            self.finish_logged(&mut inner, &run_id, i, Err(msg), vec![], None);
         }
         self.dispatch(&mut inner);
     }
@@ -204,7 +207,7 @@ impl Control {
             .map(|(i, _)| i).collect();
         for i in gone {
             let w = inner.runs.last().unwrap().tasks[i].worker_id().to_string();
-            self.finish(&mut inner, &run_id, i, Err(format!("worker {w} detached before the task ran")), vec![], None);
+            self.finish_logged(&mut inner, &run_id, i, Err(format!("worker {w} detached before the task ran")), vec![], None);
         }
         self.dispatch(&mut inner);
         Ok(rx)
@@ -240,7 +243,9 @@ impl Control {
         })
     }
 
-    /// Cancels pending tasks; a running task finishes and its result is kept.
+    /// Cancels pending tasks and ends a running one as failed (a hung worker must not hold the
+    /// run, or every later run, until its timeout); its late report is refused. What was
+    /// measured is kept.
     pub fn cancel_run(&self, run_id: &str) -> anyhow::Result<Option<Run>> {
         let mut inner = self.lock();
         let Some(pos) = inner.runs.iter().position(|r| r.run.id == run_id) else {
@@ -259,6 +264,9 @@ impl Control {
         }
         tracing::info!(run = run_id, "cancelled");
         let snapshot = inner.runs[pos].run.clone();
+        if let Some(index) = inner.running.as_ref().filter(|r| r.run_id == run_id).map(|r| r.index) {
+            self.finish_logged(&mut inner, run_id, index, Err("cancelled while running (CancelRun); the worker's late report is refused".into()), vec![], None);
+        }
         self.complete_if_done(&mut inner, run_id);
         self.dispatch(&mut inner);
         Ok(Some(snapshot))
@@ -292,7 +300,24 @@ impl Control {
             Ok(())
         };
         let payload = is_encode.then_some((req.payload_blob_id, req.payload_blob_size));
-        self.finish(&mut inner, &run_id, index, outcome, req.measurements, payload);
+        // What this report changes is stored in one transaction before it is acknowledged. If
+        // SQLite refuses, nothing changes here: the task stays running and the worker, told
+        // UNAVAILABLE, reports again.
+        let pos = inner.runs.iter().position(|r| r.run.id == run_id).expect("running task belongs to an active run");
+        let saved = (inner.runs[pos].clone(), inner.running.clone(), inner.workers.get(&worker_id).map(|w| w.info.clone()));
+        if let Err(e) = self.finish(&mut inner, &run_id, index, outcome, req.measurements, payload, true) {
+            let (run, running, worker) = saved;
+            match inner.runs.iter().position(|r| r.run.id == run_id) {
+                Some(p) => inner.runs[p] = run,
+                None => inner.runs.insert(pos, run),
+            }
+            inner.running = running;
+            if let (Some(w), Some(info)) = (inner.workers.get_mut(&worker_id), worker) {
+                w.info = info;
+            }
+            tracing::error!(task = req.task_id, "storing the report failed, the worker is asked to report again: {e:#}");
+            return Err(Status::unavailable(format!("control could not store the result of task {} ({e:#}); report it again", req.task_id)));
+        }
         self.dispatch(&mut inner);
         Ok(())
     }
@@ -302,13 +327,32 @@ impl Control {
         let mut inner = self.lock();
         let Some(r) = inner.running.as_ref().filter(|r| Instant::now() > r.deadline) else { return };
         let (run_id, index, secs) = (r.run_id.clone(), r.index, r.timeout.as_secs());
-        self.finish(&mut inner, &run_id, index, Err(format!("timed out after {secs} s (sampling.taskTimeoutS)")), vec![], None);
+        self.finish_logged(&mut inner, &run_id, index, Err(format!("timed out after {secs} s (sampling.taskTimeoutS)")), vec![], None);
         self.dispatch(&mut inner);
     }
 
-    /// Ends a task: stores its measurements (or its failure), unblocks or fails its dependents,
-    /// frees its worker, and completes the run when nothing is left.
-    fn finish(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>) {
+    /// `finish` where nobody waits for the answer (a timeout, a detach): a storage failure can only
+    /// be logged, and the in-memory state goes on (the run's rows are in SQLite up to the failure).
+    fn finish_logged(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>) {
+        let _ = self.finish(inner, run_id, index, outcome, measurements, payload, false);
+    }
+
+    /// Ends a task: its measurements (or its one failure row), its dependents unblocked or failed,
+    /// its worker freed, an adaptive trial if its cell needs one, and the run completed when
+    /// nothing is left. Every row this writes goes to SQLite in one transaction (Store::commit),
+    /// and events go out only after it committed. If that transaction fails: `strict` (a report
+    /// someone can send again) returns the error at once, with the in-memory state changed, for
+    /// the caller to restore; otherwise (a timeout, a detach: nobody to retry) it is logged and
+    /// the run goes on in memory, so it still ends and its watchers hear of it.
+    #[allow(clippy::too_many_arguments)]
+    fn finish(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>, strict: bool) -> anyhow::Result<()> {
+        let Some(pos) = inner.runs.iter().position(|r| r.run.id == run_id) else { return Ok(()) };
+        // A task ends once: a second end (a dependent already failed by a cascade, a late
+        // detach) would add a second failure row and overwrite the first message.
+        if is_terminal(inner.runs[pos].tasks[index].summary.status()) {
+            tracing::debug!(run = run_id, index, "task already ended; ignoring a second end");
+            return Ok(());
+        }
         if inner.running.as_ref().is_some_and(|r| r.run_id == run_id && r.index == index) {
             let r = inner.running.take().unwrap();
             if let Some(w) = inner.workers.get_mut(&r.worker_id) {
@@ -316,7 +360,9 @@ impl Control {
                 w.info.tasks_done += 1;
             }
         }
-        let Some(run) = inner.runs.iter_mut().find(|r| r.run.id == run_id) else { return };
+        let run = &mut inner.runs[pos];
+        let mut batch = Batch::default();
+        let mut events: Vec<run_event::Event> = vec![];
         let summary = run.tasks[index].summary.clone();
         // A measurement's identity comes from its task, whatever the worker wrote.
         let identify = |entry: &Entry, payload_blob_id: &str, mut m: Measurement| {
@@ -348,20 +394,18 @@ impl Control {
         let payload_id = entry.task.payload_blob_id.clone();
         let mut stored: Vec<Measurement> = measurements.into_iter().map(|m| identify(entry, &payload_id, m)).collect();
         if let Err(msg) = &outcome {
-            // The failure is a row too, so reports list it beside the cells that worked.
+            // Exactly one failure row per failed task, beside any parts that did succeed: the
+            // worker's own failure rows are folded into it (the task's failure names the cause).
             let language = stored.first().map(|m| m.language.clone()).unwrap_or_default();
+            stored.retain(|m| m.failure.is_empty());
             stored.push(identify(entry, &payload_id, Measurement { operation: summary.operation, language, verified: false, failure: msg.clone(), ..Default::default() }));
         }
         if outcome.is_ok() {
             let own = stored.iter().find(|m| m.operation == summary.operation && m.failure.is_empty());
             run.tasks[index].figure = own.and_then(|m| stats::median(&m.round_ns_per_op));
         }
-        for m in stored {
-            if let Err(e) = self.store.insert_measurement(&m) {
-                tracing::error!("storing a measurement of {}: {e:#}", summary.id);
-            }
-            run.emit(run_event::Event::Measurement(m));
-        }
+        events.extend(stored.iter().cloned().map(run_event::Event::Measurement));
+        batch.measurements = stored;
         let mut changed = vec![index];
         match &outcome {
             Ok(()) => {
@@ -377,7 +421,6 @@ impl Control {
                 tracing::warn!(task = summary.id, "failed: {msg}");
                 run.tasks[index].summary.status = TaskStatus::Failed as i32;
                 run.tasks[index].summary.failure = msg.clone();
-                let mut cascade = vec![];
                 for (i, t) in run.tasks.iter_mut().enumerate() {
                     if t.depends_on == Some(index) && t.summary.status() == TaskStatus::Pending {
                         t.summary.status = TaskStatus::Failed as i32;
@@ -387,52 +430,63 @@ impl Control {
                 }
                 for &i in &changed[1..] {
                     let t = &run.tasks[i];
-                    cascade.push(identify(t, "", Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() }));
-                }
-                for m in cascade {
-                    if let Err(e) = self.store.insert_measurement(&m) {
-                        tracing::error!("storing a failure of {}: {e:#}", m.task_id);
-                    }
-                    run.emit(run_event::Event::Measurement(m));
+                    let m = identify(t, "", Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() });
+                    events.push(run_event::Event::Measurement(m.clone()));
+                    batch.measurements.push(m);
                 }
             }
         }
         for i in changed {
-            if let Err(e) = self.store.update_task(&run.tasks[i].summary) {
-                tracing::error!("storing task {}: {e:#}", run.tasks[i].summary.id);
-            }
-            let s = run.tasks[i].summary.clone();
-            run.emit(run_event::Event::Task(s));
+            batch.tasks.push(run.tasks[i].summary.clone());
+            events.push(run_event::Event::Task(run.tasks[i].summary.clone()));
         }
         if outcome.is_ok() && !run.tasks[index].task.prepare {
-            self.add_trial_if_needed(run, index);
+            if let Some(added) = self.add_trial_if_needed(run, index) {
+                batch.new_tasks.push((run.run.id.clone(), run.tasks.len() - 1, added.clone()));
+                events.push(run_event::Event::Task(added));
+            }
         }
         Self::recount(run);
-        if let Err(e) = self.store.update_run(&run.run) {
-            tracing::error!("storing run {run_id}: {e:#}");
+        let completed = run.tasks.iter().all(|t| is_terminal(t.summary.status()));
+        if completed {
+            run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
+            run.run.finished_at = Some(now());
         }
-        let r = run.run.clone();
-        run.emit(run_event::Event::Run(r));
-        self.complete_if_done(inner, run_id);
+        batch.runs.push(run.run.clone());
+        events.push(run_event::Event::Run(run.run.clone()));
+        if let Err(e) = self.store.commit(&batch) {
+            if strict {
+                return Err(e);
+            }
+            tracing::error!(run = run_id, task = summary.id, "storing the end of the task failed; the run goes on: {e:#}");
+        }
+        for e in events {
+            run.emit(e);
+        }
+        if completed {
+            tracing::info!(run = run_id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
+            inner.runs.remove(pos);
+        }
+        Ok(())
     }
 
     /// Adaptive trials (DESIGN.md rule 3): once every trial of the cell has ended, a cell whose
     /// confidence interval of the median is wider than the target gets one more trial, placed at
     /// a random point among the pending ones, up to `max_trials` and while the run's time budget
     /// lasts.
-    fn add_trial_if_needed(&self, run: &mut ActiveRun, index: usize) {
-        let Some(sampling) = run.run.scenario.as_ref().and_then(|s| s.sampling) else { return };
+    fn add_trial_if_needed(&self, run: &mut ActiveRun, index: usize) -> Option<TaskSummary> {
+        let sampling = run.run.scenario.as_ref().and_then(|s| s.sampling)?;
         let cell = run.tasks[index].summary.cell_id.clone();
         let trials: Vec<&Entry> = run.tasks.iter().filter(|t| t.summary.cell_id == cell && !t.task.prepare).collect();
         if trials.iter().any(|t| !is_terminal(t.summary.status())) || trials.len() >= sampling.max_trials as usize {
-            return;
+            return None;
         }
         if sampling.max_seconds > 0 && run.started.elapsed() > Duration::from_secs(u64::from(sampling.max_seconds)) {
-            return;
+            return None;
         }
         let figures: Vec<f64> = trials.iter().filter_map(|t| t.figure).collect();
         if figures.len() < 2 || stats::relative_half_width_pct(&figures).is_some_and(|w| w <= sampling.target_ci_pct) {
-            return;
+            return None;
         }
         let template = trials.iter().max_by_key(|t| t.summary.trial).unwrap();
         let trial = template.summary.trial + 1;
@@ -449,15 +503,11 @@ impl Control {
             order,
             figure: None,
         };
-        if let Err(e) = self.store.insert_task(&run.run.id, run.tasks.len(), &entry.summary) {
-            tracing::error!("storing an adaptive trial of {cell}: {e:#}");
-            return;
-        }
         tracing::info!(cell, trial, "interval still wide: one more trial");
         run.run.tasks_total += 1;
         let s = entry.summary.clone();
         run.tasks.push(entry);
-        run.emit(run_event::Event::Task(s));
+        Some(s)
     }
 
     fn recount(run: &mut ActiveRun) {
@@ -594,5 +644,99 @@ mod tests {
         let run = control.store.get_run("r1").unwrap().unwrap();
         assert_eq!((run.tasks_total, run.tasks_done, run.status()), (12, 12, RunStatus::Finished), "prepare + 5 + 3 + 3");
         assert_eq!(control.store.tasks("r1").unwrap().len(), 12, "adaptive trials are stored tasks too");
+    }
+
+    /// The next task sent to the worker (skipping the `attached` message).
+    fn next_task(rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>) -> Task {
+        loop {
+            match rx.try_recv() {
+                Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)) })) => return t,
+                Ok(_) => continue,
+                Err(e) => panic!("no task sent: {e}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_report_that_cannot_be_stored_is_refused_unchanged_and_stored_when_sent_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 1, max_trials: 1, order_seed: 3, ..Default::default() });
+        let report = |task: &Task| ReportResultRequest {
+            worker_id: worker.clone(), task_id: task.id.clone(),
+            measurements: if task.prepare { vec![] } else { vec![Measurement { operation: task.operation, round_ns_per_op: vec![5.0; 3], verified: true, ..Default::default() }] },
+            payload_blob_id: if task.store_payload { payload.clone() } else { String::new() }, payload_blob_size: 2, failure: String::new(),
+        };
+        let prepare = next_task(&mut rx);
+        control.report(report(&prepare)).unwrap();
+        let trial = next_task(&mut rx);
+        // Another process holds SQLite's write lock past control's busy timeout (5 s).
+        let other = rusqlite::Connection::open(dir.path().join("db.sqlite")).unwrap();
+        other.execute_batch("BEGIN IMMEDIATE").unwrap();
+        let refused = control.report(report(&trial)).unwrap_err();
+        assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
+        assert!(refused.message().contains("report it again"), "{}", refused.message());
+        // Nothing moved: the task is still the running one, and no other task was dispatched.
+        assert_eq!(control.get_run("r1").unwrap().unwrap().1.iter().find(|t| t.id == trial.id).unwrap().status(), TaskStatus::Running);
+        assert!(rx.try_recv().is_err(), "no task dispatched while the report is unstored");
+        other.execute_batch("ROLLBACK").unwrap();
+        control.report(report(&trial)).unwrap();
+        let rows: Vec<Measurement> = control.store.measurements("r1").unwrap().into_iter().filter(|m| m.task_id == trial.id).collect();
+        assert_eq!(rows.len(), 1, "stored exactly once: {rows:#?}");
+    }
+
+    #[test]
+    fn a_failed_task_has_exactly_one_failure_row_with_its_first_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, _) = setup(dir.path(), Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() });
+        let prepare = next_task(&mut rx);
+        assert!(prepare.prepare);
+        // The worker reports a failure and a failure row of its own: one row, not two.
+        control.report(ReportResultRequest {
+            worker_id: worker.clone(), task_id: prepare.id.clone(), failure: "encode: boom".into(),
+            measurements: vec![Measurement { operation: prepare.operation, failure: "encode: boom".into(), language: "rust".into(), ..Default::default() }],
+            ..Default::default()
+        }).unwrap();
+        let tasks = control.store.tasks("r1").unwrap();
+        let rows = control.store.measurements("r1").unwrap();
+        // The prepare and every decode trial (they need its payload) failed; encode trials go on.
+        let failed: Vec<&TaskSummary> = tasks.iter().filter(|t| t.status() == TaskStatus::Failed).collect();
+        assert_eq!(failed.len(), 1 + tasks.iter().filter(|t| t.operation() == Operation::Decode).count(), "{tasks:#?}");
+        for t in failed {
+            let own: Vec<&Measurement> = rows.iter().filter(|m| m.task_id == t.id).collect();
+            assert_eq!(own.len(), 1, "{}: {own:#?}", t.id);
+            assert_eq!(own[0].failure, t.failure, "{}", t.id);
+        }
+        assert_eq!(tasks.iter().find(|t| t.id == prepare.id).unwrap().failure, "encode: boom");
+        assert!(tasks.iter().filter(|t| t.operation() == Operation::Decode).all(|t| t.failure.contains("encode: boom")), "the cascade's message: {tasks:#?}");
+        assert_eq!(rows.iter().find(|m| m.task_id == prepare.id).unwrap().language, "rust");
+    }
+
+    #[test]
+    fn a_task_ends_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, _rx, _worker, _) = setup(dir.path(), Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() });
+        let pending = control.store.tasks("r1").unwrap().iter().position(|t| t.status() == TaskStatus::Pending).unwrap();
+        // A detach after a cascade (or a late timeout) ends the same task again.
+        control.finish_logged(&mut control.lock(), "r1", pending, Err("first".into()), vec![], None);
+        control.finish_logged(&mut control.lock(), "r1", pending, Err("second".into()), vec![], None);
+        let id = &control.store.tasks("r1").unwrap()[pending].id.clone();
+        let rows: Vec<Measurement> = control.store.measurements("r1").unwrap().into_iter().filter(|m| &m.task_id == id).collect();
+        assert_eq!(rows.iter().map(|m| m.failure.as_str()).collect::<Vec<_>>(), ["first"]);
+        assert_eq!(control.store.tasks("r1").unwrap()[pending].failure, "first");
+    }
+
+    #[test]
+    fn cancelling_ends_a_running_task_and_refuses_its_late_report() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, _) = setup(dir.path(), Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() });
+        let hung = next_task(&mut rx);
+        control.cancel_run("r1").unwrap();
+        let run = control.store.get_run("r1").unwrap().unwrap();
+        assert_eq!(run.status(), RunStatus::Cancelled, "the run does not wait for the hung task");
+        let task = control.store.tasks("r1").unwrap().into_iter().find(|t| t.id == hung.id).unwrap();
+        assert_eq!(task.status(), TaskStatus::Failed);
+        assert!(task.failure.starts_with("cancelled while running"), "{}", task.failure);
+        let late = control.report(ReportResultRequest { worker_id: worker, task_id: hung.id.clone(), ..Default::default() }).unwrap_err();
+        assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
     }
 }

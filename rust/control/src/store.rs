@@ -8,6 +8,16 @@ use rusqlite::{params, Connection, OptionalExtension};
 use std::path::Path;
 use std::sync::Mutex;
 
+/// The rows one task's end writes (Store::commit).
+#[derive(Default)]
+pub struct Batch {
+    pub measurements: Vec<Measurement>,
+    pub tasks: Vec<TaskSummary>,
+    /// Adaptive trials added: (run id, seq, task).
+    pub new_tasks: Vec<(String, usize, TaskSummary)>,
+    pub runs: Vec<Run>,
+}
+
 pub struct Store {
     db: Mutex<Connection>,
 }
@@ -136,14 +146,6 @@ impl Store {
         Ok(())
     }
 
-    /// Adds a task to a stored run (an adaptive trial).
-    pub fn insert_task(&self, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
-        let db = self.db();
-        Self::insert_task_in(&db, run_id, seq, t)?;
-        db.execute("UPDATE runs SET tasks_total = tasks_total + 1 WHERE id = ?1", [run_id])?;
-        Ok(())
-    }
-
     fn insert_task_in(db: &Connection, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
         db.execute(
             "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
@@ -165,8 +167,34 @@ impl Store {
         })
     }
 
+    /// Everything one task's end changes, written in one transaction: all of it is stored or none
+    /// of it is (then the caller keeps its state as it was and says so).
+    pub fn commit(&self, batch: &Batch) -> Result<()> {
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        for m in &batch.measurements {
+            Self::insert_measurement_in(&tx, m)?;
+        }
+        for t in &batch.tasks {
+            Self::update_task_in(&tx, t)?;
+        }
+        for (run_id, seq, t) in &batch.new_tasks {
+            Self::insert_task_in(&tx, run_id, *seq, t)?;
+            tx.execute("UPDATE runs SET tasks_total = tasks_total + 1 WHERE id = ?1", [run_id])?;
+        }
+        for run in &batch.runs {
+            Self::update_run_in(&tx, run)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+
     pub fn update_run(&self, run: &Run) -> Result<()> {
-        self.db().execute(
+        Self::update_run_in(&self.db(), run)
+    }
+
+    fn update_run_in(db: &Connection, run: &Run) -> Result<()> {
+        db.execute(
             "UPDATE runs SET status = ?2, message = ?3, finished_at = ?4, tasks_done = ?5, tasks_failed = ?6 WHERE id = ?1",
             params![run.id, status_name(run.status()), run.message, ts(&run.finished_at), run.tasks_done, run.tasks_failed],
         )?;
@@ -174,15 +202,19 @@ impl Store {
     }
 
     pub fn update_task(&self, t: &TaskSummary) -> Result<()> {
-        self.db().execute(
+        Self::update_task_in(&self.db(), t)
+    }
+
+    fn update_task_in(db: &Connection, t: &TaskSummary) -> Result<()> {
+        db.execute(
             "UPDATE tasks SET status = ?2, failure = ?3 WHERE id = ?1",
             params![t.id, task_status_name(t.status()), t.failure],
         )?;
         Ok(())
     }
 
-    pub fn insert_measurement(&self, m: &Measurement) -> Result<()> {
-        self.db().execute(
+    fn insert_measurement_in(db: &Connection, m: &Measurement) -> Result<()> {
+        db.execute(
             "INSERT INTO measurements (run_id, task_id, dataset, codec, decode_mode, record_count, producer_worker_id,
              consumer_worker_id, worker_id, language, operation, payload_bytes, median_ns_per_op, round_ns_per_op,
              alloc_bytes_per_op, verified, failure, recorded_at, proto, cell_id, trial, steady, payload_blob_id)
@@ -272,7 +304,7 @@ mod tests {
             s.insert_run(&run, "x.yaml", &[task], &[WorkerInfo { id: "rust-1".into(), ..Default::default() }]).unwrap();
             let m = Measurement { run_id: "r1".into(), task_id: "r1-t0".into(), round_ns_per_op: vec![3.0, 1.0, 2.0], verified: true,
                 recorded_at: Some(std::time::SystemTime::now().into()), ..Default::default() };
-            s.insert_measurement(&m).unwrap();
+            s.commit(&Batch { measurements: vec![m.clone()], ..Default::default() }).unwrap();
         }
         let s = Store::open(&path).unwrap();
         assert_eq!(s.measurements("r1").unwrap()[0].round_ns_per_op, vec![3.0, 1.0, 2.0]);

@@ -3,7 +3,7 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use codecbench_proto::v1::{
-    attach_response, worker_service_client::WorkerServiceClient, AttachRequest, CodecInfo, TimedRegion,
+    attach_response, worker_service_client::WorkerServiceClient, AttachRequest, CodecInfo, ReportResultRequest, TimedRegion,
 };
 use codecbench_worker::{alloc, environment, task, trial};
 use std::time::{Duration, Instant};
@@ -21,8 +21,10 @@ struct Args {
     /// Name announced to control (it makes the id unique: name-1, name-2...).
     #[arg(long, default_value = "rust")]
     name: String,
-    /// Give up when control cannot be reached for this long (at start or after losing it).
-    #[arg(long, default_value_t = 60)]
+    /// Give up when control cannot be reached for this long (at start or after losing it). Long by
+    /// default: a control that crashed or is being upgraded comes back, and the worker should be
+    /// there when it does.
+    #[arg(long, default_value_t = 3600)]
     reconnect_timeout_s: u64,
     #[command(subcommand)]
     command: Option<Command>,
@@ -97,26 +99,53 @@ async fn run(args: &Args) -> Result<()> {
     if environment.build_profile != "release" {
         tracing::warn!("this is a {} build: its timings are not representative", environment.build_profile);
     }
-    let mut last_attached = Instant::now();
+    // When control was last reachable: the start, then every attachment and every task. The
+    // reconnect window counts from there, so losing a control that ran for hours still leaves the
+    // whole window to find it again.
+    let mut last_seen = Instant::now();
+    let mut pause = RETRY_FIRST;
     loop {
-        match attach_once(args, &environment).await {
-            Ok(()) => {
-                tracing::info!("control closed the stream; reattaching");
-                last_attached = Instant::now();
-            }
+        let attached_before = last_seen;
+        match attach_once(args, &environment, &mut last_seen).await {
+            Ok(()) => tracing::info!("control closed the stream; reattaching"),
             Err(e) => {
-                if last_attached.elapsed() > Duration::from_secs(args.reconnect_timeout_s) {
+                if last_seen.elapsed() > Duration::from_secs(args.reconnect_timeout_s) {
                     bail!("cannot reach control at {} for {} s: {e:#}", args.control, args.reconnect_timeout_s);
                 }
-                tracing::debug!("attach failed: {e:#}; retrying");
+                tracing::warn!("control unreachable ({e:#}); retrying in {} ms", pause.as_millis());
             }
         }
-        tokio::time::sleep(Duration::from_millis(300)).await;
+        // Back off while control stays away; start quick again after a successful attachment.
+        pause = if last_seen > attached_before { RETRY_FIRST } else { (pause * 2).min(RETRY_MAX) };
+        tokio::time::sleep(pause).await;
     }
 }
 
+const RETRY_FIRST: Duration = Duration::from_millis(300);
+const RETRY_MAX: Duration = Duration::from_secs(10);
+
+/// Reports a result, retrying while control is unavailable (down, restarting, or unable to store
+/// it yet): a measured result is not dropped on the first transient error. Any other refusal is
+/// control's decision (the task timed out, or it was not this worker's) and is final.
+async fn report(client: &mut WorkerServiceClient<Channel>, report: ReportResultRequest) -> Result<(), tonic::Status> {
+    let mut pause = Duration::from_millis(500);
+    for _ in 0..REPORT_ATTEMPTS - 1 {
+        match client.report_result(report.clone()).await {
+            Err(status) if status.code() == tonic::Code::Unavailable => {
+                tracing::warn!(task = report.task_id, "report not stored ({}); retrying in {} ms", status.message(), pause.as_millis());
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(RETRY_MAX);
+            }
+            other => return other.map(|_| ()),
+        }
+    }
+    client.report_result(report).await.map(|_| ())
+}
+
+const REPORT_ATTEMPTS: usize = 6;
+
 /// One attachment: runs tasks until the stream ends. Errors before `attached` arrives are retried.
-async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environment) -> Result<()> {
+async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environment, last_seen: &mut Instant) -> Result<()> {
     let channel = Channel::from_shared(args.control.clone())
         .with_context(|| format!("bad control address {:?}", args.control))?
         .connect()
@@ -131,24 +160,38 @@ async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environmen
     let program = std::env::current_exe().context("finding this worker's own binary (trials run in it)")?;
     let mut runner = task::Runner::new(client.clone(), environment.clone(), program);
     let mut worker_id = String::new();
-    while let Some(msg) = stream.message().await.context("attach stream")? {
+    loop {
+        // However the stream ends, control was reachable until now: the reconnect window starts here.
+        let msg = match stream.message().await {
+            Ok(Some(msg)) => msg,
+            Ok(None) => {
+                *last_seen = Instant::now();
+                break;
+            }
+            Err(e) => {
+                *last_seen = Instant::now();
+                return Err(e).context("attach stream");
+            }
+        };
         match msg.message {
             Some(attach_response::Message::Attached(info)) => {
                 worker_id = info.id;
+                *last_seen = Instant::now();
                 tracing::info!(worker_id, "attached to {}", args.control);
             }
             Some(attach_response::Message::Task(task)) => {
                 let (id, what) = (task.id.clone(), format!("{} {} {} {} x{}", task.operation().as_str_name(), task.dataset, task.codec, task.decode_mode, task.record_count));
                 tracing::info!(task = id, "{what}");
-                let report = runner.run(&worker_id, task).await;
-                if !report.failure.is_empty() {
-                    tracing::warn!(task = id, "failed: {}", report.failure);
+                let result = runner.run(&worker_id, task).await;
+                if !result.failure.is_empty() {
+                    tracing::warn!(task = id, "failed: {}", result.failure);
                 }
                 // A refused report (the task timed out meanwhile) is control's decision, not a reason
                 // to drop the attachment; a broken connection shows on the stream next.
-                if let Err(status) = client.report_result(report).await {
+                if let Err(status) = report(&mut client, result).await {
                     tracing::warn!(task = id, "report refused: {}", status.message());
                 }
+                *last_seen = Instant::now();
             }
             None => {}
         }

@@ -1,4 +1,5 @@
 import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { CodecInfoSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
 import type { Task } from "../gen/codecbench/v1/worker_service_pb";
 import { codecs } from "../codecs/registry";
@@ -30,7 +31,11 @@ export interface WorkerOptions {
   signal?: AbortSignal;
   firstRetryMs?: number;
   maxRetryMs?: number;
+  /** First pause before reporting a result again after UNAVAILABLE (then doubling). */
+  firstReportRetryMs?: number;
 }
+
+const REPORT_ATTEMPTS = 6;
 
 export function codecAnnouncements() {
   return [...codecs.values()].map(({ info }) =>
@@ -86,12 +91,24 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
             trials: options.trials,
             onStep: (name) => events.step(task, name),
           });
+          // UNAVAILABLE: control is down or could not store the result yet, so a measured result
+          // is reported again (growing pauses) rather than dropped; any other refusal is final.
           let reported = false;
-          try {
-            await client.reportResult({ workerId, taskId: task.id, ...outcome }, { signal });
-            reported = true;
-          } catch (error) {
-            events.error(`report failed for task ${task.id}: ${describe(error)}`);
+          let pauseMs = options.firstReportRetryMs ?? 500;
+          for (let attempt = 1; !reported && !signal?.aborted; attempt++) {
+            try {
+              await client.reportResult({ workerId, taskId: task.id, ...outcome }, { signal });
+              reported = true;
+            } catch (error) {
+              const unavailable = ConnectError.from(error).code === Code.Unavailable;
+              if (!unavailable || attempt >= REPORT_ATTEMPTS) {
+                events.error(`report failed for task ${task.id}: ${describe(error)}`);
+                break;
+              }
+              events.error(`report of task ${task.id} not stored (${describe(error)}); retrying in ${pauseMs} ms`);
+              await sleep(pauseMs, signal);
+              pauseMs = Math.min(pauseMs * 2, maxRetryMs);
+            }
           }
           events.taskFinished(task, outcome, reported);
         }
