@@ -385,7 +385,7 @@ fn key_error() -> Error {
 // ---- decoding ---------------------------------------------------------------------------------
 
 pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T, Error> {
-    let mut de = Deserializer { input: bytes, pos: 0, depth: 0 };
+    let mut de = Deserializer { input: bytes, pos: 0, depth: 0, free_elements: MAX_FREE_ELEMENTS };
     let value = T::deserialize(&mut de)?;
     de.skip_noops();
     if de.pos != bytes.len() {
@@ -397,10 +397,18 @@ pub fn from_slice<'de, T: serde::Deserialize<'de>>(bytes: &'de [u8]) -> Result<T
 /// Containers nested deeper than this are refused instead of exhausting the stack.
 const MAX_DEPTH: usize = 128;
 
+/// Elements of `$Z`/`$T`/`$F` containers (no payload: the type says it all) one input may declare.
+/// Draft 12 lets 14 bytes declare 2^63 of them, which looped (and in tree mode allocated) until
+/// memory ran out (found by tests/fuzz.rs); every other element takes input bytes, so this bounds
+/// a decode's work and memory by the input's size. No dataset has such containers.
+const MAX_FREE_ELEMENTS: usize = 1 << 16;
+
 pub struct Deserializer<'de> {
     input: &'de [u8],
     pos: usize,
     depth: usize,
+    /// What is left of [`MAX_FREE_ELEMENTS`].
+    free_elements: usize,
 }
 
 impl<'de> Deserializer<'de> {
@@ -469,7 +477,11 @@ impl<'de> Deserializer<'de> {
             self.pos += 1;
             let n = self.length("count")?;
             // Every element takes at least a byte unless its type carries no payload (Z, T, F, N).
-            if !matches!(ty, Some(b'Z' | b'T' | b'F' | b'N')) && n > self.input.len() - self.pos {
+            if matches!(ty, Some(b'Z' | b'T' | b'F' | b'N')) {
+                self.free_elements = self.free_elements.checked_sub(n).ok_or_else(|| {
+                    Error(format!("count {n} at offset {} takes the input past {MAX_FREE_ELEMENTS} payload-less elements", self.pos))
+                })?;
+            } else if n > self.input.len() - self.pos {
                 return Err(Error(format!("count {n} at offset {} is more than the input holds", self.pos)));
             }
             count = Some(n);
@@ -664,6 +676,14 @@ mod tests {
         for bad in [&b""[..], b"S", b"Si\x05ab", b"[i\x01", b"{i\x01a", b"q", b"[#l\x7f\xff\xff\xffi\x01", b"Si\xff", b"Si\x02\xff\xfe", b"[$i"] {
             assert!(from_slice::<serde::de::IgnoredAny>(bad).is_err(), "{bad:?}");
         }
+        // Found by tests/fuzz.rs: 2^31 - 1 payload-less elements (and many smaller counts adding
+        // up) are refused instead of looping until memory runs out.
+        for bad in [&b"[$T#l\x7f\xff\xff\xff"[..], b"[$Z#L\x7f\xff\xff\xff\xff\xff\xff\xff", b"[[$F#l\x00\x00\x80\x00[$F#l\x00\x00\x80\x00[$F#i\x01]"] {
+            let e = from_slice::<Value>(bad).unwrap_err();
+            assert!(e.0.contains("payload-less elements"), "{bad:?}: {e}");
+            assert!(from_slice::<serde::de::IgnoredAny>(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(from_slice::<Vec<bool>>(b"[$T#l\x00\x00\x80\x00").unwrap().len(), 1 << 15);
         let deep = [b'['; 1000];
         assert!(from_slice::<serde::de::IgnoredAny>(&deep).unwrap_err().0.contains("nested deeper"));
         assert!(from_slice::<i32>(b"i\x01i\x02").unwrap_err().0.contains("after the value"));
