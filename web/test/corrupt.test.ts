@@ -138,6 +138,17 @@ describe("msgpack rejects", () => {
   });
   it("trailing bytes", () => expect(() => msgpack.decodeTyped(new Uint8Array([...good, 0xc0]))).toThrow());
   it("a reserved type byte", () => expect(() => msgpack.decodeTyped(new Uint8Array([0xc1]))).toThrow());
+  it("array lengths beyond the input, in every mode, without allocating them", () => {
+    // Four nested array 32 headers of 2^24-1 elements: 20 bytes that made the library allocate 385 MiB.
+    const nested = new Uint8Array(Array.from({ length: 4 }, () => [0xdd, 0x00, 0xff, 0xff, 0xff]).flat());
+    for (const decode of [msgpack.decodeTyped, msgpack.decodeTree!]) {
+      const before = process.memoryUsage.rss();
+      expect(() => decode(nested)).toThrow(/array of 16777215 elements exceeds the 15 bytes left in the input/);
+      expect((process.memoryUsage.rss() - before) / 2 ** 20).toBeLessThan(32);
+    }
+    // A fixarray of 3 in 3 bytes is fine.
+    expect(msgpack.decodeTree!(new Uint8Array([0x93, 0x01, 0x02, 0x03]))).toEqual([1, 2, 3]);
+  });
 });
 
 describe("protobuf rejects", () => {

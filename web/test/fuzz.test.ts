@@ -38,7 +38,7 @@ const CASE_MS = 2_000;
 /** A decode still running after this long is a hang: the watchdog kills the process. */
 const HANG_MS = 20_000;
 /** Growth of the process's resident memory across one case that counts as unbounded allocation. */
-const RSS_MB = 64;
+const RSS_MB = 32;
 
 // The watchdog runs on its own thread, so it still runs while a decode loops forever. It writes
 // with writeSync: a worker's process.stderr is forwarded by the (blocked) main thread.

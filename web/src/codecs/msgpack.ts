@@ -1,4 +1,4 @@
-import { Decoder, Encoder } from "@msgpack/msgpack";
+import { DecodeError, Decoder, Encoder } from "@msgpack/msgpack";
 import type { Dataset } from "../model/dataset";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
@@ -14,6 +14,27 @@ import { libraryVersion } from "./versions";
 // writes an integral double (2166.0) as an integer and any other as float 64; both decode to the
 // same JS number, and Rust/Java read an integer into a double field.
 
+// An array header declares its length and the library allocates new Array(length) before it reads
+// an element: `dd 00 ff ff ff` (5 bytes) took 129 MiB, four of them nested 385 MiB, so a few
+// hundred bytes could run the page out of memory. Every element takes at least one byte, so a
+// length beyond the bytes left is refused first (valid input never is). The library has no hook:
+// its pushArrayState method is wrapped by name (the version is pinned; checked on load).
+interface DecoderInternals {
+  pushArrayState(size: number): void;
+  view: DataView;
+  pos: number;
+}
+const pushArrayState = (Decoder.prototype as unknown as DecoderInternals).pushArrayState;
+if (typeof pushArrayState !== "function" || !/maxArrayLength/.test(String(pushArrayState))) {
+  throw new Error(`@msgpack/msgpack ${libraryVersion("@msgpack/msgpack")}: Decoder.pushArrayState changed; src/codecs/msgpack.ts must be adapted`);
+}
+class BoundedDecoder extends Decoder {}
+(BoundedDecoder.prototype as unknown as DecoderInternals).pushArrayState = function (this: DecoderInternals, size: number): void {
+  const left = this.view.byteLength - this.pos;
+  if (size > left) throw new DecodeError(`array of ${size} elements exceeds the ${left} bytes left in the input`);
+  pushArrayState.call(this, size);
+};
+
 export const msgpackCodec: Codec = {
   info: {
     id: "msgpack",
@@ -23,7 +44,7 @@ export const msgpackCodec: Codec = {
     libraryVersion: libraryVersion("@msgpack/msgpack"),
     notes:
       "useBigInt64 (int64 as bigint, written as 8-byte uint64/int64); int64 values in narrower integers widened to bigint on decode; integral doubles written as integers; " +
-      "tree = the library's decode with default options",
+      "array lengths beyond the bytes left refused before the library allocates them; tree = the library's decode with default options",
     timedRegions: [
       { operation: "encode", contains: ["serialize", "copy"], note: "Encoder.encode of the model objects writes into the encoder's reused buffer and returns a copy of the bytes" },
       {
@@ -36,8 +57,8 @@ export const msgpackCodec: Codec = {
   },
   prepare(dataset: Dataset): PreparedCodec {
     const encoder = new Encoder({ useBigInt64: true });
-    const decoder = new Decoder({ useBigInt64: true });
-    const treeDecoder = new Decoder();
+    const decoder = new BoundedDecoder({ useBigInt64: true });
+    const treeDecoder = new BoundedDecoder();
     const widen = int64Widener(dataset.record);
     return {
       encode: (records) => encoder.encode({ records }),
