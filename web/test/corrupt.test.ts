@@ -114,6 +114,20 @@ describe("ubjson rejects", () => {
       expect(performance.now() - started).toBeLessThan(100);
     }
   });
+  it("containers nested deeper than the stack, with the codec's error", () => {
+    const deep = new Uint8Array([...new Array(200_000).fill(0x5b), ...new Array(200_000).fill(0x5d)]);
+    for (const decode of [ubjson.decodeTyped, ubjson.decodeTree!]) {
+      let error: unknown;
+      try {
+        decode(deep);
+      } catch (caught) {
+        error = caught;
+      }
+      // A plain Error (the library's type), not the engine's RangeError.
+      expect((error as Error).constructor).toBe(Error);
+      expect((error as Error).message).toMatch(/^containers nested too deep for the decoder/);
+    }
+  });
   it("a small typed container of nulls still decodes", () => {
     expect(ubjson.decodeTree!(new Uint8Array([0x5b, 0x24, 0x5a, 0x23, 0x69, 0x03]))).toEqual([null, null, null]);
   });

@@ -80,7 +80,14 @@ class CheckedDecoder extends UbjsonDecoder {
   emptyElementsLeft = 0;
   override decode(buffer: ArrayBuffer) {
     this.emptyElementsLeft = buffer.byteLength;
-    return super.decode(buffer);
+    try {
+      return super.decode(buffer);
+    } catch (error) {
+      // The library recurses per container: ~10^5 nested '[' overflow the stack. That is the
+      // input's fault, reported as the library's own Error type.
+      if (error instanceof RangeError && /call stack/i.test(error.message)) throw new Error(`containers nested too deep for the decoder (${error.message})`);
+      throw error;
+    }
   }
 }
 (CheckedDecoder.prototype as unknown as DecoderInternals).m = function (this: DecoderInternals, lookahead: boolean): string {
