@@ -16,7 +16,8 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
                                goes on past it while the JIT is still compiling
         --reconnect-timeout-s S
                                give up when control cannot be reached for this long, at start
-                               or after losing it (default: 15)
+                               or after losing it (default: 3600: a control that crashed or is
+                               being upgraded comes back, and the worker should be there)
       """;
 
   static final String DEFAULT_CONTROL = "http://127.0.0.1:7600";
@@ -32,7 +33,7 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
     String control = env.getOrDefault("CODECBENCH_CONTROL", DEFAULT_CONTROL);
     String name = "java";
     long minWarmupMs = 250;
-    long reconnectTimeoutS = 15;
+    long reconnectTimeoutS = 3600;
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       switch (flag) {

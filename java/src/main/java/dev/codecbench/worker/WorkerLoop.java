@@ -20,7 +20,9 @@ import java.util.Iterator;
  * cannot attach within that window gives up with a message.
  */
 final class WorkerLoop {
-  private static final long RETRY_PAUSE_MS = 250;
+  private static final long RETRY_FIRST_MS = 250;
+  private static final long RETRY_MAX_MS = 10_000;
+  private static final int REPORT_ATTEMPTS = 6;
 
   private final Options options;
   private final WorkerServiceGrpc.WorkerServiceBlockingStub stub;
@@ -77,6 +79,7 @@ final class WorkerLoop {
   /** Attaches, retrying while control is unreachable, until the reconnect window has passed. */
   private Attached attach() {
     long deadline = System.nanoTime() + options.reconnectTimeoutMs() * 1_000_000L;
+    long pause = RETRY_FIRST_MS;
     while (true) {
       try {
         Iterator<AttachResponse> stream = stub.attach(hello);
@@ -94,7 +97,9 @@ final class WorkerLoop {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
           throw e;
         }
-        sleep(RETRY_PAUSE_MS);
+        // Back off while control stays away (it may be restarting).
+        sleep(pause);
+        pause = Math.min(pause * 2, RETRY_MAX_MS);
       }
     }
   }
@@ -107,11 +112,23 @@ final class WorkerLoop {
     if (!report.getFailure().isEmpty()) {
       log("task " + task.getId() + " failed: " + report.getFailure());
     }
-    try {
-      stub.reportResult(report);
-    } catch (StatusRuntimeException e) {
-      // The task's result is lost, but the worker can still take the next one.
-      log("task " + task.getId() + ": control rejected the report: " + describe(e.getStatus()));
+    // UNAVAILABLE: control is down or could not store the result yet; a measured result is not
+    // dropped on the first transient error. Any other refusal (the task timed out, it was not
+    // this worker's) is control's decision and final; the worker takes the next task.
+    long pause = 500;
+    for (int attempt = 1; ; attempt++) {
+      try {
+        stub.reportResult(report);
+        return;
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt == REPORT_ATTEMPTS) {
+          log("task " + task.getId() + ": control rejected the report: " + describe(e.getStatus()));
+          return;
+        }
+        log("task " + task.getId() + ": report not stored (" + describe(e.getStatus()) + "); retrying in " + pause + " ms");
+        sleep(pause);
+        pause = Math.min(pause * 2, RETRY_MAX_MS);
+      }
     }
   }
 

@@ -11,6 +11,8 @@ class OptionsTest {
   @Test
   void flagsWinOverTheEnvironmentWhichWinsOverTheDefault() throws Exception {
     assertEquals("127.0.0.1:7600", Options.parse(new String[0], Map.of()).target());
+    // A restarting control has an hour to come back before the worker gives up.
+    assertEquals(3_600_000, Options.parse(new String[0], Map.of()).reconnectTimeoutMs());
     assertEquals("10.0.0.5:9000",
         Options.parse(new String[0], Map.of("CODECBENCH_CONTROL", "http://10.0.0.5:9000")).target());
     Options o = Options.parse(new String[] {"--control", "http://h:1", "--name", "jvm", "--min-warmup-ms", "5",
