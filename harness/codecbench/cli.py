@@ -716,8 +716,8 @@ def _stream_error(exc: grpc.RpcError, loaded, run_id) -> None:
 
 def _cancel_and_settle(control: Control, run_id: str, stream: _Stream, progress: _Progress,
                        timeout: float = 300.0) -> None:
-    """CancelRun, then keep reading events until the running task has reported (or Ctrl-C again)."""
-    err(f"\ncancelling run {run_id} (a task already running finishes first; Ctrl-C again to stop waiting)")
+    """CancelRun, then keep reading events until the run has ended (or Ctrl-C again)."""
+    err(f"\ncancelling run {run_id} (a task already running is ended; Ctrl-C again to stop waiting)")
     try:
         control.harness.CancelRun(hs.CancelRunRequest(run_id=run_id), timeout=10)
     except grpc.RpcError as exc:
@@ -733,7 +733,7 @@ def _cancel_and_settle(control: Control, run_id: str, stream: _Stream, progress:
                 progress.event(item.event)
                 if progress.run and run_status_name(progress.run.status) in TERMINAL_RUN:
                     break
-            progress.refresh("cancelling: waiting for the running task")
+            progress.refresh("cancelling: waiting for the run to end")
     except KeyboardInterrupt:
         err("stopped waiting; the run keeps settling in control")
 

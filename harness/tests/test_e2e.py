@@ -200,9 +200,12 @@ consumers: [fake]
 operations: [encode, decode]
 sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1}
 """)
+    # A shell that starts the tests in the background (`make test &`) makes them ignore SIGINT,
+    # and Python keeps an ignored SIGINT ignored: give the CLI Ctrl-C as a terminal would.
     cli = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run", str(path), "--no-progress",
                             "--results-dir", str(tmp_path / "r")],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         task_line = fake.expect("TASK")  # the decode task reached the fake worker
         task_id = task_line.split()[1]
@@ -229,9 +232,12 @@ codecs: [json, bson]
 counts: [10, 20]
 sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
 """)
+    # A shell that starts the tests in the background (`make test &`) makes them ignore SIGINT,
+    # and Python keeps an ignored SIGINT ignored: give the CLI Ctrl-C as a terminal would.
     cli = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run", str(path), "--no-progress",
                             "--results-dir", str(tmp_path / "r")],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         run = wait_for(lambda: _running_with_progress(control), 60, "a run with a measurement")
         cli.send_signal(signal.SIGINT)

@@ -4,11 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.dataset.Dataset;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -19,20 +15,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CodecValidateTest {
   private static final CodecRegistry CODECS = new CodecRegistry();
 
-  static Stream<Arguments> vectors() {
-    List<Arguments> out = new ArrayList<>();
-    for (Codec c : CODECS.all()) {
-      for (Dataset<?> d : Dataset.all()) {
-        for (String language : CanonicalVectors.languages(d, c.id())) {
-          out.add(Arguments.of(c.id(), d.id(), language));
-        }
-      }
-    }
-    return out.stream();
-  }
-
   @ParameterizedTest(name = "{1}.{0}.{2}")
-  @MethodSource("vectors")
+  @MethodSource("dev.codecbench.worker.codec.GoldenVectorsTest#vectors")
   void everyLanguagesPayloadPassesValidation(String codec, String dataset, String language) {
     Codec c = CODECS.byId(codec).orElseThrow();
     byte[] payload = CanonicalVectors.payload(Dataset.byId(dataset).orElseThrow(), codec, language);
