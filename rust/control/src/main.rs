@@ -2,6 +2,7 @@
 //! health and the browser worker page. Workers attach to it; it never dials them.
 mod blobs;
 mod harness_service;
+mod host_guard;
 mod scenario;
 mod state;
 mod stats;
@@ -30,6 +31,10 @@ struct Args {
     /// The built browser worker page (web/dist), served at /.
     #[arg(long, env = "CODECBENCH_WEB_DIR")]
     web_dir: Option<PathBuf>,
+    /// A host name (or address) control also answers to, besides loopback names and the address
+    /// it listens on; repeatable. Requests naming any other host get 401 (DNS-rebinding guard).
+    #[arg(long = "allow-host", value_name = "NAME")]
+    allow_hosts: Vec<String>,
     /// Size of gRPC messages control accepts (chunks are at most 1 MiB; reports carry rounds).
     #[arg(long, default_value_t = 16 << 20, hide = true)]
     max_message_bytes: usize,
@@ -88,7 +93,12 @@ async fn run(args: Args) -> Result<()> {
         .add_service(web.layer(health_service))
         .add_service(v1.build_v1()?)
         .add_service(v1alpha.build_v1alpha()?);
-    let routes = Routes::from(routes.routes().into_axum_router().fallback_service(web::router(args.web_dir.as_deref())));
+    let allowed = host_guard::Allowed::new(args.listen, &args.allow_hosts);
+    let routes = Routes::from(
+        routes.routes().into_axum_router()
+            .fallback_service(web::router(args.web_dir.as_deref()))
+            .layer(axum::middleware::from_fn_with_state(allowed, host_guard::guard)),
+    );
 
     let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("binding {}", args.listen))?;
     let bound = listener.local_addr()?;
