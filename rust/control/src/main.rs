@@ -65,6 +65,7 @@ async fn run(args: Args) -> Result<()> {
         loop {
             tick.tick().await;
             ticker.check_timeouts();
+            ticker.blobs.expire_idle();
         }
     });
 

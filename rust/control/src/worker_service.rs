@@ -42,6 +42,7 @@ pub fn blob_status(e: BlobError) -> Status {
     match e {
         BlobError::NotFound(m) => Status::not_found(m),
         BlobError::BadRequest(m) => Status::invalid_argument(m),
+        BlobError::Busy(m) => Status::resource_exhausted(m),
         BlobError::Io(m) => Status::internal(m),
     }
 }
