@@ -2,7 +2,8 @@
 //!
 //! Records are generated one after another from one ChaCha stream per (dataset, seed), so the same
 //! (dataset, count, seed) always gives the same bytes, and a smaller count is a prefix of a larger
-//! one. Values vary per record with the lengths and magnitudes of `shared/DATASETS.md`.
+//! one. Values vary per record within the lengths and magnitudes each dataset's
+//! module describes (`dummy.rs`, `numeric.rs`, …); `codecs/vectors/<dataset>.pb` holds three of them.
 mod common;
 mod dummy;
 mod numeric;
