@@ -360,12 +360,14 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
     else:
         df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
         summary = results.summary_frame(df)
-        noise = results.run_noise_floor(results.cells_frame(df))
+        cells = results.cells_frame(df)
+        noise = results.run_noise_floor(cells)
+        transfer = results.run_noise_floor(cells, "download")
         con = display.console()
         seed = run.scenario.sampling.order_seed
         title = f"run {run.id}" + (f" · {run.name}" if run.name else "") + f" · {status}" + \
             (f" · trial order seed {seed}" if seed else "")
-        display.print_results(summary, title=title, out=con, noise=noise)
+        display.print_results(summary, title=title, out=con, noise=noise, transfer_noise=transfer)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
         by_status = {}
         for t in resp.tasks:
@@ -442,10 +444,11 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
-def _noise_json(nf) -> dict | None:
+def _noise_json(nf, transfer: bool = False) -> dict | None:
     if nf is None:
         return None
-    return {"worstRatio": nf.worst, "medianRatio": nf.median, "groups": nf.groups, "text": nf.sentence()}
+    return {"worstRatio": nf.worst, "medianRatio": nf.median, "groups": nf.groups,
+            "text": nf.sentence(transfer)}
 
 
 def cmd_compare(args) -> int:
@@ -466,7 +469,10 @@ def cmd_compare(args) -> int:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
                     "rule": cmp.RULE, "counts": cmp.counts(table), "regressions": slower,
                     "noiseFloorA": _noise_json(noise["a"]), "noiseFloorB": _noise_json(noise["b"]),
+                    "transferNoiseFloorA": _noise_json(table.attrs.get("transfer_noise_a"), True),
+                    "transferNoiseFloorB": _noise_json(table.attrs.get("transfer_noise_b"), True),
                     "agreement": {"pairs": agree.pairs, "insideEachOthersIntervals": agree.inside,
+                                  "insideOneWay": agree.one_way, "expectedInside": agree.expected,
                                   "medianAbsDifference": agree.median_abs_diff},
                     "rows": cmp.to_json(table)})
     else:
@@ -485,6 +491,9 @@ def cmd_compare(args) -> int:
         for name, d in (("A", dirs[0]), ("B", dirs[1])):
             if noise[name.lower()] is not None:
                 con.print(f"{name} ({d.name}) {noise[name.lower()].sentence()}")
+            transfer = table.attrs.get(f"transfer_noise_{name.lower()}")
+            if transfer is not None and transfer.groups:
+                con.print(f"{name} ({d.name}) {transfer.sentence(transfer=True)}")
         con.print(agree.sentence())
         con.print(f"rule: {cmp.RULE}", style="dim")
     if matched == 0:

@@ -1,15 +1,18 @@
 """Comparing two runs: per matching measurement, the ratio of medians B/A and a verdict judged by
-the trials' confidence intervals and both runs' noise floors (stats.py).
+the trials' rerun intervals and both runs' noise floors (stats.py).
 
 A measurement is matched by (dataset, codec, decode mode, operation, record count, producer
 language, consumer language). Several cells of one key in one run (rust-1 and rust-2, an A/A twin)
 are one entry: their trial figures are pooled. Each side is the median over trials with its 95 %
-distribution-free interval (stats.median_ci). The verdict of a matched pair:
+distribution-free rerun interval (stats.median_ci). The verdict of a matched pair:
 
 - slower: B/A above the threshold AND above both runs' noise floors AND the intervals do not
   overlap (B's lower bound above A's upper bound);
 - faster: the same the other way (A/B above threshold and floors, B's upper bound below A's lower);
 - no significant change: anything else (a tie: within the intervals, the threshold or the noise);
+  upload and download rows are held to the transfer noise floor (download A/A groups: one
+  consumer fetching the same blob for several producers), the decode floor when neither run
+  measured one;
 - now fails / fixed / fails in both: a measurement that failed (or was not verified) in B, in A,
   or in both; only in A / only in B: no match in the other run.
 
@@ -30,8 +33,8 @@ from .results import cells_frame, lang_of, language_map, run_noise_floor
 KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer_language",
        "consumer_language"]
 REGRESSIONS = ("slower", "now fails")
-RULE = ("slower: B/A > threshold and > both runs' noise floors, and the 95 % intervals of the "
-        "medians over trials do not overlap (B's lower bound > A's upper bound); faster: the same "
+RULE = ("slower: B/A > threshold and > both runs' noise floors, and the 95 % rerun intervals of "
+        "the medians over trials do not overlap (B's lower bound > A's upper bound); faster: the same "
         "the other way; otherwise no significant change (a tie). Exit 1 on any slower or newly "
         "failing measurement.")
 
@@ -103,15 +106,21 @@ def verdict(a: Side | None, b: Side | None, threshold: float, noise_floor: float
 def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
             doc_a: dict | None = None, doc_b: dict | None = None) -> pd.DataFrame:
     """One row per key found in either run, with both sides, the ratio and the verdict. The table's
-    attrs hold both runs' noise floors (stats.NoiseFloor) under "noise_a" and "noise_b"."""
+    attrs hold both runs' noise floors (stats.NoiseFloor) under "noise_a" and "noise_b", and their
+    transfer floors (download A/A groups) under "transfer_noise_a" and "transfer_noise_b"."""
     cells_a, cells_b = cells_frame(df_a), cells_frame(df_b)
     noise_a, noise_b = run_noise_floor(cells_a), run_noise_floor(cells_b)
     floor = max(noise_a.worst, noise_b.worst)
+    # Transfer legs are judged by the floor their own A/A groups (one consumer downloading the
+    # same blob for several producers) measured, in either run; the decode floor when neither did.
+    transfer_a, transfer_b = run_noise_floor(cells_a, "download"), run_noise_floor(cells_b, "download")
+    measured = [n.worst for n in (transfer_a, transfer_b) if n.groups]
+    transfer_floor = max(measured) if measured else floor
     ea, eb = entries(df_a, doc_a, cells_a), entries(df_b, doc_b, cells_b)
     rows = []
     for key in list(ea) + [k for k in eb if k not in ea]:
         a, b = ea.get(key), eb.get(key)
-        v, ratio = verdict(a, b, threshold, floor)
+        v, ratio = verdict(a, b, threshold, transfer_floor if key[3] in ("upload", "download") else floor)
         row = dict(zip(KEY, key))
         for name, side in (("a", a), ("b", b)):
             side = side or Side()
@@ -123,14 +132,14 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
         row.update({"ratio": ratio, "verdict": v})
         rows.append(row)
     out = pd.DataFrame(rows)
-    out.attrs["noise_a"], out.attrs["noise_b"] = noise_a, noise_b
+    out.attrs.update(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b)
     if out.empty:
         return out
     out["_v"] = out["verdict"].map(ORDER)
     out = out.sort_values(["_v", "dataset", "codec", "operation", "decode_mode", "record_count",
                            "producer_language", "consumer_language"], kind="stable") \
         .drop(columns="_v").reset_index(drop=True)
-    out.attrs["noise_a"], out.attrs["noise_b"] = noise_a, noise_b
+    out.attrs.update(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b)
     return out
 
 
@@ -149,16 +158,22 @@ def counts(table: pd.DataFrame) -> dict[str, int]:
 class Agreement:
     """How closely two runs agree on the measurements both timed: what an A/A pair of runs (the
     same scenario twice) should show. `inside` is the share of pairs whose medians each lie inside
-    the other run's interval; `median_abs_diff` the median |B/A − 1|."""
+    the other run's interval, `one_way` the share of the 2 × pairs medians that lie inside the
+    other run's interval, `expected` what `inside` would be for identical conditions in both runs
+    (about the mean product of the two intervals' coverages: 0.69 with 5 trials a side, 0.94 with
+    9); `median_abs_diff` the median |B/A − 1|."""
     pairs: int
     inside: float
     median_abs_diff: float
+    one_way: float = math.nan
+    expected: float = math.nan
 
     def sentence(self) -> str:
         if not self.pairs:
             return "agreement: no measurement timed in both runs"
         return (f"agreement: {self.inside:.0%} of {self.pairs} medians lie inside each other's 95 % "
-                f"intervals; median |B/A − 1| = {self.median_abs_diff:.1%}")
+                f"rerun intervals ({self.one_way:.0%} one way; identical conditions would give about "
+                f"{self.expected:.0%}); median |B/A − 1| = {self.median_abs_diff:.1%}")
 
 
 def agreement(table: pd.DataFrame) -> Agreement:
@@ -167,9 +182,11 @@ def agreement(table: pd.DataFrame) -> Agreement:
     both = table[table["ratio"].notna()]
     if both.empty:
         return Agreement(0, math.nan, math.nan)
-    inside = ((both["a_median_ns_per_op"].between(both["b_lo_ns_per_op"], both["b_hi_ns_per_op"]))
-              & (both["b_median_ns_per_op"].between(both["a_lo_ns_per_op"], both["a_hi_ns_per_op"])))
-    return Agreement(len(both), float(inside.mean()), float((both["ratio"] - 1).abs().median()))
+    a_in_b = both["a_median_ns_per_op"].between(both["b_lo_ns_per_op"], both["b_hi_ns_per_op"])
+    b_in_a = both["b_median_ns_per_op"].between(both["a_lo_ns_per_op"], both["a_hi_ns_per_op"])
+    expected = (both["a_coverage"].astype(float) * both["b_coverage"].astype(float)).mean()
+    return Agreement(len(both), float((a_in_b & b_in_a).mean()), float((both["ratio"] - 1).abs().median()),
+                     float((a_in_b.mean() + b_in_a.mean()) / 2), float(expected))
 
 
 def regressions(table: pd.DataFrame) -> int:

@@ -8,6 +8,7 @@ import sys
 
 import pandas as pd
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -146,9 +147,10 @@ def same_bytes_lines(summary: pd.DataFrame, limit: int = 6) -> list[str]:
 
 
 def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = None,
-                  noise=None) -> None:
-    """The results table, then how to read it: the noise floor (stats.NoiseFloor), the interval
-    method, unsteady and wide cells."""
+                  noise=None, transfer_noise=None) -> None:
+    """The results table, then how to read it: the noise floors (stats.NoiseFloor; decode, and
+    the transfer legs' own when measured), the interval method and its coverage at the run's
+    trial count, unsteady and wide cells."""
     from . import stats
 
     out = out or console()
@@ -160,8 +162,17 @@ def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = 
         out.print(line, style="dim")
     if noise is not None:
         out.print(noise.sentence())
-    out.print(f"figures: {stats.METHOD}; ± is the interval's half-width. Differences within the "
-              "intervals or the noise floor are ties.", style="dim")
+    if transfer_noise is not None and transfer_noise.groups:
+        out.print(transfer_noise.sentence(transfer=True))
+    # escape: the method names ranks as [x(j), x(n−j+1)], which rich would take for markup.
+    out.print(escape(f"figures: {stats.METHOD}; ± is the interval's half-width. Differences within the "
+                     "intervals or the noise floor are ties."), style="dim")
+    counts = pd.concat([summary[f"{leg}_trials"] for leg in ("encode", "decode")])
+    fewest = int(counts[counts > 0].min()) if (counts > 0).any() else 0
+    if 0 < fewest < stats.MIN_TRIALS:
+        out.print(f"(n) as few as {fewest} trials: the ± interval holds an identical rerun's median only "
+                  f"{stats.ci_ranks(fewest)[2]:.0%} of the time ({stats.MIN_TRIALS} trials reach 95 %): "
+                  "enough to see the shape, not to publish.", style="yellow")
     wide = summary[(summary["encode_ci_pct"] > WIDE_CI * 100) | (summary["decode_ci_pct"] > WIDE_CI * 100)]
     if not wide.empty:
         out.print(f"! {len(wide)} row(s) have a 95 % interval wider than ±{WIDE_CI:.0%} (marked !): "

@@ -12,7 +12,7 @@ Figures are ns per operation (one operation = the whole 1000-record payload):
 - criterion: the median of its samples and criterion's bootstrap 95 % interval of that median
   (target/criterion/<id>/new/estimates.json);
 - JMH: the median over every measurement iteration of every fork, with the same distribution-free
-  95 % interval codecbench uses over trials (stats.median_ci); JMH's own mean ± 99.9 % is kept in
+  95 % rerun interval codecbench uses over trials (stats.median_ci); JMH's own mean ± 99.9 % is kept in
   fidelity.json;
 - codecbench: the cell's median over trials and its interval (results.cells_frame). Decode cells
   are those of the rust producer's payload (json, bson and protobuf payloads are byte-identical

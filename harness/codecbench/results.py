@@ -206,7 +206,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
 
 def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (cell, operation): the median over its trials (each trial = the median of its
-    rounds), the 95 % interval of that median (stats.median_ci), trial and unsteady counts. A cell
+    rounds), its 95 % rerun interval (stats.median_ci), trial and unsteady counts. A cell
     any of whose trials failed or was not verified carries the failure."""
     from . import stats
 
@@ -261,21 +261,23 @@ def interval_of(row, prefix: str = "") -> "object":
                           int(n), float(row[f"{prefix}coverage"]))
 
 
-def aa_groups(cells: pd.DataFrame) -> pd.DataFrame:
-    """A/A groups: decode cells doing byte-identical work — one consumer, dataset, codec, mode,
-    count and payload (payload_blob_id), from different producers — plus each deliberate A/A twin
-    with its original. One row per group of ≥ 2 timed cells: its cells, producers, medians and the
-    ratio max/min of the medians."""
+def aa_groups(cells: pd.DataFrame, operation: str = "decode") -> pd.DataFrame:
+    """A/A groups: cells doing byte-identical work. For decode, one consumer, dataset, codec, mode,
+    count and payload (payload_blob_id), from different producers, plus each deliberate A/A twin
+    with its original. For download (operation="download"), one consumer fetching the same blob for
+    different producers' cells (the decode mode does not change a download). One row per group of
+    ≥ 2 timed cells: its cells, producers, medians and the ratio max/min of the medians."""
     cols = ["consumer", "dataset", "codec", "decode_mode", "record_count", "payload_blob_id", "cells",
             "producers", "medians", "ratio"]
     if cells.empty:
         return pd.DataFrame(columns=cols)
-    dec = cells[(cells["operation"] == "decode") & cells["verified"] & (cells["trials"] > 0)]
+    timed = cells[(cells["operation"] == operation) & cells["verified"] & (cells["trials"] > 0)]
     groups: dict[tuple, list] = {}
-    for r in dec.to_dict("records"):
+    for r in timed.to_dict("records"):
         # Without a blob id (older runs) only a twin and its original are known to be identical.
         same = r["payload_blob_id"] or "cell:" + r["cell_key"].removesuffix(AA_SUFFIX)
-        key = (r["consumer"], r["dataset"], r["codec"], r["decode_mode"], int(r["record_count"]), same)
+        mode = r["decode_mode"] if operation == "decode" else ""
+        key = (r["consumer"], r["dataset"], r["codec"], mode, int(r["record_count"]), same)
         groups.setdefault(key, []).append(r)
     rows = []
     for key, rs in groups.items():
@@ -288,11 +290,12 @@ def aa_groups(cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=cols)
 
 
-def run_noise_floor(cells: pd.DataFrame):
-    """The run's noise floor (stats.NoiseFloor) from its A/A groups."""
+def run_noise_floor(cells: pd.DataFrame, operation: str = "decode"):
+    """The run's noise floor (stats.NoiseFloor) from its A/A groups of one operation: decode (the
+    floor every table uses) or download (the transfer legs' own, which are noisier)."""
     from . import stats
 
-    groups = aa_groups(cells)
+    groups = aa_groups(cells, operation)
     return stats.noise_floor(groups["ratio"] if not groups.empty else [])
 
 

@@ -95,7 +95,32 @@ def test_two_runs_of_one_scenario_back_to_back_are_no_significant_change(tmp_pat
     # are in the issue's note. Here: most agree, and the median difference is small.)
     assert 0.5 < agree["insideEachOthersIntervals"] <= 1.0
     assert 0 < agree["medianAbsDifference"] < 0.05
-    assert "agreement: " in text.stdout and "medians lie inside each other's 95 % intervals" in text.stdout
+    assert "agreement: " in text.stdout and "medians lie inside each other's 95 % rerun intervals" in text.stdout
+    # What identical conditions would give with 5 trials a side: about (5/6)², stated beside it.
+    assert agree["expectedInside"] == pytest.approx((5 / 6) ** 2, abs=0.02)
+    assert agree["insideEachOthersIntervals"] <= agree["insideOneWay"] <= 1.0
+    assert f"identical conditions would give about {agree['expectedInside']:.0%}" in " ".join(text.stdout.split())
+
+
+def test_transfer_legs_are_judged_by_their_own_noise_floor(tmp_path):
+    # rust-1 downloading rust-1's beers json payload 30 % slower in B, while downloading the same
+    # blob for java's and browser's cells was not: B's download A/A group says identical downloads
+    # differed by 30 %, so that is no verdict, though the decode noise floor is lower.
+    plant = dict(dataset="beers", codec="json", operation="download", record_count=100)
+    make_run(tmp_path, "a")
+    make_run(tmp_path, "b", lambda df: scale(df, 1.3, **plant, producer="rust-1", consumer="rust-1"),
+             source=FIXTURE_B)
+    res, doc = cmp(tmp_path, "a", "b")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert doc["noiseFloorB"]["worstRatio"] < 1.25
+    assert doc["transferNoiseFloorB"]["worstRatio"] > 1.25 and doc["transferNoiseFloorA"]["groups"] > 10
+    assert doc["transferNoiseFloorA"]["text"].startswith("transfer noise floor: identical downloads differed by ≤ ")
+    rows = [r for r in doc["rows"] if all(r[k] == v for k, v in {**plant, **PLANT_WHO}.items())]
+    assert rows and all(r["verdict"] == "no significant change" and r["ratio"] > 1.2 for r in rows), rows
+    # The decode legs still answer to the decode floor: the same 30 % on a whole decode A/A group
+    # is flagged (test_a_planted_30_percent_slowdown_is_flagged_and_fails_the_gate).
+    text = run_cli("compare", "a", "b", "--results-dir", str(tmp_path), env=NO_CONTROL)
+    assert "B (b) transfer noise floor: identical downloads differed by ≤" in text.stdout
 
 
 def test_agreement_of_identical_runs_and_of_a_shifted_run(tmp_path):

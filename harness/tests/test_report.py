@@ -145,7 +145,7 @@ def test_warnings_for_debug_builds_isolation_and_few_trials(results_dir, tmp_pat
     text = "\n".join(report.trust_warnings(run_dir))
     assert "rust-1: a debug build" in text
     assert "browser-1: the page is not cross-origin isolated" in text and "100 µs" in text
-    assert "fewer than 5 trials (as few as 3" in text and "75.0% confidence" in text
+    assert "fewer than 9 trials (as few as 3" in text and "holds an identical rerun's median only 60.0% of the time" in text
     assert "failed or were not verified" in text
 
 
@@ -191,7 +191,7 @@ def test_report_names_the_method_seed_noise_floor_regions_and_lazy_fields(built)
     md = (run_dir / "report.md").read_text(encoding="utf-8")
     run = md.split("## Run")[1].split("## ")[0]
     assert "| trial order seed | 424242 |" in run
-    assert "binomial order statistics" in run and "93.8 % for 5 trials" in run
+    assert "95 % rerun interval" in run and "83.3 % for 5 trials" in run
     assert "identical work differed by ≤ 13.1 % (median 3.1 %, 72 A/A groups)" in run
     noise = md.split("## Noise floor")[1].split("## ")[0]
     assert "Every A/A group (72), worst first" in noise and "(A/A twin)" in noise
@@ -233,5 +233,5 @@ def test_a_run_from_before_trials_still_reports(tmp_path):
     md = rep.md.read_text(encoding="utf-8")
     assert "| trial order seed | not recorded (a run from before trials) |" in md
     assert "Not recorded: this run's results hold no workers' codec declarations" in md
-    assert "fewer than 5 trials (as few as 1" in "\n".join(rep.warnings)
+    assert "fewer than 9 trials (as few as 1" in "\n".join(rep.warnings)
     assert "download" in md

@@ -92,7 +92,7 @@ def test_cells_are_the_median_over_trials_with_the_order_statistic_interval():
     assert enc["trials"] == 5
     assert enc["median_ns_per_op"] == 1200, "the median of the trials' medians"
     assert (enc["lo_ns_per_op"], enc["hi_ns_per_op"]) == (1000, 1400), "5 trials: min..max"
-    assert enc["coverage"] == pytest.approx(0.9375)
+    assert enc["coverage"] == pytest.approx(5 / 6), "min..max of 5 holds a rerun's median 5/6 of the time"
     assert enc["ci_pct"] == pytest.approx(200 / 1200 * 100)
     assert enc["ns_per_record"] == 120
     java = cells[(cells["cell_id"] == "dec-java-1-typed") & (cells["operation"] == "decode")].iloc[0]
@@ -266,5 +266,5 @@ def test_table_renders_every_column(tmp_path):
     assert "1,234" in text and "7,000" in text and "9,000" in text
     assert "noise floor: not measured" in text  # no two cells did identical work here
     assert "rust-1 → rust-1 ≡" not in text, "one producer: no other producer's bytes to share"
-    assert "binomial order statistics" in text
+    assert "95 % rerun interval" in text
     assert "2 row(s) include trials whose warm-up hit sampling.maxWarmupMs" in text  # typed and lazy

@@ -293,7 +293,7 @@ def test_quick_and_aa_scenarios_are_what_the_demo_and_issue_9_need():
     assert list(aa.datasets) == ["dummy", "numeric", "owners", "beers"]
     assert list(aa.codecs) == ["json", "bson", "protobuf"] and list(aa.counts) == [1000]
     assert not aa.producers and not aa.consumers, "every attached worker"
-    assert aa.sampling.trials == 5
+    assert aa.sampling.trials == 9, "the fewest trials whose interval reaches 95 %"
 
 
 def test_trials_override_fixes_the_trial_count(capsys):

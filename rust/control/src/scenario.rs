@@ -97,7 +97,7 @@ pub fn with_defaults(s: &Scenario) -> Scenario {
     if d.rounds == 0 { d.rounds = 10; }
     if d.min_round_ms == 0 { d.min_round_ms = 10; }
     if d.task_timeout_s == 0 { d.task_timeout_s = 300; }
-    if d.trials == 0 { d.trials = 5; }
+    if d.trials == 0 { d.trials = 9; }
     if d.max_trials == 0 { d.max_trials = d.trials; }
     if d.target_ci_pct == 0.0 { d.target_ci_pct = 3.0; }
     if d.max_warmup_ms == 0 { d.max_warmup_ms = 10_000.max(d.warmup_ms); }

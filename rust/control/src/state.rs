@@ -471,7 +471,7 @@ impl Control {
     }
 
     /// Adaptive trials (DESIGN.md rule 3): once every trial of the cell has ended, a cell whose
-    /// confidence interval of the median is wider than the target gets one more trial, placed at
+    /// rerun interval (stats.rs) is wider than the target gets one more trial, placed at
     /// a random point among the pending ones, up to `max_trials` and while the run's time budget
     /// lasts.
     fn add_trial_if_needed(&self, run: &mut ActiveRun, index: usize) -> Option<TaskSummary> {
