@@ -132,14 +132,16 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
         row.update({"ratio": ratio, "verdict": v})
         rows.append(row)
     out = pd.DataFrame(rows)
-    out.attrs.update(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b)
+    # Set again after sorting: a new frame does not keep them in every pandas version.
+    floors = dict(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b)
+    out.attrs.update(floors)
     if out.empty:
         return out
     out["_v"] = out["verdict"].map(ORDER)
     out = out.sort_values(["_v", "dataset", "codec", "operation", "decode_mode", "record_count",
                            "producer_language", "consumer_language"], kind="stable") \
         .drop(columns="_v").reset_index(drop=True)
-    out.attrs.update(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b)
+    out.attrs.update(floors)
     return out
 
 
