@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // The page is served by control from web/dist on the same origin as gRPC-web; relative asset
@@ -16,7 +17,13 @@ export default defineConfig({
   base: "./",
   define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions) },
   ssr: { noExternal: [/@shelacek\/ubjson/] },
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022" },
+  // Two pages: the worker page, and the page a fresh Chromium opens for one trial (src/trial/host.ts).
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    rolldownOptions: { input: { main: fileURLToPath(new URL("./index.html", import.meta.url)), trial: fileURLToPath(new URL("./trial.html", import.meta.url)) } },
+  },
   // Each trial runs in a module Web Worker (src/trial/entry.ts), bundled as its own ES chunk.
   worker: { format: "es" },
   test: {

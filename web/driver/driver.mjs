@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // Opens N headless Chromium tabs on control's worker page (each tab is one browser worker),
-// forwards every page's console to a log file, and on SIGTERM/SIGINT optionally screenshots the
-// first tab, closes Chromium and exits 0.
+// forwards every page's console to a log file, runs each trial those tabs are given in a fresh
+// Chromium (trial-browser.mjs; `--trials web-worker` keeps them in the tab's own Web Workers),
+// and on SIGTERM/SIGINT optionally screenshots the first tab, closes Chromium and exits 0.
 //
-//   node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE]
+//   node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker]
 
 import { createWriteStream, mkdtempSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -11,11 +12,12 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import puppeteer from "puppeteer-core";
 import { CHROMIUM_FLAGS, V8_FLAGS } from "./flags.mjs";
+import { exposeTrialBrowser } from "./trial-browser.mjs";
 
 const CHROMIUM = process.env.CODECBENCH_CHROMIUM || "/usr/bin/chromium";
 
 function usage(message) {
-  process.stderr.write(`driver: ${message}\nusage: node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE]\n`);
+  process.stderr.write(`driver: ${message}\nusage: node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker]\n`);
   process.exit(2);
 }
 
@@ -27,6 +29,7 @@ try {
       count: { type: "string", default: "1" },
       log: { type: "string" },
       screenshot: { type: "string" },
+      trials: { type: "string", default: "fresh-browser" },
     },
     strict: true,
   }));
@@ -37,6 +40,7 @@ if (!options.control) usage("--control is required");
 if (!options.log) usage("--log is required");
 const count = Number(options.count);
 if (!Number.isInteger(count) || count < 1) usage(`--count must be a whole number of at least 1, got ${options.count}`);
+if (!["fresh-browser", "web-worker"].includes(options.trials)) usage(`--trials must be fresh-browser or web-worker, got ${options.trials}`);
 let pageUrl;
 try {
   // The page records the V8 flags it runs under in its environment (it cannot read them itself).
@@ -111,7 +115,7 @@ try {
     executablePath: CHROMIUM,
     headless: true,
     userDataDir,
-    args: CHROMIUM_FLAGS,
+    args: [...CHROMIUM_FLAGS], // a copy: puppeteer edits the array it is given
     // One tab per worker: no viewport emulation, a page the size a person would see.
     defaultViewport: { width: 1280, height: 900 },
     handleSIGINT: false,
@@ -134,6 +138,7 @@ try {
   for (let tab = 1; tab <= count; tab++) {
     const page = tab === 1 && blank ? blank : await browser.newPage();
     follow(page, tab);
+    if (options.trials === "fresh-browser") await exposeTrialBrowser(page, { executablePath: CHROMIUM, origin: pageUrl, log: (line) => write(`tab ${tab}: ${line}`) });
     await page.goto(pageUrl, { waitUntil: "domcontentloaded" });
     write(`tab ${tab}: opened ${pageUrl}`);
   }

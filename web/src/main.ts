@@ -3,7 +3,7 @@ import { PageView } from "./ui/view";
 import { runWorker } from "./worker/attach";
 import { workerClient } from "./worker/client";
 import { collectEnvironment } from "./worker/environment";
-import { webWorkerTrials } from "./worker/trials";
+import { browserTrials, driverTrialBrowser, webWorkerTrials } from "./worker/trials";
 
 // The browser worker page. It measures only when cross-origin isolated (COOP/COEP from control):
 // otherwise performance.now() is coarsened to 100 µs and the page says so and does not attach,
@@ -11,7 +11,9 @@ import { webWorkerTrials } from "./worker/trials";
 
 async function start(): Promise<void> {
   const view = new PageView();
-  const environment = await collectEnvironment();
+  // Opened by codecbench's driver: each trial in a fresh Chromium; by hand: in this page's workers.
+  const trialBrowser = driverTrialBrowser();
+  const environment = await collectEnvironment(trialBrowser !== undefined);
   view.showEnvironment(environment);
   console.log(`codecbench browser worker: crossOriginIsolated=${crossOriginIsolated}, timer resolution ${environment.details["timerResolutionUs"]} µs, ${environment.runtime} ${environment.runtimeVersion}`);
   if (!crossOriginIsolated) {
@@ -24,7 +26,7 @@ async function start(): Promise<void> {
     client,
     name: "browser",
     environment,
-    trials: webWorkerTrials,
+    trials: trialBrowser ? browserTrials(trialBrowser) : webWorkerTrials,
     events: {
       connecting: () => view.connecting(),
       attached: (id) => (console.log(`codecbench browser worker: attached as ${id}`), view.attached(id)),

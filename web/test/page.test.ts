@@ -17,6 +17,44 @@ import { servePage, type PageServer } from "./serve-page";
 
 const driverPath = new URL("../driver/driver.mjs", import.meta.url).pathname;
 
+describe("the page in Chromium with --trials web-worker", () => {
+  const control = new FakeControl();
+  let server: PageServer;
+  let driver: Child | undefined;
+  const dir = mkdtempSync(join(tmpdir(), "codecbench-page-ww-test-"));
+
+  beforeAll(async () => {
+    requireChromium();
+    server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
+  });
+  afterAll(async () => {
+    await driver?.stop("SIGTERM");
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("runs each trial in a fresh Web Worker of the tab itself, and says so", async () => {
+    const canonical = { id: control.putBlob(canonicalPb("dummy")), size: canonicalPb("dummy").length };
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical }),
+      task({ operation: Operation.DECODE, dataset: "dummy", codec: "protobuf", recordCount: 3, canonical, payload: { id: control.putBlob(vector("dummy", "protobuf")), size: vector("dummy", "protobuf").length } }),
+    );
+    const logFile = join(dir, "driver.log");
+    driver = startProcess("driver", process.execPath, [driverPath, "--control", server.origin, "--count", "1", "--log", logFile, "--trials", "web-worker"]);
+    await driver.waitForLine(/1 tab\(s\) open/, 60_000);
+    const reports = await control.waitForReports(2, 60_000);
+    expect(reports.map((r) => r.failure)).toEqual(["", ""]);
+    for (const m of reports.flatMap((r) => r.measurements)) {
+      expect(m.verified).toBe(true);
+      expect(m.extras["worker_start_ms"]).toBeGreaterThan(0);
+      expect(m.extras["browser_launch_ms"]).toBeUndefined();
+    }
+    expect(control.attaches[0]!.environment!.details["trials"]).toMatch(/fresh dedicated Web Worker of this page/);
+    expect(await driver.stop("SIGTERM")).toBe(0);
+    expect(readFileSync(logFile, "utf8")).not.toContain("trial browser:");
+  }, 120_000);
+});
+
 describe("the page in Chromium against a gRPC-web control", () => {
   const control = new FakeControl();
   let server: PageServer;
@@ -37,7 +75,7 @@ describe("the page in Chromium against a gRPC-web control", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("attaches from two tabs, runs every trial in a fresh Web Worker, verified and steady-or-marked, and stops cleanly", async () => {
+  it("attaches from two tabs, runs every trial in a fresh Chromium of its own, verified and steady-or-marked, and stops cleanly", async () => {
     const blob = (bytes: Uint8Array) => ({ id: control.putBlob(bytes), size: bytes.length });
     const canonical = (id: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") => blob(canonicalPb(id));
     const truncated = vector("beers", "bson").slice(0, 100);
@@ -83,6 +121,10 @@ describe("the page in Chromium against a gRPC-web control", () => {
         // Timed inside a trial worker, which took a measurable time to start.
         expect(m.extras["worker_start_ms"], what).toBeGreaterThan(0);
         expect(m.extras["jit_observable"], what).toBe(0);
+        // ... in a fresh Chromium, started and quiet before the trial began.
+        expect(m.extras["browser_launch_ms"], what).toBeGreaterThan(0);
+        expect(m.extras["browser_settle_ms"], what).toBeGreaterThanOrEqual(0);
+        expect(m.extras["worker_start_ms"], what).toBeGreaterThan(m.extras["browser_launch_ms"]! + m.extras["browser_settle_ms"]!);
       }
     }
     const trials = measurements.filter((m) => m.operation === Operation.ENCODE || m.operation === Operation.DECODE);
@@ -101,7 +143,7 @@ describe("the page in Chromium against a gRPC-web control", () => {
     expect(control.attaches[0]!.environment!.runtime).toMatch(/Chrom/);
     expect(details["allocBytes"]).toMatch(/not counted/);
     expect(details["jitCounter"]).toMatch(/no JIT compilation counter/);
-    expect(details["trials"]).toMatch(/fresh dedicated Web Worker/);
+    expect(details["trials"]).toMatch(/fresh headless Chromium launched by codecbench's driver/);
     // The driver passed its V8 flags in the page's URL.
     expect(details["v8Flags"]).toBe(V8_FLAGS);
 
@@ -113,5 +155,9 @@ describe("the page in Chromium against a gRPC-web control", () => {
     expect(log).toMatch(/tab 1: console\.log: codecbench browser worker: attached as browser-\d/);
     expect(log).toMatch(/tab 2: console\.log: codecbench browser worker: attached as browser-\d/);
     expect(log).toContain("driver: SIGTERM, stopping");
-  }, 120_000);
+    // One fresh Chromium per trial, the corrupt payload's included; each closed before the answer.
+    const launches = log.split("\n").filter((line) => / trial browser: (encode|decode) .* (done|failed: decode failed)/.test(line));
+    expect(launches.length, log).toBe(count);
+    expect(log).not.toMatch(/trial browser: .*(page error|could not|the fresh browser for this trial failed)/);
+  }, 180_000);
 });

@@ -7,7 +7,7 @@ import { MatrixDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { runWorker, type WorkerEvents } from "../src/worker/attach";
 import { workerClient } from "../src/worker/client";
-import { inProcessTrials } from "../src/worker/trials";
+import { inProcessTrials } from "./in-process-trials";
 import { FakeControl, sha256, task } from "./fake-control";
 import { canonicalPb, repoRoot, vector } from "./vectors";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TrialInput } from "../src/trial/trial";
-import { workerTrials, type WorkerLike } from "../src/worker/trials";
+import { browserTrials, fromBase64, fromWireInput, toBase64, toWireInput, workerTrials, type WireTrialInput, type WorkerLike } from "../src/worker/trials";
 import { canonicalPb } from "./vectors";
 
 // The page's trial runner against stand-in workers (the real Web Worker path runs in Chromium in
@@ -82,5 +82,50 @@ describe("trial runner", () => {
       throw new Error("SecurityError: denied");
     })(input(), 1000);
     expect(run.result.failure).toBe("trial failed: could not start a trial worker: SecurityError: denied");
+  });
+});
+
+describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
+  it("hands the trial over as base64 and back byte for byte, payload included", async () => {
+    const payload = new Uint8Array(200_000).map((_, i) => (i * 7) & 0xff);
+    const sent: WireTrialInput[] = [];
+    const runner = browserTrials(async (wire, timeoutMs) => {
+      sent.push(wire);
+      expect(timeoutMs).toBe(5000);
+      const back = fromWireInput(wire);
+      return { result: { failure: "", payloadBytes: back.canonical.length, extras: { browser_launch_ms: 3 }, payload: toBase64(back.payload!) }, startMs: 12, totalMs: 20 };
+    });
+    const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", payload }, 5000);
+    expect(JSON.parse(JSON.stringify(sent[0]))).toEqual(sent[0]); // plain JSON: what crosses the DevTools protocol
+    expect(run.result.failure).toBe("");
+    expect(run.result.payloadBytes).toBe(canonicalPb("dummy").length);
+    expect(run.result.payload).toEqual(payload);
+    expect(run.result.extras).toEqual({ browser_launch_ms: 3 });
+    expect(run.startMs).toBe(12);
+  });
+
+  it("round-trips every byte value and the empty buffer through base64", () => {
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    expect(fromBase64(toBase64(all))).toEqual(all);
+    expect(fromBase64(toBase64(new Uint8Array(0)))).toEqual(new Uint8Array(0));
+    const wire = toWireInput({ ...input(), payload: all });
+    expect(fromWireInput(wire).payload).toEqual(all);
+    expect(fromWireInput(wire).canonical).toEqual(input().canonical);
+  });
+
+  it("fails precisely when the driver throws, answers garbage or never answers", async () => {
+    const thrown = await browserTrials(async () => {
+      throw new Error("Chromium exited");
+    })(input(), 1000);
+    expect(thrown.result.failure).toBe("trial failed: the driver could not run the trial in a fresh browser: Chromium exited");
+    const garbage = await browserTrials(async () => ({ result: { failure: "", payloadBytes: 1, extras: {}, payload: "%%%" }, startMs: 0, totalMs: 0 }))(input(), 1000);
+    expect(garbage.result.failure).toBe("trial failed: the fresh browser's payload is not valid base64");
+    const silent = await browserTrials(() => new Promise(() => {}), 20)(input(), 30);
+    expect(silent.result.failure).toBe("trial failed: the driver could not run the trial in a fresh browser: no answer within 0.05 s");
+  });
+
+  it("passes the fresh browser's own failure through unchanged", async () => {
+    const run = await browserTrials(async () => ({ result: { failure: "decode failed: bad bytes", payloadBytes: 0, extras: {} }, startMs: 1, totalMs: 2 }))(input(), 1000);
+    expect(run.result.failure).toBe("decode failed: bad bytes");
   });
 });

@@ -6,10 +6,13 @@ import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 import { expect, it } from "vitest";
 import { DummyDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
+import type { DatasetId } from "../src/model/dataset";
+import { datasetById } from "../src/model/registry";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import type { Measurement } from "../src/gen/codecbench/v1/results_pb";
 import { chromiumPath } from "../test/chromium";
 import { CHROMIUM_FLAGS, V8_FLAGS } from "../driver/flags.mjs";
+import { exposeTrialBrowser } from "../driver/trial-browser.mjs";
 import { FakeControl, task } from "../test/fake-control";
 import { servePage } from "../test/serve-page";
 import { canonicalPb } from "../test/vectors";
@@ -26,12 +29,42 @@ import { canonicalPb } from "../test/vectors";
 const TRIALS = Number(process.env.TRIALS ?? 8);
 const RECORDS = Number(process.env.RECORDS ?? 1000);
 const OUT = process.env.OUT ?? "/tmp/stability";
+// PAGES > 1: the trials run in that many tabs one after another (TRIALS per codec each, a tab
+// closed before the next opens), to tell a per-renderer-process effect from trial noise.
+const PAGES = Number(process.env.PAGES ?? 1);
+const DATASET = (process.env.DATASET ?? "dummy") as DatasetId;
+const CODECS = (process.env.CODECS ?? "protobuf,json").split(",");
+const MODE = process.env.DECODE_MODE ?? "typed";
+// TRIALS_IN=web-worker: trials in the tab's own Web Workers (one launch) instead of the driver's
+// fresh Chromium per trial; the thread figures below only see the tab's own Chromium.
+const FRESH = (process.env.TRIALS_IN ?? "fresh-browser") === "fresh-browser";
 const sampling = { warmupMs: Number(process.env.WARMUP_MS ?? 200), maxWarmupMs: 10_000, rounds: 10, minRoundMs: 10, taskTimeoutS: 300 };
 
-function dummyRecords(n: number): Uint8Array {
-  const seed = fromBinary(DummyDatasetSchema, canonicalPb("dummy")).records;
-  const records = Array.from({ length: n }, (_, i) => ({ ...seed[i % seed.length]!, index: i, id: `${seed[i % seed.length]!.id.slice(0, 18)}${String(i).padStart(6, "0")}` }));
-  return toBinary(DummyDatasetSchema, create(DummyDatasetSchema, { records }));
+/** The dataset's canonical vector records repeated to n records (dummy with distinct ids). */
+function records(n: number): Uint8Array {
+  // CANONICAL=FILE: control's canonical blob (the `*Dataset` protobuf message) as the records.
+  if (process.env.CANONICAL) return new Uint8Array(readFileSync(process.env.CANONICAL));
+  if (DATASET === "dummy") {
+    const seed = fromBinary(DummyDatasetSchema, canonicalPb("dummy")).records;
+    const records = Array.from({ length: n }, (_, i) => ({ ...seed[i % seed.length]!, index: i, id: `${seed[i % seed.length]!.id.slice(0, 18)}${String(i).padStart(6, "0")}` }));
+    return toBinary(DummyDatasetSchema, create(DummyDatasetSchema, { records }));
+  }
+  // Field 1 of every dataset message is its repeated record: repeat the encoded entries.
+  const seed = canonicalPb(DATASET);
+  const entries: Uint8Array[] = [];
+  let at = 0;
+  const varint = () => { let v = 0, shift = 0, b = 0; do { b = seed[at++]!; v += (b & 0x7f) * 2 ** shift; shift += 7; } while (b & 0x80); return v; };
+  while (at < seed.length) {
+    const start = at;
+    if (varint() !== 0x0a) throw new Error(`${DATASET}: unexpected field in the canonical vector`);
+    const length = varint();
+    at += length;
+    entries.push(seed.subarray(start, at));
+  }
+  const out = Array.from({ length: n }, (_, i) => entries[i % entries.length]!);
+  const bytes = new Uint8Array(out.reduce((sum, e) => sum + e.length, 0));
+  out.reduce((offset, e) => (bytes.set(e, offset), offset + e.length), 0);
+  return bytes;
 }
 
 it("prints per-trial figures", async () => {
@@ -42,24 +75,34 @@ it("prints per-trial figures", async () => {
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-stability-"));
   const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, userDataDir, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE, pipe: true });
   try {
-    const page = await browser.newPage();
-    await page.goto(server.origin, { waitUntil: "domcontentloaded" });
-    const pb = dummyRecords(RECORDS);
+    const openTab = async () => {
+      const tab = await browser.newPage();
+      if (FRESH) await exposeTrialBrowser(tab, { executablePath: chromiumPath, origin: server.origin, args: [...CHROMIUM_FLAGS, ...extra] });
+      await tab.goto(server.origin, { waitUntil: "domcontentloaded" });
+      return tab;
+    };
+    let page = await openTab();
+    const pb = records(RECORDS);
     const canonical = { id: control.putBlob(pb), size: pb.length };
-    const codecs = ["protobuf", "json"];
-    control.enqueue(...codecs.map((codec) => task({ operation: Operation.ENCODE, dataset: "dummy", codec, recordCount: RECORDS, canonical, prepare: true, storePayload: true, sampling })));
+    const codecs = CODECS;
+    const lazyFields = MODE === "lazy" ? [...datasetById(DATASET).lazyFields] : [];
+    control.enqueue(...codecs.map((codec) => task({ operation: Operation.ENCODE, dataset: DATASET, codec, recordCount: RECORDS, canonical, prepare: true, storePayload: true, sampling })));
     const prepared = await control.waitForReports(codecs.length, 120_000);
     expect(prepared.map((r) => r.failure)).toEqual(codecs.map(() => ""));
     // Seeded interleaving (a tiny LCG), as control does.
     let state = 12345;
     const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-    const plan = codecs.flatMap((codec, c) => Array.from({ length: TRIALS }, (_, trial) => ({ codec, trial, payload: { id: prepared[c]!.payloadBlobId, size: Number(prepared[c]!.payloadBlobSize) } })));
-    for (let i = plan.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      [plan[i], plan[j]] = [plan[j]!, plan[i]!];
-    }
+    const pagePlan = (p: number) => {
+      const plan = codecs.flatMap((codec, c) => Array.from({ length: TRIALS }, (_, trial) => ({ codec, trial: p * TRIALS + trial, payload: { id: prepared[c]!.payloadBlobId, size: Number(prepared[c]!.payloadBlobSize) } })));
+      for (let i = plan.length - 1; i > 0; i--) {
+        const j = Math.floor(random() * (i + 1));
+        [plan[i], plan[j]] = [plan[j]!, plan[i]!];
+      }
+      return plan;
+    };
+    const enqueuePage = (p: number) => control.enqueue(...pagePlan(p).map((t) => task({ operation: Operation.DECODE, dataset: DATASET, codec: t.codec, decodeMode: MODE, lazyFields, recordCount: RECORDS, canonical, payload: t.payload, trial: t.trial, sampling })));
+    const plan = { length: PAGES * TRIALS * codecs.length };
     const load: number[] = [];
-    control.enqueue(...plan.map((p) => task({ operation: Operation.DECODE, dataset: "dummy", codec: p.codec, recordCount: RECORDS, canonical, payload: p.payload, trial: p.trial, sampling })));
     const poll = setInterval(() => load.push(loadavg()[0]!), 5000);
     const threads = new Map<string, ThreadStat>();
     const root = browser.process()!.pid!;
@@ -85,6 +128,14 @@ it("prints per-trial figures", async () => {
         last = now;
       }
     }, 10);
+    for (let p = 0; p < PAGES; p++) {
+      if (p > 0) {
+        await page.close();
+        page = await openTab();
+      }
+      enqueuePage(p);
+      await control.waitForReports(codecs.length + (p + 1) * TRIALS * codecs.length, 1_500_000);
+    }
     const reports = (await control.waitForReports(codecs.length + plan.length, 1_500_000)).slice(codecs.length);
     clearInterval(poll);
     clearInterval(sampler);
@@ -93,10 +144,18 @@ it("prints per-trial figures", async () => {
       const ms: Measurement[] = reports.filter((r) => r.failure === "").flatMap((r) => r.measurements).filter((m) => m.codec === codec && m.operation === Operation.DECODE);
       const medians = ms.map((m) => median(m.roundNsPerOp) / 1e3);
       const mid = median(medians);
-      lines.push(`${codec} typed decode, dummy x ${RECORDS}: trial medians us/op ${medians.map((v) => v.toFixed(0)).join(" ")}; max/min ${(Math.max(...medians) / Math.min(...medians)).toFixed(2)}; trials > 1.15 x median: ${medians.filter((v) => v > 1.15 * mid).length}/${medians.length}`);
+      if (PAGES > 1) {
+        // Between-tab spread of the tab medians against what trial noise alone would give.
+        const tabs = Array.from({ length: PAGES }, (_, p) => median(ms.filter((m) => Math.floor(m.trial / TRIALS) === p).map((m) => median(m.roundNsPerOp) / 1e3)));
+        const within = Array.from({ length: PAGES }, (_, p) => ms.filter((m) => Math.floor(m.trial / TRIALS) === p).map((m) => median(m.roundNsPerOp) / 1e3));
+        const sd = (v: number[]) => Math.sqrt(v.reduce((s, x) => s + (x - v.reduce((a, b) => a + b, 0) / v.length) ** 2, 0) / (v.length - 1));
+        const pooled = Math.sqrt(within.reduce((s, v) => s + sd(v) ** 2, 0) / within.length);
+        lines.push(`${codec}: tab medians us/op ${tabs.map((v) => v.toFixed(1)).join(" ")}; sd between tabs ${(100 * sd(tabs) / mid).toFixed(2)} %, expected from trials alone ${(100 * 1.25 * pooled / Math.sqrt(TRIALS) / mid).toFixed(2)} %`);
+      }
+      lines.push(`${codec} ${MODE} decode, ${DATASET} x ${RECORDS}: trial medians us/op ${medians.map((v) => v.toFixed(0)).join(" ")}; max/min ${(Math.max(...medians) / Math.min(...medians)).toFixed(2)}; trials > 1.15 x median: ${medians.filter((v) => v > 1.15 * mid).length}/${medians.length}`);
       for (const m of ms) {
         const e = m.extras;
-        lines.push(`  trial ${m.trial}: median ${(median(m.roundNsPerOp) / 1e3).toFixed(0)} steady ${m.steady} ops/round ${m.opsPerRound} warmup ${e["warmup_ms"]!.toFixed(0)} ms/${e["warmup_rounds"]} rounds, rounds us/op ${m.roundNsPerOp.map((v) => (v / 1e3).toFixed(0)).join(" ")}${e["gc_rounds"] !== undefined ? ` gc: ${JSON.stringify(Object.fromEntries(Object.entries(e).filter(([k]) => k.startsWith("gc") || k.startsWith("heap"))))}` : ""}`);
+        lines.push(`  trial ${m.trial}: median ${(median(m.roundNsPerOp) / 1e3).toFixed(0)} steady ${m.steady} ops/round ${m.opsPerRound} warmup ${e["warmup_ms"]!.toFixed(0)} ms/${e["warmup_rounds"]} rounds, rounds us/op ${m.roundNsPerOp.map((v) => (v / 1e3).toFixed(0)).join(" ")}${e["browser_launch_ms"] !== undefined ? ` fresh browser: launch ${e["browser_launch_ms"].toFixed(0)} ms, settle ${e["browser_settle_ms"]!.toFixed(0)} ms` : ""}${e["gc_rounds"] !== undefined ? ` gc: ${JSON.stringify(Object.fromEntries(Object.entries(e).filter(([k]) => k.startsWith("gc") || k.startsWith("heap"))))}` : ""}`);
       }
     }
     // Trial worker threads in order of appearance = trial order (one trial at a time).

@@ -61,7 +61,8 @@ export function parseUserAgent(userAgent: string): Browser {
   return { name: "unknown browser", version: "", os };
 }
 
-export async function collectEnvironment(): Promise<Environment> {
+/** `freshBrowser`: trials run in a fresh Chromium each (the driver's), not in this page. */
+export async function collectEnvironment(freshBrowser = false): Promise<Environment> {
   const browser = await detectBrowser();
   const resolutionUs = timerResolutionUs();
   const details: Record<string, string> = {
@@ -71,7 +72,9 @@ export async function collectEnvironment(): Promise<Environment> {
     hardwareConcurrency: String(navigator.hardwareConcurrency ?? ""),
     origin: location.origin,
     allocBytes: "not counted: a page cannot count heap allocation per operation, so alloc_bytes_per_op is unset",
-    trials: "each trial runs in a fresh dedicated Web Worker (new V8 isolate and heap); upload and download are timed in the page",
+    trials: freshBrowser
+      ? "each trial runs in a fresh headless Chromium launched by codecbench's driver (new browser process tree, V8 isolate and heap), in a dedicated Web Worker of its trial page; upload and download are timed in this page"
+      : "each trial runs in a fresh dedicated Web Worker of this page (new V8 isolate and heap, same Chromium launch); upload and download are timed in the page",
     jitCounter: "none: a browser exposes no JIT compilation counter, so steady state is judged by round medians only",
   };
   // Launch flags are invisible to a page: codecbench's driver passes the V8 flags it started

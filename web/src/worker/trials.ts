@@ -1,9 +1,14 @@
 import type { TrialMessage } from "../trial/entry";
-import { runTrial, type TrialInput, type TrialResult } from "../trial/trial";
+// Types only: the trial code (codecs included) loads in the trial worker, not with this module.
+import type { TrialInput, TrialResult } from "../trial/trial";
 
-// How the page runs a trial. In the page: a fresh dedicated Web Worker per trial (the browser's
-// fresh process), terminated afterwards whatever happened. In Node tests of the protocol: in
-// process (the Chromium tests cover the Web Worker path).
+// How the page runs a trial. Opened by codecbench's driver: in a fresh headless Chromium per
+// trial (browserTrials), as Rust and Java run each trial in a fresh process: one Chromium
+// launch's code layout is shared by every process it starts, and identical work measured in
+// different launches differed by up to 4 % while trials within a launch agreed to 0.3 %
+// (web/tools/stability, PAGES and launches), so trials in one launch hid run-to-run variation
+// from the interval. Opened by hand: a fresh dedicated Web Worker per trial in this page
+// (webWorkerTrials). Node tests of the protocol run trials in process (test/in-process-trials.ts).
 
 export interface TrialRun {
   result: TrialResult;
@@ -15,12 +20,6 @@ export interface TrialRun {
 
 export type TrialRunner = (input: TrialInput, timeoutMs: number) => Promise<TrialRun>;
 
-/** Runs the trial in this JavaScript context (tests without a browser). */
-export const inProcessTrials: TrialRunner = async (input) => {
-  const start = performance.now();
-  const result = await runTrial(input);
-  return { result, startMs: 0, totalMs: performance.now() - start };
-};
 
 /** What the runner needs of a Worker (a fake one in unit tests). */
 export type WorkerLike = Pick<Worker, "postMessage" | "terminate" | "addEventListener">;
@@ -76,3 +75,82 @@ export function workerTrials(create: () => WorkerLike): TrialRunner {
 
 /** The page's runner: a module worker built by Vite from src/trial/entry.ts. */
 export const webWorkerTrials: TrialRunner = workerTrials(() => new Worker(new URL("../trial/entry.ts", import.meta.url), { type: "module", name: "codecbench-trial" }));
+
+/** A trial as it crosses the driver (JSON over the DevTools protocol): bytes as base64. */
+export interface WireTrialInput extends Omit<TrialInput, "canonical" | "payload"> {
+  canonical: string;
+  payload?: string;
+}
+export interface WireTrialRun {
+  result: Omit<TrialResult, "payload"> & { payload?: string };
+  startMs: number;
+  totalMs: number;
+}
+
+// base64 in chunks: String.fromCharCode(...bytes) of a whole payload would overflow the stack.
+export function toBase64(bytes: Uint8Array): string {
+  let text = "";
+  for (let at = 0; at < bytes.length; at += 0x8000) text += String.fromCharCode(...bytes.subarray(at, at + 0x8000));
+  return btoa(text);
+}
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(text);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+  return bytes;
+}
+
+export function toWireInput(input: TrialInput): WireTrialInput {
+  const { canonical, payload, ...rest } = input;
+  return { ...rest, canonical: toBase64(canonical), ...(payload ? { payload: toBase64(payload) } : {}) };
+}
+export function fromWireInput(wire: WireTrialInput): TrialInput {
+  const { canonical, payload, ...rest } = wire;
+  return { ...rest, canonical: fromBase64(canonical), ...(payload !== undefined ? { payload: fromBase64(payload) } : {}) };
+}
+export function toWireRun(run: TrialRun): WireTrialRun {
+  const { payload, ...rest } = run.result;
+  return { result: { ...rest, ...(payload ? { payload: toBase64(payload) } : {}) }, startMs: run.startMs, totalMs: run.totalMs };
+}
+
+/** Time a fresh Chromium may take to start and load the trial page, on top of the trial's timeout. */
+export const BROWSER_START_ALLOWANCE_MS = 60_000;
+
+/** What the driver exposes on the page: runs one trial in a fresh Chromium and answers with its run. */
+export type TrialBrowser = (input: WireTrialInput, timeoutMs: number) => Promise<WireTrialRun>;
+
+/**
+ * A runner handing each trial to `host` (the driver's fresh Chromium). startMs is the time to the
+ * trial worker's "ready" in the fresh browser, launch included; totalMs the whole round trip.
+ */
+export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS): TrialRunner {
+  return async (input, timeoutMs) => {
+    const start = performance.now();
+    let run: WireTrialRun;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // The driver enforces timeoutMs itself; this bounds a driver that never answers (launch included).
+    const limitMs = timeoutMs + startAllowanceMs;
+    try {
+      run = await Promise.race([
+        host(toWireInput(input), timeoutMs),
+        new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs))),
+      ]).finally(() => clearTimeout(timer));
+    } catch (error) {
+      return { result: failed(`trial failed: the driver could not run the trial in a fresh browser: ${error instanceof Error ? error.message : String(error)}`), startMs: 0, totalMs: performance.now() - start };
+    }
+    const { payload, ...result } = run.result;
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = payload === undefined ? undefined : fromBase64(payload);
+    } catch {
+      return { result: failed("trial failed: the fresh browser's payload is not valid base64"), startMs: run.startMs, totalMs: performance.now() - start };
+    }
+    return { result: { ...result, ...(bytes ? { payload: bytes } : {}) }, startMs: run.startMs, totalMs: performance.now() - start };
+  };
+}
+
+/** The driver's host function on this page, if it was opened by codecbench's driver. */
+export function driverTrialBrowser(): TrialBrowser | undefined {
+  const host = (globalThis as { codecbenchTrialBrowser?: unknown }).codecbenchTrialBrowser;
+  return typeof host === "function" ? (host as TrialBrowser) : undefined;
+}

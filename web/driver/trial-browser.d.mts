@@ -1,0 +1,14 @@
+// Types of trial-browser.mjs for the TypeScript tests and tools that import it.
+import type { Page } from "puppeteer-core";
+import type { WireTrialInput, WireTrialRun } from "../src/worker/trials";
+
+export interface TrialBrowserOptions {
+  executablePath: string;
+  /** Control's origin: the trial page is `${origin}/trial.html`. */
+  origin: string;
+  log?: (line: string) => void;
+  /** Chromium's launch flags (default: flags.mjs CHROMIUM_FLAGS). */
+  args?: string[];
+}
+export declare function runInFreshBrowser(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number }): Promise<WireTrialRun>;
+export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<void>;

@@ -1,0 +1,85 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runInFreshBrowser } from "../driver/trial-browser.mjs";
+import { toWireInput } from "../src/worker/trials";
+import { chromiumPath, requireChromium } from "./chromium";
+import { FakeControl } from "./fake-control";
+import { servePage, type PageServer } from "./serve-page";
+import { canonicalPb, vector } from "./vectors";
+
+// The driver's fresh Chromium per trial, called directly: a real trial comes back verified, and
+// every way it can fail is a failed trial with the cause, never a throw or a leftover browser.
+
+/** Pids of Chromium processes started with a trial profile (codecbench-trial-*) still running. */
+function trialBrowsersRunning(): number[] {
+  return readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("codecbench-trial-");
+    } catch {
+      return false;
+    }
+  }).map(Number);
+}
+
+function decodeInput() {
+  return toWireInput({
+    taskId: "t1",
+    operation: "decode",
+    dataset: "dummy",
+    codec: "protobuf",
+    decodeMode: "typed",
+    recordCount: 3,
+    lazyFields: [],
+    sampling: { warmupMs: 5, maxWarmupMs: 300, rounds: 3, minRoundMs: 2 },
+    canonical: canonicalPb("dummy").slice(),
+    payload: vector("dummy", "protobuf").slice(),
+  });
+}
+
+describe("a trial in a fresh Chromium", () => {
+  let isolated: PageServer;
+  let plain: PageServer;
+  const lines: string[] = [];
+  const log = (line: string) => lines.push(line);
+
+  beforeAll(async () => {
+    requireChromium();
+    isolated = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: new FakeControl().routes }) });
+    plain = await servePage({ isolated: false });
+  });
+  afterAll(async () => {
+    await isolated?.close();
+    await plain?.close();
+  });
+
+  it("runs the trial in the trial page's Web Worker and reports launch and settling", async () => {
+    const run = await runInFreshBrowser({ executablePath: chromiumPath, origin: isolated.origin, input: decodeInput(), timeoutMs: 30_000, log });
+    expect(run.result.failure).toBe("");
+    expect(run.result.sample?.roundNsPerOp).toHaveLength(3);
+    expect(run.result.extras["cross_origin_isolated"]).toBe(1);
+    expect(run.result.extras["browser_launch_ms"]).toBeGreaterThan(0);
+    expect(run.result.extras["browser_settle_ms"]).toBeGreaterThanOrEqual(150); // three quiet 50 ms windows at least
+    expect(run.startMs).toBeGreaterThan(run.result.extras["browser_launch_ms"]!);
+    expect(lines.at(-1)).toMatch(/^trial browser: decode dummy protobuf typed \(task t1\) done in \d+ ms/);
+    expect(trialBrowsersRunning()).toEqual([]);
+  }, 60_000);
+
+  it("fails the trial, naming the cause, when the trial page is not cross-origin isolated", async () => {
+    const run = await runInFreshBrowser({ executablePath: chromiumPath, origin: plain.origin, input: decodeInput(), timeoutMs: 30_000, log });
+    expect(run.result.failure).toMatch(/^trial failed: the fresh browser's trial page is not cross-origin isolated/);
+  }, 60_000);
+
+  it("fails the trial when Chromium cannot start", async () => {
+    const run = await runInFreshBrowser({ executablePath: "/nonexistent/chromium", origin: isolated.origin, input: decodeInput(), timeoutMs: 30_000, log });
+    expect(run.result.failure).toMatch(/^trial failed: the fresh browser for this trial failed: .*\/nonexistent\/chromium/);
+    expect(lines.at(-1)).toMatch(/^trial browser: decode dummy protobuf typed \(task t1\) failed: /);
+  }, 60_000);
+
+  it("fails a trial that does not answer in time, and the browser goes with it", async () => {
+    const input = { ...decodeInput(), sampling: { warmupMs: 60_000, maxWarmupMs: 60_000, rounds: 3, minRoundMs: 2 } };
+    const run = await runInFreshBrowser({ executablePath: chromiumPath, origin: isolated.origin, input, timeoutMs: 1_000, log });
+    expect(run.result.failure).toBe("trial failed: the trial worker gave no answer within 1 s; it was terminated");
+    expect(trialBrowsersRunning()).toEqual([]);
+  }, 60_000);
+});
