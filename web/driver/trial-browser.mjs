@@ -83,7 +83,9 @@ export async function runInFreshBrowser({ executablePath, origin, input, timeout
       // A pipe, as for the worker's Chromium: if the driver dies, this browser exits with it.
       // A copy: puppeteer takes --disable-features out of the array it is given (to merge it with
       // its own), so a shared array would lose it from the second launch on.
-      browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+      browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true,
+        // DevTools calls otherwise give up after puppeteer's default 180 s; the trial's own limit rules.
+        protocolTimeout: timeoutMs + 60_000, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
       const [page] = await browser.pages();
       page.on("pageerror", (error) => log(`trial browser: page error: ${error.message}`));
       page.on("console", (message) => { if (message.type() === "error") log(`trial browser: console.error: ${message.text()}`); });
