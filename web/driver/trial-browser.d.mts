@@ -12,3 +12,4 @@ export interface TrialBrowserOptions {
 }
 export declare function runInFreshBrowser(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number }): Promise<WireTrialRun>;
 export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<void>;
+export declare function processTree(pid: number): number[];

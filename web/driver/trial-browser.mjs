@@ -22,7 +22,8 @@ const SETTLE_MAX_CPU = 0.1;
 const SETTLE_LIMIT_MS = 5_000;
 const TICK_MS = 10; // /proc/PID/stat counts CPU in clock ticks of 10 ms (USER_HZ = 100)
 
-function processTree(pid) {
+/** `pid` and its descendants, from /proc (Linux); empty of children where /proc is absent. */
+export function processTree(pid) {
   const out = [pid];
   for (const task of existsSync(`/proc/${pid}/task`) ? readdirSync(`/proc/${pid}/task`) : []) {
     try {

@@ -17,12 +17,17 @@ import { servePage, type PageServer } from "./serve-page";
 
 const driverPath = new URL("../driver/driver.mjs", import.meta.url).pathname;
 
-describe("the page in Chromium with --trials web-worker", () => {
+/**
+ * What each describe below needs: a FakeControl serving the built page cross-origin isolated, a
+ * temp dir, and the driver its test starts (`start`). Afterwards the driver gets SIGTERM, not
+ * SIGKILL: it must close its Chromium (puppeteer starts it in its own process group, so killing
+ * the driver alone would leave Chromium behind).
+ */
+function driverStack(prefix: string) {
   const control = new FakeControl();
-  let server: PageServer;
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  let server: PageServer | undefined;
   let driver: Child | undefined;
-  const dir = mkdtempSync(join(tmpdir(), "codecbench-page-ww-test-"));
-
   beforeAll(async () => {
     requireChromium();
     server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
@@ -32,6 +37,12 @@ describe("the page in Chromium with --trials web-worker", () => {
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
   });
+  const start = (...args: string[]): Child => (driver = startProcess("driver", process.execPath, [driverPath, "--control", server!.origin, ...args]));
+  return { control, dir, start };
+}
+
+describe("the page in Chromium with --trials web-worker", () => {
+  const { control, dir, start } = driverStack("codecbench-page-ww-test-");
 
   it("runs each trial in a fresh Web Worker of the tab itself, and says so", async () => {
     const canonical = { id: control.putBlob(canonicalPb("dummy")), size: canonicalPb("dummy").length };
@@ -40,7 +51,7 @@ describe("the page in Chromium with --trials web-worker", () => {
       task({ operation: Operation.DECODE, dataset: "dummy", codec: "protobuf", recordCount: 3, canonical, payload: { id: control.putBlob(vector("dummy", "protobuf")), size: vector("dummy", "protobuf").length } }),
     );
     const logFile = join(dir, "driver.log");
-    driver = startProcess("driver", process.execPath, [driverPath, "--control", server.origin, "--count", "1", "--log", logFile, "--trials", "web-worker"]);
+    const driver = start("--count", "1", "--log", logFile, "--trials", "web-worker");
     await driver.waitForLine(/1 tab\(s\) open/, 60_000);
     const reports = await control.waitForReports(2, 60_000);
     expect(reports.map((r) => r.failure)).toEqual(["", ""]);
@@ -56,24 +67,9 @@ describe("the page in Chromium with --trials web-worker", () => {
 });
 
 describe("the page in Chromium against a gRPC-web control", () => {
-  const control = new FakeControl();
-  let server: PageServer;
-  let driver: Child | undefined;
-  const dir = mkdtempSync(join(tmpdir(), "codecbench-page-test-"));
+  const { control, dir, start } = driverStack("codecbench-page-test-");
   const logFile = join(dir, "driver.log");
   const screenshot = join(dir, "page.png");
-
-  beforeAll(async () => {
-    requireChromium();
-    server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
-  });
-  afterAll(async () => {
-    // SIGTERM, not SIGKILL: the driver must close its Chromium (puppeteer starts it in its own
-    // process group, so killing the driver alone would leave Chromium behind).
-    await driver?.stop("SIGTERM");
-    await server?.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
 
   it("attaches from two tabs, runs every trial in a fresh Chromium of its own, verified and steady-or-marked, and stops cleanly", async () => {
     const blob = (bytes: Uint8Array) => ({ id: control.putBlob(bytes), size: bytes.length });
@@ -97,7 +93,7 @@ describe("the page in Chromium against a gRPC-web control", () => {
       task({ operation: Operation.DECODE, dataset: "beers", codec: "bson", recordCount: 3, canonical: canonical("beers"), payload: blob(truncated) }),
     );
     const count = 13;
-    driver = startProcess("driver", process.execPath, [driverPath, "--control", server.origin, "--count", "2", "--log", logFile, "--screenshot", screenshot]);
+    const driver = start("--count", "2", "--log", logFile, "--screenshot", screenshot);
     await driver.waitForLine(/2 tab\(s\) open/, 60_000);
     const reports = await control.waitForReports(count, 90_000);
     const byTask = new Map(reports.map((r) => [r.taskId, r]));

@@ -12,7 +12,7 @@ import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import type { Measurement } from "../src/gen/codecbench/v1/results_pb";
 import { chromiumPath } from "../test/chromium";
 import { CHROMIUM_FLAGS, V8_FLAGS } from "../driver/flags.mjs";
-import { exposeTrialBrowser } from "../driver/trial-browser.mjs";
+import { exposeTrialBrowser, processTree } from "../driver/trial-browser.mjs";
 import { FakeControl, task } from "../test/fake-control";
 import { servePage } from "../test/serve-page";
 import { canonicalPb } from "../test/vectors";
@@ -101,7 +101,7 @@ it("prints per-trial figures", async () => {
       return plan;
     };
     const enqueuePage = (p: number) => control.enqueue(...pagePlan(p).map((t) => task({ operation: Operation.DECODE, dataset: DATASET, codec: t.codec, decodeMode: MODE, lazyFields, recordCount: RECORDS, canonical, payload: t.payload, trial: t.trial, sampling })));
-    const plan = { length: PAGES * TRIALS * codecs.length };
+    const timedTrials = PAGES * TRIALS * codecs.length;
     const load: number[] = [];
     const poll = setInterval(() => load.push(loadavg()[0]!), 5000);
     const threads = new Map<string, ThreadStat>();
@@ -136,7 +136,7 @@ it("prints per-trial figures", async () => {
       enqueuePage(p);
       await control.waitForReports(codecs.length + (p + 1) * TRIALS * codecs.length, 1_500_000);
     }
-    const reports = (await control.waitForReports(codecs.length + plan.length, 1_500_000)).slice(codecs.length);
+    const reports = (await control.waitForReports(codecs.length + timedTrials, 1_500_000)).slice(codecs.length);
     clearInterval(poll);
     clearInterval(sampler);
     const lines: string[] = [`flags: driver's${extra.length ? ` + ${extra.join(" ")}` : ""}; load average during: ${load.map((l) => l.toFixed(1)).join(" ")}`];
@@ -183,17 +183,8 @@ it("prints per-trial figures", async () => {
 // Linux schedstat of every thread of Chromium's processes: ns on CPU and ns runnable but waiting
 // for a CPU (preempted). A trial's Web Worker is a thread of its own ("DedicatedWorker").
 interface ThreadStat { pid: number; tid: number; comm: string; cpuNs: number; waitNs: number; firstSeen: number }
-function descendants(pid: number): number[] {
-  const out = [pid];
-  for (const task of existsSync(`/proc/${pid}/task`) ? readdirSync(`/proc/${pid}/task`) : []) {
-    try {
-      for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean)) out.push(...descendants(Number(child)));
-    } catch {}
-  }
-  return out;
-}
 function sampleThreads(root: number, into: Map<string, ThreadStat>): void {
-  for (const pid of descendants(root)) {
+  for (const pid of processTree(root)) {
     let tasks: string[] = [];
     try { tasks = readdirSync(`/proc/${pid}/task`); } catch { continue; }
     for (const tid of tasks) {
