@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CHROMIUM_FLAGS } from "../driver/flags.mjs";
 import { runInFreshBrowser } from "../driver/trial-browser.mjs";
 import { toWireInput } from "../src/worker/trials";
 import { chromiumPath, requireChromium } from "./chromium";
@@ -63,6 +64,18 @@ describe("a trial in a fresh Chromium", () => {
     expect(run.startMs).toBeGreaterThan(run.result.extras["browser_launch_ms"]!);
     expect(lines.at(-1)).toMatch(/^trial browser: decode dummy protobuf typed \(task t1\) done in \d+ ms/);
     expect(trialBrowsersRunning()).toEqual([]);
+  }, 60_000);
+
+  it("leaves the launch flags it is given as they were, so the next launch gets them all", async () => {
+    // puppeteer takes --disable-features out of the array it launches with; a shared flags array
+    // lost the omnibox-preload switch from the second launch on until each launch got a copy.
+    const args = [...CHROMIUM_FLAGS];
+    for (let launch = 0; launch < 2; launch++) {
+      const run = await runInFreshBrowser({ executablePath: chromiumPath, origin: isolated.origin, input: decodeInput(), timeoutMs: 30_000, log, args });
+      expect(run.result.failure).toBe("");
+    }
+    expect(args).toEqual(CHROMIUM_FLAGS);
+    expect(args.some((flag) => flag.startsWith("--disable-features=") && flag.includes("WebUIOmniboxPopup"))).toBe(true);
   }, 60_000);
 
   it("fails the trial, naming the cause, when the trial page is not cross-origin isolated", async () => {
