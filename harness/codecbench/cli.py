@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import queue
+import shutil
 import signal
 import sys
 import threading
@@ -54,16 +55,36 @@ def print_json(value) -> None:
 # ---- local processes ----------------------------------------------------------------------------
 
 class Local:
-    """The `.state/` folder: control's data, logs, pid files and the address `up` bound."""
+    """A stack's folder: control's data, logs, pid files and the address control bound. `up`,
+    `browser` and `down` use `.state/` itself; each `run --local` has a folder of its own
+    (`for_local_run`), so no stack ever stops, or shares a database with, another."""
 
-    def __init__(self, root: Path | None = None):
+    # `run --local` folders kept (with their logs and database) for looking into a past run.
+    KEEP_LOCAL_RUNS = 10
+
+    def __init__(self, root: Path | None = None, base: Path | None = None):
         self.root = root or processes.repo_root()
         self.state = processes.state_root(self.root)
         self.art = Artifacts(self.root)
-        self.pids = PidDir(self.state / "pids")
-        self.logs = self.state / "logs"
-        self.control_dir = self.state / "control"
-        self.addr_file = self.state / "control.addr"
+        self.base = base or self.state
+        self.pids = PidDir(self.base / "pids")
+        self.logs = self.base / "logs"
+        self.control_dir = self.base / "control"
+        self.addr_file = self.base / "control.addr"
+
+    @classmethod
+    def for_local_run(cls) -> "Local":
+        """`.state/local/<time>-<pid>/` for this `run --local`; older ones whose run has ended are
+        pruned to the newest KEEP_LOCAL_RUNS."""
+        up = cls()
+        parent = up.state / "local"
+        parent.mkdir(parents=True, exist_ok=True)
+        old = sorted(d for d in parent.iterdir() if d.is_dir())
+        for d in old[:max(0, len(old) - (cls.KEEP_LOCAL_RUNS - 1))]:
+            owner = d.name.rsplit("-", 1)[-1]
+            if not (owner.isdigit() and Path(f"/proc/{owner}").exists()):
+                shutil.rmtree(d, ignore_errors=True)
+        return cls(up.root, parent / f"{time.strftime('%Y%m%d-%H%M%S')}-{os.getpid()}")
 
     def running_addr(self) -> str | None:
         """The address of control started by `up`, if it is still running."""
@@ -250,6 +271,24 @@ def cmd_workers(args) -> int:
     return EXIT_OK
 
 
+def _mib(n: int) -> str:
+    return f"{n / 2**20:.1f} MiB"
+
+
+def cmd_gc(args) -> int:
+    with connect(resolve_control(args)) as control:
+        r = control.harness.CollectGarbage(hs.CollectGarbageRequest(dry_run=args.dry_run), timeout=600)
+    verb = "would remove" if args.dry_run else "removed"
+    summary = {"dry_run": args.dry_run, "blobs_removed": r.blobs_removed, "bytes_removed": r.bytes_removed,
+               "blobs_kept": r.blobs_kept, "bytes_kept": r.bytes_kept}
+    if args.json:
+        print_json(summary)
+    else:
+        print(f"{verb} {r.blobs_removed} blobs ({_mib(r.bytes_removed)}); kept {r.blobs_kept} ({_mib(r.bytes_kept)}) "
+              "that an active run needs or that were stored in the last 10 minutes. Results are kept.")
+    return EXIT_OK
+
+
 def cmd_codecs(args) -> int:
     with connect(resolve_control(args)) as control:
         offers = control.harness.ListCodecs(hs.ListCodecsRequest(), timeout=10).offers
@@ -304,7 +343,7 @@ def cmd_runs(args) -> int:
 
 def _get_run(control: Control, run_id: str):
     try:
-        return control.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=60)
+        return control.get_run(run_id)
     except grpc.RpcError as exc:
         if exc.code() == grpc.StatusCode.NOT_FOUND:
             raise CliError(f"no run {run_id!r} at control {control.addr}: {exc.details()}") from None
@@ -561,7 +600,7 @@ def cmd_run(args) -> int:
             wait_for_workers(control, selectors, wait)
         except TimeoutError as exc:
             hint = ("start them with `codecbench up` (or `codecbench browser`), or use --local"
-                    if not args.local else "see the worker logs in .state/logs/")
+                    if not args.local else f"see the worker logs in {getattr(args, 'local_logs', '.state/local/')}")
             raise CliError(f"{loaded.path}: cannot run: {exc}; {hint}") from None
         code = _run(control, loaded, args)
     # Local processes are stopped by now: drawing the report does not keep them waiting.
@@ -571,11 +610,13 @@ def cmd_run(args) -> int:
 
 
 def _start_local(stack: ExitStack, selectors: list[str], args) -> str:
-    local = Local()
-    local.forget_stale()
-    if (addr := local.running_addr()):
+    up = Local()
+    up.forget_stale()
+    if (addr := up.running_addr()):
         err(f"--local: using control already started by `codecbench up` at {addr} (left running)")
         return addr
+    local = Local.for_local_run()
+    args.local_logs = local.logs
     kinds = {processes.kind_of_selector(s) for s in selectors}
     wanted = None if not selectors else {k for k in kinds if k}
     plan, skipped = _worker_plan(local.art, wanted, getattr(args, "browsers", 1))
@@ -586,10 +627,17 @@ def _start_local(stack: ExitStack, selectors: list[str], args) -> str:
     for line in skipped:
         err(line)
     started: list[Proc] = []
+
+    def stop_and_tidy():
+        stop_procs(started, local)
+        # The results are in results/<run-id>/ and the database; payloads and canonical data
+        # would only fill the disk run after run.
+        shutil.rmtree(local.control_dir / "blobs", ignore_errors=True)
+
     # Registered first so that it runs last: stop everything we started, whatever happens.
-    stack.callback(lambda: stop_procs(started, local))
+    stack.callback(stop_and_tidy)
     try:
-        return start_stack(local, "127.0.0.1:0", plan, "local-", started)
+        return start_stack(local, "127.0.0.1:0", plan, "", started)
     except (LaunchError, ControlUnreachable) as exc:
         raise CliError(f"--local: {exc}") from None
 
@@ -764,6 +812,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--control", metavar="ADDR",
                    help="control address (default: $CODECBENCH_CONTROL, the control started by "
                         f"`codecbench up`, else {processes.DEFAULT_LISTEN})")
+    p.add_argument("--token-file", metavar="FILE",
+                   help="a file holding control's token (default: $CODECBENCH_TOKEN_FILE, else the token "
+                        "in $CODECBENCH_TOKEN, else none); a control started here requires it, and the "
+                        "workers started here send it")
     sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
 
     up = sub.add_parser("up", help="start control and workers in the background (state in .state/)")
@@ -774,7 +826,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--timeout", type=float, default=90, help="seconds to wait for workers (default 90)")
     up.set_defaults(fn=cmd_up)
 
-    down = sub.add_parser("down", help="stop what `up`, `browser` and `run --local` started")
+    down = sub.add_parser("down", help="stop what `up` and `browser` started (a `run --local` stops its own)")
     down.set_defaults(fn=cmd_down)
 
     br = sub.add_parser("browser", help="open headless browser workers against a running control")
@@ -845,6 +897,12 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument("--json", action="store_true")
     sp.set_defaults(fn=cmd_workers)
 
+    gc = sub.add_parser("gc", help="remove stored payloads and canonical data that no active run needs "
+                                   "(results stay; control's blob store has a quota)")
+    gc.add_argument("--dry-run", action="store_true", help="only count what would be removed")
+    gc.add_argument("--json", action="store_true")
+    gc.set_defaults(fn=cmd_gc)
+
     cod = sub.add_parser("codecs", help="the codec × language matrix of attached workers, checked "
                                         "against codecs/catalogue.yaml")
     cod.add_argument("--json", action="store_true")
@@ -874,6 +932,9 @@ def _terminate(signum, frame):
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.token_file:
+        # Read by connect() and inherited by control and the workers this command starts.
+        os.environ["CODECBENCH_TOKEN_FILE"] = os.path.abspath(args.token_file)
     previous = None
     if threading.current_thread() is threading.main_thread():
         previous = signal.signal(signal.SIGTERM, _terminate)

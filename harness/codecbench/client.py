@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+import collections
+import os
 import time
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 
 from .pb import hs, hs_grpc, ws_grpc
 
-# GetRun of a large run returns every measurement in one message; 4 MiB (the default) is too small.
-_MAX_MESSAGE = 256 * 1024 * 1024
+# grpcio's default message limits (4 MiB) hold: control sends nothing larger (GetRun pages).
 _OPTIONS = [
-    ("grpc.max_receive_message_length", _MAX_MESSAGE),
-    ("grpc.max_send_message_length", _MAX_MESSAGE),
     # Control is on loopback or a LAN: an http_proxy in the environment must not capture it.
     ("grpc.enable_http_proxy", 0),
 ]
@@ -29,6 +29,50 @@ def target(addr: str) -> str:
 
 class ControlUnreachable(Exception):
     pass
+
+
+def load_token() -> str:
+    """Control's token, when it requires one: the file named by CODECBENCH_TOKEN_FILE (the CLI's
+    --token-file sets it), else CODECBENCH_TOKEN, else none (""). Processes the CLI starts inherit
+    both variables, so control, the workers and the browser driver agree."""
+    file = os.environ.get("CODECBENCH_TOKEN_FILE")
+    if file:
+        try:
+            return Path(file).read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ControlUnreachable(f"cannot read the token file {file}: {exc.strerror or exc}") from None
+    return os.environ.get("CODECBENCH_TOKEN", "").strip()
+
+
+class _CallDetails(collections.namedtuple("_CallDetails", ("method", "timeout", "metadata", "credentials",
+                                                            "wait_for_ready", "compression")),
+                   grpc.ClientCallDetails):
+    pass
+
+
+class _Bearer(grpc.UnaryUnaryClientInterceptor, grpc.UnaryStreamClientInterceptor,
+              grpc.StreamUnaryClientInterceptor, grpc.StreamStreamClientInterceptor):
+    """Adds `authorization: Bearer TOKEN` to every call (grpcio has no per-channel metadata, and
+    its call credentials need TLS)."""
+
+    def __init__(self, token: str):
+        self._header = ("authorization", f"Bearer {token}")
+
+    def _details(self, d):
+        return _CallDetails(d.method, d.timeout, [*(d.metadata or ()), self._header], d.credentials,
+                            getattr(d, "wait_for_ready", None), getattr(d, "compression", None))
+
+    def intercept_unary_unary(self, continuation, details, request):
+        return continuation(self._details(details), request)
+
+    def intercept_unary_stream(self, continuation, details, request):
+        return continuation(self._details(details), request)
+
+    def intercept_stream_unary(self, continuation, details, requests):
+        return continuation(self._details(details), requests)
+
+    def intercept_stream_stream(self, continuation, details, requests):
+        return continuation(self._details(details), requests)
 
 
 @dataclass
@@ -50,9 +94,25 @@ class Control:
     def list_workers(self, timeout: float = 10.0):
         return self.harness.ListWorkers(hs.ListWorkersRequest(), timeout=timeout).workers
 
+    def get_run(self, run_id: str, timeout: float = 60.0):
+        """GetRun with every page merged into one response (control answers in pages under 4 MiB;
+        `run` is taken from the last page, the newest)."""
+        whole = self.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=timeout)
+        token = whole.next_page_token
+        while token:
+            page = self.harness.GetRun(hs.GetRunRequest(run_id=run_id, page_token=token), timeout=timeout)
+            whole.tasks.extend(page.tasks)
+            whole.measurements.extend(page.measurements)
+            whole.run.CopyFrom(page.run)
+            token = page.next_page_token
+        whole.next_page_token = ""
+        return whole
 
-def connect(addr: str, ready_timeout: float = 5.0) -> Control:
-    """Open a channel and wait until control answers; raise ControlUnreachable with a hint."""
+
+def connect(addr: str, ready_timeout: float = 5.0, token: str | None = None) -> Control:
+    """Open a channel and wait until control answers; raise ControlUnreachable with a hint.
+    Every call carries control's token (`token`, default load_token()) when there is one."""
+    token = load_token() if token is None else token
     channel = grpc.insecure_channel(target(addr), options=_OPTIONS)
     try:
         grpc.channel_ready_future(channel).result(timeout=ready_timeout)
@@ -62,9 +122,10 @@ def connect(addr: str, ready_timeout: float = 5.0) -> Control:
             f"cannot reach control at {target(addr)} (waited {ready_timeout:.0f} s). "
             "Start it with `codecbench up`, pass --control ADDR, or use `codecbench run --local`."
         ) from None
+    calls = grpc.intercept_channel(channel, _Bearer(token)) if token else channel
     return Control(addr=target(addr), channel=channel,
-                   harness=hs_grpc.HarnessServiceStub(channel),
-                   worker=ws_grpc.WorkerServiceStub(channel))
+                   harness=hs_grpc.HarnessServiceStub(calls),
+                   worker=ws_grpc.WorkerServiceStub(calls))
 
 
 def worker_matches(worker, selector: str) -> bool:

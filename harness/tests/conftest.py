@@ -76,6 +76,18 @@ def start_rust_worker(control: ControlHandle, procs: list, name: str = "rust"):
     return proc
 
 
+def start_language_worker(control: ControlHandle, procs: list, language: str):
+    """A Rust, Java or browser worker attached to `control` (the test is skipped when that worker
+    is not built)."""
+    if (why := ART.missing(language)):
+        pytest.skip(f"{language} worker not built: {why} (the Makefile builds it before tests)")
+    proc = processes.start_worker(ART, language, control.addr, control.logs / f"{language}.log")
+    procs.append(proc)
+    with control.client() as c:
+        wait_for_workers(c, [language], 120, alive=lambda: _check_alive(proc))
+    return proc
+
+
 @pytest.fixture
 def rust_worker(control, procs):
     return start_rust_worker(control, procs)

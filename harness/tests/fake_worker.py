@@ -57,11 +57,11 @@ def main() -> None:
                                 library="fake", library_version="0", timed_regions=regions)
               for c in args.codecs.split(",") if c]
     stream = control.worker.Attach(ws.AttachRequest(name=args.name, environment=environment(), codecs=codecs))
-    worker_id = None
+    worker_id = secret = None
     for msg in stream:
         kind = msg.WhichOneof("message")
         if kind == "attached":
-            worker_id = msg.attached.id
+            worker_id, secret = msg.attached.id, msg.report_secret
             say(f"ATTACHED {worker_id}")
             continue
         task = msg.task
@@ -72,7 +72,7 @@ def main() -> None:
         if args.behaviour == "fail":
             step = "encode" if task.operation == scenario.OPERATION_ENCODE else "decode"
             control.worker.ReportResult(ws.ReportResultRequest(
-                worker_id=worker_id, task_id=task.id,
+                worker_id=worker_id, report_secret=secret, task_id=task.id,
                 failure=f"{step} failed: the fake worker's codec is broken on purpose"))
         elif task.operation == scenario.OPERATION_ENCODE:
             m = results.Measurement(operation=scenario.OPERATION_ENCODE, language=LANGUAGE,
@@ -86,11 +86,11 @@ def main() -> None:
                 blob_id, blob_size = put.blob_id, put.size
             # A prepare task stores the payload and times nothing.
             control.worker.ReportResult(ws.ReportResultRequest(
-                worker_id=worker_id, task_id=task.id, measurements=[] if task.prepare else [m],
+                worker_id=worker_id, report_secret=secret, task_id=task.id, measurements=[] if task.prepare else [m],
                 payload_blob_id=blob_id, payload_blob_size=blob_size))
         else:
             control.worker.ReportResult(ws.ReportResultRequest(
-                worker_id=worker_id, task_id=task.id, failure="decode failed: the fake worker does not decode"))
+                worker_id=worker_id, report_secret=secret, task_id=task.id, failure="decode failed: the fake worker does not decode"))
         say(f"REPORTED {task.id}")
 
 

@@ -305,14 +305,15 @@ def test_run_local_starts_and_stops_everything(tmp_path):
     res = run_cli("run", str(DATA / "tiny.yaml"), "--local", "--results-dir", str(tmp_path / "r"), env=env)
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.count("✓") == 7
-    pids = processes.PidDir(tmp_path / "state" / "pids")
-    assert pids.load_all() == [], "pid files of the local processes are removed"
-    logs = tmp_path / "state" / "logs"
-    assert (logs / "local-control.log").exists() and (logs / "local-rust.log").exists()
-    # The run lives in .state/control/, where `up` would find it.
+    # The run had a folder of its own: .state/local/<time>-<pid>/ (`up` and `down` use .state/).
+    [own] = list((tmp_path / "state" / "local").iterdir())
+    assert processes.PidDir(own / "pids").load_all() == [], "pid files of the local processes are removed"
+    assert not (tmp_path / "state" / "pids").exists() or not list((tmp_path / "state" / "pids").iterdir())
+    assert (own / "logs" / "control.log").exists() and (own / "logs" / "rust.log").exists()
     run_id = only_run_dir(tmp_path / "r").name
-    rows = sqlite_rows(tmp_path / "state" / "control", "SELECT * FROM runs")
+    rows = sqlite_rows(own / "control", "SELECT * FROM runs")
     assert len(rows) == 1
+    assert not (own / "control" / "blobs").exists(), "payloads are not kept once the results are written"
     started = started_pids(res.stderr)
     assert len(started) == 2, res.stderr  # control and the Rust worker
     assert not [p for p in started if alive(p)], "nothing the run started is left running"
@@ -371,12 +372,15 @@ sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
     cli = subprocess.Popen([str(CODECBENCH), "run", str(path), "--local", "--no-progress",
                             "--results-dir", str(tmp_path / "r")],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    pids = processes.PidDir(tmp_path / "state" / "pids")
     saved = []
     try:
+        # run --local keeps its pid files and database in a folder of its own under .state/local/.
+        own = wait_for(lambda: next(iter((tmp_path / "state" / "local").glob("*")), None)
+                       if (tmp_path / "state" / "local").exists() else None, 60, "the local run's folder")
+        pids = processes.PidDir(own / "pids")
         saved = wait_for(lambda: [p for _, p in pids.load_all()] if len(pids.load_all()) == 2 else None,
                          60, "control and the Rust worker of run --local")
-        wait_for(lambda: (tmp_path / "state" / "control" / "codecbench.sqlite").exists(), 30, "the database")
+        wait_for(lambda: (own / "control" / "codecbench.sqlite").exists(), 30, "the database")
         time.sleep(1)  # let the run start
         cli.terminate()
         out, err = cli.communicate(timeout=60)

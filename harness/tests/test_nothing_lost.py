@@ -12,10 +12,8 @@ import time
 import pytest
 from google.protobuf import json_format
 
-from codecbench import processes
-from codecbench.client import wait_for_workers
 from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
-from conftest import ART
+from conftest import start_language_worker
 
 # Longer than control's 5 s busy timeout plus a task: some report lands inside the lock.
 HOLD_S = 12
@@ -32,12 +30,7 @@ def scenario(language: str) -> scenario_pb2.Scenario:
 
 @pytest.mark.parametrize("language", ["rust", "java", "browser"])
 def test_a_report_control_cannot_store_is_reported_again(control, procs, language):
-    if (why := ART.missing(language)):
-        pytest.skip(f"{language} worker not built: {why} (the Makefile builds it before tests)")
-    worker = processes.start_worker(ART, language, control.addr, control.logs / f"{language}.log")
-    procs.append(worker)
-    with control.client() as c:
-        wait_for_workers(c, [language], 120)
+    start_language_worker(control, procs, language)
     measured = threading.Event()
     ended: list[results_pb2.Run] = []
 

@@ -5,8 +5,11 @@
 // and on SIGTERM/SIGINT optionally screenshots the first tab, closes Chromium and exits 0.
 //
 //   node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker]
+//
+// When control requires a token, it comes from CODECBENCH_TOKEN_FILE (a file) or CODECBENCH_TOKEN:
+// each page is opened once with `?token=`, and control's cookie carries it from then on.
 
-import { createWriteStream, mkdtempSync, rmSync, mkdirSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, mkdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -41,11 +44,24 @@ if (!options.log) usage("--log is required");
 const count = Number(options.count);
 if (!Number.isInteger(count) || count < 1) usage(`--count must be a whole number of at least 1, got ${options.count}`);
 if (!["fresh-browser", "web-worker"].includes(options.trials)) usage(`--trials must be fresh-browser or web-worker, got ${options.trials}`);
+let token = process.env.CODECBENCH_TOKEN ?? "";
+if (process.env.CODECBENCH_TOKEN_FILE) {
+  try {
+    token = readFileSync(process.env.CODECBENCH_TOKEN_FILE, "utf8");
+  } catch (error) {
+    usage(`cannot read the token file ${process.env.CODECBENCH_TOKEN_FILE}: ${error.message}`);
+  }
+}
+token = token.trim();
 let pageUrl;
+// What the log shows: the page's address without the token.
+let shownUrl;
 try {
   // The page records the V8 flags it runs under in its environment (it cannot read them itself).
   const url = new URL("/", options.control);
   url.searchParams.set("v8Flags", V8_FLAGS);
+  shownUrl = url.href;
+  if (token) url.searchParams.set("token", token);
   pageUrl = url.href;
 } catch {
   usage(`--control is not a URL: ${options.control}`);
@@ -126,7 +142,7 @@ try {
     // as the pipe closes, i.e. when the driver is gone.
     pipe: true,
   });
-  write(`driver: ${await browser.version()} started, opening ${count} tab(s) on ${pageUrl}`);
+  write(`driver: ${await browser.version()} started, opening ${count} tab(s) on ${shownUrl}${token ? " (with the token)" : ""}`);
   browser.on("disconnected", () => {
     if (stopping) return;
     write("driver: Chromium exited unexpectedly");
@@ -138,11 +154,11 @@ try {
   for (let tab = 1; tab <= count; tab++) {
     const page = tab === 1 && blank ? blank : await browser.newPage();
     follow(page, tab);
-    if (options.trials === "fresh-browser") await exposeTrialBrowser(page, { executablePath: CHROMIUM, origin: pageUrl, log: (line) => write(`tab ${tab}: ${line}`) });
+    if (options.trials === "fresh-browser") await exposeTrialBrowser(page, { executablePath: CHROMIUM, origin: pageUrl, token, log: (line) => write(`tab ${tab}: ${line}`) });
     await page.goto(pageUrl, { waitUntil: "domcontentloaded" });
-    write(`tab ${tab}: opened ${pageUrl}`);
+    write(`tab ${tab}: opened ${shownUrl}`);
   }
-  process.stdout.write(`codecbench driver: ${count} tab(s) open on ${pageUrl}, console in ${options.log}\n`);
+  process.stdout.write(`codecbench driver: ${count} tab(s) open on ${shownUrl}, console in ${options.log}\n`);
 } catch (error) {
   write(`driver: could not start: ${error.message}`);
   process.stderr.write(`driver: could not start Chromium or open the page: ${error.message}\n`);

@@ -1,15 +1,17 @@
 // Types of trial-browser.mjs for the TypeScript tests and tools that import it.
-import type { Page } from "puppeteer-core";
+import type { Browser, Page } from "puppeteer-core";
 import type { WireTrialInput, WireTrialRun } from "../src/worker/trials";
 
 export interface TrialBrowserOptions {
   executablePath: string;
   /** Control's origin: the trial page is `${origin}/trial.html`. */
   origin: string;
+  /** Control's token, when it requires one (the trial page is opened with `?token=`). */
+  token?: string;
   log?: (line: string) => void;
   /** Chromium's launch flags (default: flags.mjs CHROMIUM_FLAGS). */
   args?: string[];
 }
-export declare function runInFreshBrowser(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number }): Promise<WireTrialRun>;
+export declare function runInFreshBrowser(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number; onLaunch?: (browser: Browser) => void }): Promise<WireTrialRun>;
 export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<void>;
 export declare function processTree(pid: number): number[];

@@ -73,7 +73,7 @@ function failure(message) {
  * its WireTrialRun; every fault (launch, page, timeout, crash) is a failed trial, never a throw.
  * `log(line)` records launches and faults.
  */
-export async function runInFreshBrowser({ executablePath, origin, input, timeoutMs, log = () => {}, args = CHROMIUM_FLAGS }) {
+export async function runInFreshBrowser({ executablePath, origin, token = "", input, timeoutMs, log = () => {}, args = CHROMIUM_FLAGS, onLaunch = () => {} }) {
   const start = performance.now();
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-trial-"));
   let browser;
@@ -87,10 +87,14 @@ export async function runInFreshBrowser({ executablePath, origin, input, timeout
       browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true,
         // DevTools calls otherwise give up after puppeteer's default 180 s; the trial's own limit rules.
         protocolTimeout: timeoutMs + 60_000, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+      onLaunch(browser);
       const [page] = await browser.pages();
       page.on("pageerror", (error) => log(`trial browser: page error: ${error.message}`));
       page.on("console", (message) => { if (message.type() === "error") log(`trial browser: console.error: ${message.text()}`); });
-      await page.goto(new URL("/trial.html", origin).href, { waitUntil: "domcontentloaded" });
+      // With a token, control sets its cookie on this first load; the page's later requests carry it.
+      const url = new URL("/trial.html", origin);
+      if (token) url.searchParams.set("token", token);
+      await page.goto(url.href, { waitUntil: "domcontentloaded" });
       await page.waitForFunction(() => typeof window.codecbenchTrial === "function", { timeout: 30_000 });
       const launchMs = performance.now() - start;
       const settleMs = await settle(browser.process()?.pid);
@@ -119,7 +123,33 @@ export async function runInFreshBrowser({ executablePath, origin, input, timeout
   }
 }
 
-/** Exposes `codecbenchTrialBrowser` on a worker tab (before it navigates; it survives reloads). */
-export async function exposeTrialBrowser(page, { executablePath, origin, log, args }) {
-  await page.exposeFunction("codecbenchTrialBrowser", (input, timeoutMs) => runInFreshBrowser({ executablePath, origin, input, timeoutMs, log, args }));
+/**
+ * Exposes `codecbenchTrialBrowser` on a worker tab (before it navigates; it survives reloads), and
+ * `codecbenchTrialBrowserAbort`, which closes the Chromium of the trial in flight (control ended
+ * its task): that trial then answers as failed at once.
+ */
+export async function exposeTrialBrowser(page, { executablePath, origin, token, log, args }) {
+  // The trial in flight: its Chromium once launched, and whether control abandoned it (an abort
+  // may come before the launch finished; the browser is then killed as soon as it exists).
+  let current;
+  await page.exposeFunction("codecbenchTrialBrowser", async (input, timeoutMs) => {
+    const trial = { browser: undefined, abandoned: false };
+    current = trial;
+    const onLaunch = (browser) => {
+      trial.browser = browser;
+      if (trial.abandoned) browser.process()?.kill("SIGKILL");
+    };
+    try {
+      return await runInFreshBrowser({ executablePath, origin, token, input, timeoutMs, log, args, onLaunch });
+    } finally {
+      if (current === trial) current = undefined;
+    }
+  });
+  await page.exposeFunction("codecbenchTrialBrowserAbort", async () => {
+    const trial = current;
+    if (!trial) return;
+    log("trial browser: abandoned by control; killing it");
+    trial.abandoned = true;
+    trial.browser?.process()?.kill("SIGKILL");
+  });
 }

@@ -3,7 +3,7 @@ import { PageView } from "./ui/view";
 import { runWorker } from "./worker/attach";
 import { workerClient } from "./worker/client";
 import { collectEnvironment } from "./worker/environment";
-import { browserTrials, driverTrialBrowser, webWorkerTrials } from "./worker/trials";
+import { browserTrials, driverTrialBrowser, driverTrialBrowserAbort, webWorkerTrials } from "./worker/trials";
 
 // The browser worker page. It measures only when cross-origin isolated (COOP/COEP from control):
 // otherwise performance.now() is coarsened to 100 µs and the page says so and does not attach,
@@ -26,7 +26,7 @@ async function start(): Promise<void> {
     client,
     name: "browser",
     environment,
-    trials: trialBrowser ? browserTrials(trialBrowser) : webWorkerTrials,
+    trials: trialBrowser ? browserTrials(trialBrowser, undefined, driverTrialBrowserAbort()) : webWorkerTrials,
     events: {
       connecting: () => view.connecting(),
       attached: (id) => (console.log(`codecbench browser worker: attached as ${id}`), view.attached(id)),

@@ -6,6 +6,7 @@ import { Operation, SamplingSchema } from "../src/gen/codecbench/v1/scenario_pb"
 import {
   TaskSchema,
   WorkerInfoSchema,
+  AbandonTaskSchema,
   WorkerService,
   type AttachRequest,
   type AttachResponseSchema,
@@ -31,6 +32,7 @@ export class FakeControl {
   private readonly queue: Task[] = [];
   private readonly idle = new Set<() => void>();
   private readonly awaitingReport = new Map<string, () => void>();
+  private readonly awaitingAbandon = new Map<string, (reason: string) => void>();
   private workers = 0;
   /** When set, the attach stream ends after this many tasks (to test reconnects). */
   dropAfterTasks = Infinity;
@@ -42,6 +44,11 @@ export class FakeControl {
     const id = sha256(data);
     this.blobs.set(id, data);
     return id;
+  }
+
+  /** Ends a task the worker is running, as CancelRun does: the stream says `abandon`. */
+  abandon(taskId: string, reason: string): void {
+    this.awaitingAbandon.get(taskId)?.(reason);
   }
 
   enqueue(...tasks: Task[]): void {
@@ -101,7 +108,10 @@ export class FakeControl {
   private async *attach(request: AttachRequest, context: HandlerContext): AsyncGenerator<MessageInitShape<typeof AttachResponseSchema>> {
     this.attaches.push(request);
     const id = `${request.name}-${++this.workers}`;
-    yield { message: { case: "attached", value: create(WorkerInfoSchema, { id, name: request.name, environment: request.environment, codecs: request.codecs }) } };
+    yield {
+      message: { case: "attached", value: create(WorkerInfoSchema, { id, name: request.name, environment: request.environment, codecs: request.codecs }) },
+      reportSecret: `secret-of-${id}`,
+    };
     let sent = 0;
     while (!context.signal.aborted && sent < this.dropAfterTasks) {
       const task = this.queue.shift();
@@ -113,11 +123,14 @@ export class FakeControl {
         });
         continue;
       }
-      const done = new Promise<void>((resolve) => this.awaitingReport.set(task.id, resolve));
+      const done = new Promise<undefined>((resolve) => this.awaitingReport.set(task.id, () => resolve(undefined)));
+      const abandoned = new Promise<string>((resolve) => this.awaitingAbandon.set(task.id, resolve));
       yield { message: { case: "task", value: task } };
       sent++;
-      await Promise.race([done, new Promise((resolve) => context.signal.addEventListener("abort", resolve, { once: true }))]);
+      const ended = await Promise.race([done, abandoned, new Promise<undefined>((resolve) => context.signal.addEventListener("abort", () => resolve(undefined), { once: true }))]);
       this.awaitingReport.delete(task.id);
+      this.awaitingAbandon.delete(task.id);
+      if (ended !== undefined) yield { message: { case: "abandon", value: create(AbandonTaskSchema, { taskId: task.id, reason: ended }) } };
     }
   }
 }

@@ -7,6 +7,7 @@ import { MatrixDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { runWorker, type WorkerEvents } from "../src/worker/attach";
 import { workerClient } from "../src/worker/client";
+import { ABANDONED, type TrialRunner } from "../src/worker/trials";
 import { inProcessTrials } from "./in-process-trials";
 import { FakeControl, sha256, task } from "./fake-control";
 import { canonicalPb, repoRoot, vector } from "./vectors";
@@ -22,10 +23,10 @@ const quiet: WorkerEvents = { connecting() {}, attached() {}, detached() {}, tas
 let stopWorker: AbortController | undefined;
 afterEach(() => stopWorker?.abort());
 
-function start(control: FakeControl, events: Partial<WorkerEvents> = {}): void {
+function start(control: FakeControl, events: Partial<WorkerEvents> = {}, trials: TrialRunner = inProcessTrials): void {
   stopWorker = new AbortController();
   const client = workerClient(createRouterTransport(control.routes));
-  void runWorker({ client, name: "browser", environment, trials: inProcessTrials, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10, firstReportRetryMs: 10 });
+  void runWorker({ client, name: "browser", environment, trials, events: { ...quiet, ...events }, signal: stopWorker.signal, firstRetryMs: 10, firstReportRetryMs: 10 });
 }
 
 function withCanonical(control: FakeControl, dataset: "dummy" | "numeric" | "owners" | "docs" | "beers" | "matrix") {
@@ -82,6 +83,7 @@ describe("worker protocol", () => {
     const [report] = await control.waitForReports(1);
     expect(report!.failure).toBe("");
     expect(report!.workerId).toBe("browser-1");
+    expect(report!.reportSecret).toBe("secret-of-browser-1"); // the attachment's secret, as control requires
     // The stored payload is byte for byte the Rust one (BSON is deterministic).
     expect(report!.payloadBlobId).toBe(sha256(vector("owners", "bson")));
     expect(Number(report!.payloadBlobSize)).toBe(vector("owners", "bson").length);
@@ -273,5 +275,37 @@ describe("worker protocol", () => {
       ["browser-1", "", true],
     ]);
     expect(errors.filter((e) => e.includes("retrying"))).toHaveLength(2);
+  });
+
+  it("stops a task control abandons, reports nothing for it, and takes the next", async () => {
+    const control = new FakeControl();
+    const canonical = withCanonical(control, "beers");
+    const hung = task({ operation: Operation.ENCODE, dataset: "beers", codec: "json", recordCount: 3, canonical });
+    const next = task({ operation: Operation.ENCODE, dataset: "beers", codec: "bson", recordCount: 3, canonical });
+    control.enqueue(hung, next);
+    // The first trial never ends by itself; it ends only when its signal says abandon.
+    let calls = 0;
+    let stopped = false;
+    const trials: TrialRunner = (input, timeoutMs, signal) => {
+      if (calls++ > 0) return inProcessTrials(input, timeoutMs, signal);
+      return new Promise((resolve) =>
+        signal?.addEventListener("abort", () => {
+          stopped = true;
+          resolve({ result: { failure: ABANDONED, payloadBytes: 0, extras: {} }, startMs: 0, totalMs: 0 });
+        }),
+      );
+    };
+    const errors: string[] = [];
+    const finished: [string, boolean][] = [];
+    start(control, { error: (m) => errors.push(m), taskFinished: (t, _, reported) => finished.push([t.id, reported]) }, trials);
+    await expect.poll(() => calls).toBe(1);
+    control.abandon(hung.id, "its run was cancelled (CancelRun)");
+    const [report] = await control.waitForReports(1);
+    expect(stopped).toBe(true);
+    expect(report!.taskId).toBe(next.id);
+    expect(report!.failure).toBe("");
+    expect(control.reports.map((r) => r.taskId)).toEqual([next.id]);
+    expect(finished).toEqual([[hung.id, false], [next.id, true]]);
+    expect(errors.some((e) => e.includes(`task ${hung.id} abandoned: its run was cancelled`))).toBe(true);
   });
 });

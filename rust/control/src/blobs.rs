@@ -1,25 +1,36 @@
 //! Content-addressed blob store on disk: a blob's id is the SHA-256 of its bytes. Uploads arrive in
 //! chunks of at most 1 MiB and are appended to a temporary file, so memory stays bounded even for
-//! payloads of hundreds of MiB.
+//! payloads of hundreds of MiB. The store has a quota (stored blobs plus unfinished uploads), and
+//! `collect` removes the blobs no active run needs.
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 pub const MAX_CHUNK: usize = 1 << 20;
 /// Unfinished uploads at once: each holds an open file, and abandoned ones (a client that never
 /// sends `finish`) must not use up control's file descriptors.
 pub const MAX_OPEN_UPLOADS: usize = 64;
+/// Unfinished uploads one client (one peer address) may hold, so that no single client can take
+/// every slot of MAX_OPEN_UPLOADS.
+pub const MAX_UPLOADS_PER_CLIENT: usize = 16;
 /// An upload that receives no chunk for this long is abandoned: its file is removed.
 pub const UPLOAD_IDLE: Duration = Duration::from_secs(60);
+/// A blob written or stored again this recently is never collected: between a worker's upload
+/// (or control's canonical write) and the report or run that names it, no run refers to it yet.
+pub const COLLECT_GRACE: Duration = Duration::from_secs(600);
 
 pub struct BlobStore {
     dir: PathBuf,
     uploads: Mutex<HashMap<String, Upload>>,
+    /// Bytes of stored blobs (unfinished uploads are counted from `uploads`).
+    stored: Mutex<u64>,
+    quota: u64,
     idle: Duration,
+    grace: Duration,
 }
 
 struct Upload {
@@ -28,6 +39,17 @@ struct Upload {
     len: u64,
     hash: Sha256,
     last: Instant,
+    /// Who started it (the peer's IP address): only they may add to it.
+    client: String,
+}
+
+/// What `collect` removed and kept.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Collected {
+    pub removed: u64,
+    pub removed_bytes: u64,
+    pub kept: u64,
+    pub kept_bytes: u64,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -54,14 +76,121 @@ fn valid_id(id: &str) -> bool {
     id.len() == 64 && id.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
+/// Every stored blob: (id, path, size, last written or stored again).
+fn blob_files(dir: &Path) -> std::io::Result<Vec<(String, PathBuf, u64, SystemTime)>> {
+    let mut out = vec![];
+    for shard in fs::read_dir(dir)?.flatten() {
+        let name = shard.file_name();
+        if name == "uploads" || !shard.path().is_dir() {
+            continue;
+        }
+        for e in fs::read_dir(shard.path())?.flatten() {
+            let id = e.file_name().to_string_lossy().into_owned();
+            if !valid_id(&id) {
+                continue;
+            }
+            let meta = e.metadata()?;
+            out.push((id, e.path(), meta.len(), meta.modified().unwrap_or(SystemTime::UNIX_EPOCH)));
+        }
+    }
+    Ok(out)
+}
+
+/// Marks a blob as just stored (for `collect`'s grace period) when the same bytes arrive again.
+fn touch(path: &Path) -> Result<(), BlobError> {
+    File::options().write(true).open(path).and_then(|f| f.set_modified(SystemTime::now())).map_err(io)
+}
+
+/// A writer that hashes what passes and refuses to go past `room` bytes.
+struct Hashing {
+    out: std::io::BufWriter<File>,
+    hash: Sha256,
+    len: u64,
+    room: u64,
+}
+
+impl Write for Hashing {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.len + buf.len() as u64 > self.room {
+            self.len += buf.len() as u64;
+            return Err(std::io::Error::other("past the blob store's quota"));
+        }
+        let n = self.out.write(buf)?;
+        self.hash.update(&buf[..n]);
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+}
+
 impl BlobStore {
-    pub fn open(dir: &Path) -> std::io::Result<Self> {
+    /// Opens (or creates) the store in `dir`; `quota` bounds stored blobs plus unfinished uploads.
+    pub fn open(dir: &Path, quota: u64) -> std::io::Result<Self> {
         fs::create_dir_all(dir.join("uploads"))?;
         // Uploads interrupted by a previous stop can never be finished.
         for e in fs::read_dir(dir.join("uploads"))?.flatten() {
             let _ = fs::remove_file(e.path());
         }
-        Ok(BlobStore { dir: dir.to_path_buf(), uploads: Mutex::new(HashMap::new()), idle: UPLOAD_IDLE })
+        let stored = blob_files(dir)?.iter().map(|b| b.2).sum();
+        Ok(BlobStore {
+            dir: dir.to_path_buf(), uploads: Mutex::new(HashMap::new()), stored: Mutex::new(stored), quota,
+            idle: UPLOAD_IDLE, grace: COLLECT_GRACE,
+        })
+    }
+
+    /// `collect` keeps blobs stored within `grace` (default COLLECT_GRACE).
+    pub fn with_grace(mut self, grace: Duration) -> Self {
+        self.grace = grace;
+        self
+    }
+
+    /// Refuses `more` bytes that would take the store past its quota.
+    fn check_quota(&self, uploads: &HashMap<String, Upload>, more: u64) -> Result<(), BlobError> {
+        let stored = *self.stored.lock().unwrap_or_else(|p| p.into_inner());
+        let pending: u64 = uploads.values().map(|u| u.len).sum();
+        if stored + pending + more > self.quota {
+            return Err(BlobError::Busy(format!(
+                "the blob store is full: {} stored and {} in unfinished uploads, {} more would pass its quota of {} \
+(control's --blob-quota-mib); `codecbench gc` removes the blobs no active run needs",
+                mib(stored), mib(pending), mib(more), mib(self.quota))));
+        }
+        Ok(())
+    }
+
+    /// Bytes the stored blobs take.
+    pub fn stored_bytes(&self) -> u64 {
+        *self.stored.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Removes every stored blob not in `keep` and not written within the grace period; with
+    /// `dry_run`, only counts them. Unfinished uploads are not touched (they expire on their own).
+    pub fn collect(&self, keep: &HashSet<String>, dry_run: bool) -> Result<Collected, BlobError> {
+        // Holding the uploads lock: no upload finishes (renames into place) meanwhile.
+        let _uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
+        let now = SystemTime::now();
+        let mut c = Collected::default();
+        for (id, path, size, modified) in blob_files(&self.dir).map_err(io)? {
+            let recent = now.duration_since(modified).map(|age| age < self.grace).unwrap_or(true);
+            if keep.contains(&id) || recent {
+                c.kept += 1;
+                c.kept_bytes += size;
+                continue;
+            }
+            if !dry_run {
+                fs::remove_file(&path).map_err(io)?;
+                *self.stored.lock().unwrap_or_else(|p| p.into_inner()) -= size;
+            }
+            c.removed += 1;
+            c.removed_bytes += size;
+        }
+        Ok(c)
     }
 
     /// Removes uploads idle for longer than the idle limit; returns how many. Control calls it
@@ -90,22 +219,67 @@ impl BlobStore {
         if p.exists() { Ok(p) } else { Err(BlobError::NotFound(format!("no blob {id}"))) }
     }
 
-    /// Stores bytes (e.g. a generated canonical dataset) and returns their id.
+    /// Stores bytes held in memory and returns their id (tests; control streams with `put_with`).
+    #[cfg(test)]
     pub fn put_bytes(&self, data: &[u8]) -> Result<String, BlobError> {
         let id = hex::encode(Sha256::digest(data));
         let dir = self.dir.join(&id[..2]);
         let target = dir.join(&id);
-        if !target.exists() {
+        let uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
+        if target.exists() {
+            touch(&target)?;
+        } else {
+            self.check_quota(&uploads, data.len() as u64)?;
             fs::create_dir_all(&dir).map_err(io)?;
             let tmp = self.dir.join("uploads").join(format!("put-{id}"));
             fs::write(&tmp, data).map_err(io)?;
             fs::rename(&tmp, &target).map_err(io)?;
+            *self.stored.lock().unwrap_or_else(|p| p.into_inner()) += data.len() as u64;
         }
         Ok(id)
     }
 
-    /// Appends one chunk to an upload; on `finish`, stores the blob and returns (id, size).
-    pub fn put_chunk(&self, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
+    /// Stores what `write` writes (e.g. a dataset generated record by record) without holding it
+    /// in memory: through a hash into a temporary file, refused once it would pass the quota.
+    pub fn put_with(&self, write: impl FnOnce(&mut dyn Write) -> std::io::Result<u64>) -> Result<(String, u64), BlobError> {
+        let room = {
+            let uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
+            let pending: u64 = uploads.values().map(|u| u.len).sum();
+            self.quota.saturating_sub(self.stored_bytes() + pending)
+        };
+        let tmp = self.dir.join("uploads").join(format!("put-{}", hex::encode(rand::random::<[u8; 8]>())));
+        let file = File::create(&tmp).map_err(io)?;
+        let mut sink = Hashing { out: std::io::BufWriter::new(file), hash: Sha256::new(), len: 0, room };
+        let written = write(&mut sink).and_then(|_| sink.out.flush());
+        let Hashing { out, hash, len, .. } = sink;
+        drop(out);
+        if let Err(e) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(if len > room {
+                BlobError::Busy(format!("the blob store is full: {} more would pass its quota of {} (control's --blob-quota-mib); \
+`codecbench gc` removes the blobs no active run needs", mib(len), mib(self.quota)))
+            } else {
+                BlobError::Io(format!("blob store: {e}"))
+            });
+        }
+        let id = hex::encode(hash.finalize());
+        let dir = self.dir.join(&id[..2]);
+        let target = dir.join(&id);
+        let _uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
+        if target.exists() {
+            let _ = fs::remove_file(&tmp);
+            touch(&target)?;
+        } else {
+            fs::create_dir_all(&dir).map_err(io)?;
+            fs::rename(&tmp, &target).map_err(io)?;
+            *self.stored.lock().unwrap_or_else(|p| p.into_inner()) += len;
+        }
+        Ok((id, len))
+    }
+
+    /// Appends one chunk to an upload `client` (the caller's address) started; on `finish`,
+    /// stores the blob and returns (id, size).
+    pub fn put_chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
         if upload_id.is_empty() || upload_id.len() > 128 || !upload_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
             return Err(BlobError::BadRequest(format!("upload_id {upload_id:?} must be 1 to 128 characters of [A-Za-z0-9_-]")));
         }
@@ -121,10 +295,17 @@ impl BlobStore {
             if uploads.len() >= MAX_OPEN_UPLOADS {
                 return Err(BlobError::Busy(format!("{MAX_OPEN_UPLOADS} uploads are unfinished; finish one first (an upload idle for {} s is dropped)", self.idle.as_secs())));
             }
+            if uploads.values().filter(|u| u.client == client).count() >= MAX_UPLOADS_PER_CLIENT {
+                return Err(BlobError::Busy(format!("{client} has {MAX_UPLOADS_PER_CLIENT} unfinished uploads, the most one client may hold; finish one first (an upload idle for {} s is dropped)", self.idle.as_secs())));
+            }
             let path = self.dir.join("uploads").join(upload_id);
             let file = OpenOptions::new().create(true).truncate(true).write(true).open(&path).map_err(io)?;
-            uploads.insert(upload_id.to_string(), Upload { file, path, len: 0, hash: Sha256::new(), last: Instant::now() });
+            uploads.insert(upload_id.to_string(), Upload { file, path, len: 0, hash: Sha256::new(), last: Instant::now(), client: client.to_string() });
         }
+        if uploads[upload_id].client != client {
+            return Err(BlobError::BadRequest(format!("upload {upload_id} was started by another client")));
+        }
+        self.check_quota(&uploads, data.len() as u64)?;
         let up = uploads.get_mut(upload_id).expect("inserted above");
         up.last = Instant::now();
         if offset != up.len {
@@ -136,13 +317,22 @@ impl BlobStore {
         if !finish {
             return Ok(None);
         }
+        // The lock is held to the end: `collect` must not see the blob between rename and touch.
         let up = uploads.remove(upload_id).expect("present");
-        drop(uploads);
         up.file.sync_data().map_err(io)?;
         let id = hex::encode(up.hash.finalize());
         let dir = self.dir.join(&id[..2]);
-        fs::create_dir_all(&dir).map_err(io)?;
-        fs::rename(&up.path, dir.join(&id)).map_err(io)?;
+        let target = dir.join(&id);
+        if target.exists() {
+            // The same bytes are stored already: keep those, mark them fresh.
+            let _ = fs::remove_file(&up.path);
+            touch(&target)?;
+        } else {
+            fs::create_dir_all(&dir).map_err(io)?;
+            fs::rename(&up.path, &target).map_err(io)?;
+            *self.stored.lock().unwrap_or_else(|p| p.into_inner()) += up.len;
+        }
+        drop(uploads);
         Ok(Some((id, up.len)))
     }
 }
@@ -154,9 +344,9 @@ mod tests {
     #[test]
     fn chunks_make_a_content_addressed_blob() {
         let dir = tempfile::tempdir().unwrap();
-        let s = BlobStore::open(dir.path()).unwrap();
-        assert_eq!(s.put_chunk("u1", 0, b"hello ", false).unwrap(), None);
-        let (id, size) = s.put_chunk("u1", 6, b"world", true).unwrap().unwrap();
+        let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        assert_eq!(s.put_chunk("10.0.0.1", "u1", 0, b"hello ", false).unwrap(), None);
+        let (id, size) = s.put_chunk("10.0.0.1", "u1", 6, b"world", true).unwrap().unwrap();
         assert_eq!(size, 11);
         assert_eq!(id, s.put_bytes(b"hello world").unwrap());
         assert_eq!(fs::read(s.path(&id).unwrap()).unwrap(), b"hello world");
@@ -165,12 +355,12 @@ mod tests {
     #[test]
     fn bad_uploads_are_refused_with_a_reason() {
         let dir = tempfile::tempdir().unwrap();
-        let s = BlobStore::open(dir.path()).unwrap();
-        s.put_chunk("u", 0, b"abc", false).unwrap();
-        assert!(matches!(s.put_chunk("u", 1, b"x", false), Err(BlobError::BadRequest(m)) if m.contains("does not follow")));
-        assert!(matches!(s.put_chunk("v", 5, b"x", false), Err(BlobError::BadRequest(_))));
-        assert!(matches!(s.put_chunk("../x", 0, b"x", true), Err(BlobError::BadRequest(_))));
-        assert!(s.put_chunk("w", 0, &vec![0u8; MAX_CHUNK + 1], true).is_err());
+        let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        s.put_chunk("10.0.0.1", "u", 0, b"abc", false).unwrap();
+        assert!(matches!(s.put_chunk("10.0.0.1", "u", 1, b"x", false), Err(BlobError::BadRequest(m)) if m.contains("does not follow")));
+        assert!(matches!(s.put_chunk("10.0.0.1", "v", 5, b"x", false), Err(BlobError::BadRequest(_))));
+        assert!(matches!(s.put_chunk("10.0.0.1", "../x", 0, b"x", true), Err(BlobError::BadRequest(_))));
+        assert!(s.put_chunk("10.0.0.1", "w", 0, &vec![0u8; MAX_CHUNK + 1], true).is_err());
         assert!(matches!(s.path("zz"), Err(BlobError::BadRequest(_))));
         assert!(matches!(s.path(&"0".repeat(64)), Err(BlobError::NotFound(_))));
     }
@@ -178,22 +368,103 @@ mod tests {
     #[test]
     fn unfinished_uploads_are_capped_and_expire() {
         let dir = tempfile::tempdir().unwrap();
-        let mut s = BlobStore::open(dir.path()).unwrap();
+        let mut s = BlobStore::open(dir.path(), u64::MAX).unwrap();
         s.idle = Duration::from_millis(200);
+        // From many clients: one client's own cap would bite first.
+        let client = |i: usize| format!("10.0.0.{}", i / MAX_UPLOADS_PER_CLIENT);
         for i in 0..MAX_OPEN_UPLOADS {
-            s.put_chunk(&format!("u{i}"), 0, b"x", false).unwrap();
+            s.put_chunk(&client(i), &format!("u{i}"), 0, b"x", false).unwrap();
         }
-        let refused = s.put_chunk("one-more", 0, b"x", false).unwrap_err();
+        let refused = s.put_chunk("10.0.0.1", "one-more", 0, b"x", false).unwrap_err();
         assert!(matches!(&refused, BlobError::Busy(m) if m.contains("64 uploads are unfinished")), "{refused:?}");
         // A chunk keeps its upload alive; the others expire and their files go.
         std::thread::sleep(Duration::from_millis(120));
-        s.put_chunk("u0", 1, b"y", false).unwrap();
+        s.put_chunk(&client(0), "u0", 1, b"y", false).unwrap();
         std::thread::sleep(Duration::from_millis(120));
         assert_eq!(s.expire_idle(), MAX_OPEN_UPLOADS - 1);
         assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 1, "only u0's file is left");
-        assert!(matches!(s.put_chunk("u1", 1, b"y", false), Err(BlobError::BadRequest(m)) if m.contains("expired")));
-        let (_, size) = s.put_chunk("u0", 2, b"z", true).unwrap().unwrap();
+        assert!(matches!(s.put_chunk(&client(1), "u1", 1, b"y", false), Err(BlobError::BadRequest(m)) if m.contains("expired")));
+        let (_, size) = s.put_chunk(&client(0), "u0", 2, b"z", true).unwrap().unwrap();
         assert_eq!(size, 3);
-        s.put_chunk("one-more", 0, b"x", true).unwrap();
+        s.put_chunk("10.0.0.1", "one-more", 0, b"x", true).unwrap();
+    }
+
+    #[test]
+    fn one_client_cannot_take_every_upload_slot_or_touch_anothers_upload() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        for i in 0..MAX_UPLOADS_PER_CLIENT {
+            s.put_chunk("10.0.0.1", &format!("u{i}"), 0, b"x", false).unwrap();
+        }
+        let refused = s.put_chunk("10.0.0.1", "one-more", 0, b"x", false).unwrap_err();
+        assert!(matches!(&refused, BlobError::Busy(m) if m.contains("10.0.0.1 has 16 unfinished uploads")), "{refused:?}");
+        s.put_chunk("10.0.0.2", "theirs", 0, b"x", true).unwrap();
+        let hijack = s.put_chunk("10.0.0.2", "u0", 1, b"y", true).unwrap_err();
+        assert!(matches!(&hijack, BlobError::BadRequest(m) if m.contains("another client")), "{hijack:?}");
+        s.put_chunk("10.0.0.1", "u0", 1, b"y", true).unwrap();
+    }
+
+    #[test]
+    fn the_quota_counts_stored_blobs_and_unfinished_uploads() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), 100).unwrap();
+        s.put_bytes(&[1u8; 60]).unwrap();
+        s.put_bytes(&[1u8; 60]).unwrap(); // the same bytes again take no room
+        s.put_chunk("10.0.0.1", "u", 0, &[2u8; 30], false).unwrap();
+        let full = s.put_chunk("10.0.0.1", "u", 30, &[2u8; 20], false).unwrap_err();
+        assert!(matches!(&full, BlobError::Busy(m) if m.contains("blob store is full") && m.contains("codecbench gc")), "{full:?}");
+        assert!(matches!(s.put_bytes(&[3u8; 20]), Err(BlobError::Busy(_))));
+        s.put_chunk("10.0.0.1", "u", 30, &[2u8; 10], true).unwrap();
+        assert_eq!(s.stored_bytes(), 100);
+        // Reopened, the store counts what is on disk.
+        drop(s);
+        assert_eq!(BlobStore::open(dir.path(), 100).unwrap().stored_bytes(), 100);
+    }
+
+    #[test]
+    fn collect_removes_old_blobs_no_run_needs_and_keeps_fresh_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        s.grace = Duration::from_millis(300);
+        let needed = s.put_bytes(b"needed").unwrap();
+        let old = s.put_bytes(b"old").unwrap();
+        let again = s.put_bytes(b"stored again").unwrap();
+        std::thread::sleep(Duration::from_millis(400));
+        // Stored again (a new run's canonical data): fresh, so kept until its run names it.
+        assert_eq!(s.put_bytes(b"stored again").unwrap(), again);
+        let (fresh, _) = s.put_chunk("10.0.0.1", "u", 0, b"just uploaded", true).unwrap().unwrap();
+        let keep: HashSet<String> = [needed.clone()].into();
+        let dry = s.collect(&keep, true).unwrap();
+        assert_eq!((dry.removed, dry.removed_bytes, dry.kept), (1, 3, 3));
+        assert!(s.path(&old).is_ok(), "a dry run removes nothing");
+        assert_eq!(s.collect(&keep, false).unwrap(), dry);
+        assert!(matches!(s.path(&old), Err(BlobError::NotFound(_))));
+        for id in [&needed, &again, &fresh] {
+            assert!(s.path(id).is_ok(), "{id}");
+        }
+        assert_eq!(s.stored_bytes(), 6 + 12 + 13);
+    }
+
+    #[test]
+    fn put_with_streams_into_the_store_within_the_quota() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), 1000).unwrap();
+        let (id, size) = s.put_with(|w| {
+            for _ in 0..10 {
+                w.write_all(&[7u8; 50])?;
+            }
+            Ok(500)
+        }).unwrap();
+        assert_eq!(size, 500);
+        assert_eq!(id, s.put_bytes(&[7u8; 500]).unwrap(), "the same id as the bytes stored at once");
+        let full = s.put_with(|w| {
+            for _ in 0..20 {
+                w.write_all(&[8u8; 50])?;
+            }
+            Ok(1000)
+        }).unwrap_err();
+        assert!(matches!(&full, BlobError::Busy(m) if m.contains("blob store is full")), "{full:?}");
+        assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 0, "no temporary file is left");
+        assert_eq!(s.stored_bytes(), 500);
     }
 }

@@ -1,8 +1,8 @@
 //! codecbench's control plane: one port for gRPC (HTTP/2), gRPC-web (HTTP/1.1), reflection,
 //! health and the browser worker page. Workers attach to it; it never dials them.
+mod access;
 mod blobs;
 mod harness_service;
-mod host_guard;
 mod scenario;
 mod state;
 mod stats;
@@ -35,10 +35,23 @@ struct Args {
     /// it listens on; repeatable. Requests naming any other host get 401 (DNS-rebinding guard).
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_hosts: Vec<String>,
-    /// Size of gRPC messages control accepts (chunks are at most 1 MiB; reports carry rounds).
-    #[arg(long, default_value_t = 16 << 20, hide = true)]
-    max_message_bytes: usize,
+    /// A file holding the token every request must carry (see docs/DESIGN.md, "Access"). Without
+    /// it, `CODECBENCH_TOKEN` is the token if set; with neither, control only listens on loopback.
+    #[arg(long, env = "CODECBENCH_TOKEN_FILE", value_name = "FILE")]
+    token_file: Option<PathBuf>,
+    /// Most the blob store (canonical data, payloads, unfinished uploads) may hold, in MiB; past
+    /// it uploads are refused until `codecbench gc` removes what no active run needs.
+    #[arg(long, env = "CODECBENCH_BLOB_QUOTA_MIB", default_value_t = 50 * 1024)]
+    blob_quota_mib: u64,
+    /// CollectGarbage keeps blobs stored this recently (tests set 0).
+    #[arg(long, env = "CODECBENCH_GC_GRACE_S", default_value_t = blobs::COLLECT_GRACE.as_secs(), hide = true)]
+    gc_grace_s: u64,
+    /// GetRun's page budget in bytes (tests make it small to exercise paging).
+    #[arg(long, env = "CODECBENCH_GETRUN_PAGE_BYTES", default_value_t = 3 << 20, hide = true)]
+    getrun_page_bytes: usize,
 }
+
+const MAX_MESSAGE: usize = 4 << 20;
 
 #[tokio::main]
 async fn main() {
@@ -53,10 +66,17 @@ async fn main() {
 }
 
 async fn run(args: Args) -> Result<()> {
+    let token = access::load_token(args.token_file.as_deref(), std::env::var("CODECBENCH_TOKEN").ok().filter(|t| !t.is_empty()))?;
+    if token.is_none() && !args.listen.ip().is_loopback() {
+        anyhow::bail!("refusing to listen on {} without a token: anyone who reaches that address could start runs and report results. \
+Give a token with --token-file FILE or CODECBENCH_TOKEN (e.g. `openssl rand -hex 32 > token`), or listen on a loopback address", args.listen);
+    }
     std::fs::create_dir_all(&args.state_dir).with_context(|| format!("creating {}", args.state_dir.display()))?;
     let store = store::Store::open(&args.state_dir.join("codecbench.sqlite"))?;
     store.close_interrupted_runs()?;
-    let blobs = blobs::BlobStore::open(&args.state_dir.join("blobs")).context("opening the blob store")?;
+    let blobs = blobs::BlobStore::open(&args.state_dir.join("blobs"), args.blob_quota_mib.saturating_mul(1 << 20))
+        .context("opening the blob store")?
+        .with_grace(Duration::from_secs(args.gc_grace_s));
     let control = Arc::new(state::Control::new(store, blobs));
 
     let ticker = control.clone();
@@ -77,10 +97,15 @@ async fn run(args: Args) -> Result<()> {
         v1alpha = v1alpha.register_encoded_file_descriptor_set(d);
     }
     let (health, health_service) = tonic_health::server::health_reporter();
-    let harness = HarnessServiceServer::new(harness_service::Service { control: control.clone() })
-        .max_decoding_message_size(args.max_message_bytes);
+    // No message over 4 MiB either way, the size every gRPC client accepts by default: blobs
+    // move in chunks of at most 1 MiB, a report carries a few measurements, GetRun answers in
+    // pages, and run events are one measurement or task each.
+    let harness = HarnessServiceServer::new(harness_service::Service { control: control.clone(), page_bytes: args.getrun_page_bytes.min(MAX_MESSAGE - (256 << 10)) })
+        .max_decoding_message_size(MAX_MESSAGE)
+        .max_encoding_message_size(MAX_MESSAGE);
     let worker = WorkerServiceServer::new(worker_service::Service { control: control.clone() })
-        .max_decoding_message_size(args.max_message_bytes);
+        .max_decoding_message_size(MAX_MESSAGE)
+        .max_encoding_message_size(MAX_MESSAGE);
     health.set_serving::<HarnessServiceServer<harness_service::Service>>().await;
     health.set_serving::<WorkerServiceServer<worker_service::Service>>().await;
 
@@ -94,18 +119,18 @@ async fn run(args: Args) -> Result<()> {
         .add_service(web.layer(health_service))
         .add_service(v1.build_v1()?)
         .add_service(v1alpha.build_v1alpha()?);
-    let allowed = host_guard::Allowed::new(args.listen, &args.allow_hosts);
+    let access = access::Access { allowed: access::Allowed::new(args.listen, &args.allow_hosts), token: token.clone() };
     let routes = Routes::from(
         routes.routes().into_axum_router()
             .fallback_service(web::router(args.web_dir.as_deref()))
-            .layer(axum::middleware::from_fn_with_state(allowed, host_guard::guard)),
+            .layer(axum::middleware::from_fn_with_state(access, access::guard)),
     );
 
     let listener = tokio::net::TcpListener::bind(args.listen).await.with_context(|| format!("binding {}", args.listen))?;
     let bound = listener.local_addr()?;
     // Tests and the CLI read this line to learn an ephemeral port.
     println!("codecbench-control listening on {bound}");
-    tracing::info!("serving gRPC, gRPC-web and {} on {bound}", args.web_dir.as_ref().map(|d| format!("the page from {}", d.display())).unwrap_or("no page".into()));
+    tracing::info!(token = token.is_some(), "serving gRPC, gRPC-web and {} on {bound}", args.web_dir.as_ref().map(|d| format!("the page from {}", d.display())).unwrap_or("no page".into()));
 
     Server::builder()
         .accept_http1(true)

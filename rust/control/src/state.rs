@@ -6,7 +6,7 @@ use crate::stats;
 use crate::scenario::{Planned, WorkerView};
 use crate::store::{Batch, Store};
 use codecbench_proto::v1::{
-    attach_response, run_event, AttachRequest, AttachResponse, Measurement, Operation, ReportResultRequest, Run,
+    attach_response, run_event, AbandonTask, AttachRequest, AttachResponse, Measurement, Operation, ReportResultRequest, Run,
     RunEvent, RunStatus, TaskStatus, TaskSummary, WorkerInfo, Task,
 };
 use std::collections::{BTreeMap, HashMap};
@@ -37,6 +37,8 @@ struct Inner {
 struct Worker {
     info: WorkerInfo,
     tx: TaskSender,
+    /// Sent once with `attached`; every report for this worker's tasks must carry it.
+    report_secret: String,
 }
 
 #[derive(Clone)]
@@ -121,11 +123,25 @@ impl Control {
             current_task_id: String::new(),
             tasks_done: 0,
         };
-        let _ = tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Attached(info.clone())) }));
-        inner.workers.insert(info.id.clone(), Worker { info: info.clone(), tx });
+        // 128 bits from the thread-local CSPRNG (ChaCha, seeded from the OS).
+        let report_secret = hex::encode(rand::rng().random::<[u8; 16]>());
+        let _ = tx.send(Ok(AttachResponse {
+            message: Some(attach_response::Message::Attached(info.clone())),
+            report_secret: report_secret.clone(),
+        }));
+        inner.workers.insert(info.id.clone(), Worker { info: info.clone(), tx, report_secret });
         tracing::info!(worker = info.id, language = info.environment.as_ref().map(|e| e.language.as_str()).unwrap_or("?"), "attached");
         self.dispatch(&mut inner);
         (info, rx)
+    }
+
+    /// Blob ids the active runs still need: their tasks' canonical data and payloads.
+    pub fn needed_blobs(&self) -> std::collections::HashSet<String> {
+        let inner = self.lock();
+        inner.runs.iter().flat_map(|r| r.tasks.iter())
+            .flat_map(|e| [e.task.canonical_blob_id.clone(), e.task.payload_blob_id.clone()])
+            .filter(|id| !id.is_empty())
+            .collect()
     }
 
     /// The worker's stream closed: it is gone. Its running task fails, and so do the tasks that
@@ -265,7 +281,8 @@ impl Control {
         tracing::info!(run = run_id, "cancelled");
         let snapshot = inner.runs[pos].run.clone();
         if let Some(index) = inner.running.as_ref().filter(|r| r.run_id == run_id).map(|r| r.index) {
-            self.finish_logged(&mut inner, run_id, index, Err("cancelled while running (CancelRun); the worker's late report is refused".into()), vec![], None);
+            Self::abandon(&inner, "its run was cancelled (CancelRun)");
+            self.finish_logged(&mut inner, run_id, index, Err("cancelled while running (CancelRun); the worker was told to abandon it, and its late report is refused".into()), vec![], None);
         }
         self.complete_if_done(&mut inner, run_id);
         self.dispatch(&mut inner);
@@ -277,6 +294,15 @@ impl Control {
     /// A worker's report. Stored before anything else happens.
     pub fn report(&self, req: ReportResultRequest) -> Result<(), Status> {
         let mut inner = self.lock();
+        // Who may report comes first: a caller without the attachment's secret learns nothing
+        // about the task's state.
+        match inner.workers.get(&req.worker_id) {
+            None => return Err(Status::permission_denied(format!(
+                "no worker {:?} is attached (it detached, or control restarted); its report for task {} is refused", req.worker_id, req.task_id))),
+            Some(w) if !crate::access::same_secret(&w.report_secret, &req.report_secret) => return Err(Status::permission_denied(format!(
+                "the report for task {} does not carry the report secret control gave worker {} when it attached", req.task_id, req.worker_id))),
+            Some(_) => {}
+        }
         let Some(r) = inner.running.as_ref() else {
             return Err(Status::failed_precondition(format!("task {} is not running (it timed out, or control restarted)", req.task_id)));
         };
@@ -322,13 +348,30 @@ impl Control {
         Ok(())
     }
 
-    /// Fails the running task when it overran its timeout.
+    /// Fails the running task when it overran its timeout, and tells its worker to abandon it.
     pub fn check_timeouts(&self) {
         let mut inner = self.lock();
         let Some(r) = inner.running.as_ref().filter(|r| Instant::now() > r.deadline) else { return };
         let (run_id, index, secs) = (r.run_id.clone(), r.index, r.timeout.as_secs());
-        self.finish_logged(&mut inner, &run_id, index, Err(format!("timed out after {secs} s (sampling.taskTimeoutS)")), vec![], None);
+        let why = format!("timed out after {secs} s (sampling.taskTimeoutS)");
+        Self::abandon(&inner, &why);
+        self.finish_logged(&mut inner, &run_id, index, Err(why), vec![], None);
         self.dispatch(&mut inner);
+    }
+
+    /// Tells the worker running the current task to stop it: control is about to end it, and will
+    /// refuse its report, so the worker should not spend minutes finishing it.
+    fn abandon(inner: &Inner, reason: &str) {
+        let Some(r) = inner.running.as_ref() else { return };
+        let Some(run) = inner.runs.iter().find(|a| a.run.id == r.run_id) else { return };
+        let task_id = run.tasks[r.index].summary.id.clone();
+        if let Some(w) = inner.workers.get(&r.worker_id) {
+            tracing::info!(task = task_id, worker = r.worker_id, "asking the worker to abandon the task: {reason}");
+            let _ = w.tx.send(Ok(AttachResponse {
+                message: Some(attach_response::Message::Abandon(AbandonTask { task_id, reason: reason.to_string() })),
+                report_secret: String::new(),
+            }));
+        }
     }
 
     /// `finish` where nobody waits for the answer (a timeout, a detach): a storage failure can only
@@ -552,7 +595,7 @@ impl Control {
                 let Some(worker) = inner.workers.get_mut(&worker_id) else { continue };
                 let task = run.tasks[i].task.clone();
                 let timeout = Duration::from_secs(u64::from(task.sampling.map(|s| s.task_timeout_s).unwrap_or(300).max(1)));
-                if worker.tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Task(task)) })).is_err() {
+                if worker.tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Task(task)), report_secret: String::new() })).is_err() {
                     continue; // Its stream is closing; detach will fail its tasks.
                 }
                 worker.info.current_task_id = run.tasks[i].summary.id.clone();
@@ -577,14 +620,33 @@ mod tests {
     use crate::scenario::plan;
     use codecbench_proto::v1::{CodecInfo, Environment, Sampling, Scenario};
 
-    /// A control with one attached rust worker offering json (typed), and a run of `sampling`.
-    fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<Result<AttachResponse, Status>>, String, String) {
-        let control = Control::new(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs")).unwrap());
-        let (info, rx) = control.attach(AttachRequest {
+    /// The attached test worker: its id and the report secret it was given.
+    #[derive(Clone)]
+    struct Me { id: String, secret: String }
+
+    impl Me {
+        /// A report in this worker's name.
+        fn report(&self, task: &Task) -> ReportResultRequest {
+            ReportResultRequest { worker_id: self.id.clone(), report_secret: self.secret.clone(), task_id: task.id.clone(), ..Default::default() }
+        }
+    }
+
+    fn attach_rust(control: &Control) -> (Me, UnboundedReceiver<Result<AttachResponse, Status>>) {
+        let (info, mut rx) = control.attach(AttachRequest {
             name: "rust".into(),
             environment: Some(Environment { language: "rust".into(), ..Default::default() }),
             codecs: vec![CodecInfo { id: "json".into(), decode_modes: vec!["typed".into()], ..Default::default() }],
         });
+        let first = rx.try_recv().unwrap().unwrap();
+        assert!(matches!(first.message, Some(attach_response::Message::Attached(_))));
+        assert_eq!(first.report_secret.len(), 32, "128 bits in hex");
+        (Me { id: info.id, secret: first.report_secret }, rx)
+    }
+
+    /// A control with one attached rust worker offering json (typed), and a run of `sampling`.
+    fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<Result<AttachResponse, Status>>, Me, String) {
+        let control = Control::new(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs"), u64::MAX).unwrap());
+        let (me, rx) = attach_rust(&control);
         let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
             operations: vec![Operation::Encode as i32, Operation::Decode as i32], sampling: Some(sampling), ..Default::default() };
         let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
@@ -592,11 +654,11 @@ mod tests {
             created_at: Some(now()), ..Default::default() };
         std::mem::forget(control.start_run(run, "", planned).unwrap());
         let payload = control.blobs.put_bytes(b"[]").unwrap();
-        (control, rx, info.id, payload)
+        (control, rx, me, payload)
     }
 
     /// Answers every task with rounds from `ns(cell, trial)` until the run ends; returns its measurements.
-    fn serve(control: &Control, rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>, worker: &str, payload: &str, ns: impl Fn(&str, u32) -> f64) -> Vec<Measurement> {
+    fn serve(control: &Control, rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>, worker: &Me, payload: &str, ns: impl Fn(&str, u32) -> f64) -> Vec<Measurement> {
         while let Ok(Ok(msg)) = rx.try_recv() {
             let Some(attach_response::Message::Task(task)) = msg.message else { continue };
             let figure = ns(&task.cell_id, task.trial);
@@ -604,9 +666,8 @@ mod tests {
                 vec![Measurement { operation: task.operation, round_ns_per_op: vec![figure; 3], verified: true, ..Default::default() }]
             };
             control.report(ReportResultRequest {
-                worker_id: worker.into(), task_id: task.id.clone(), measurements,
-                payload_blob_id: if task.store_payload { payload.into() } else { String::new() },
-                payload_blob_size: 2, failure: String::new(),
+                measurements, payload_blob_id: if task.store_payload { payload.into() } else { String::new() }, payload_blob_size: 2,
+                ..worker.report(&task)
             }).unwrap();
         }
         control.store.measurements("r1").unwrap()
@@ -650,7 +711,7 @@ mod tests {
     fn next_task(rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>) -> Task {
         loop {
             match rx.try_recv() {
-                Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)) })) => return t,
+                Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => return t,
                 Ok(_) => continue,
                 Err(e) => panic!("no task sent: {e}"),
             }
@@ -662,9 +723,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 1, max_trials: 1, order_seed: 3, ..Default::default() });
         let report = |task: &Task| ReportResultRequest {
-            worker_id: worker.clone(), task_id: task.id.clone(),
             measurements: if task.prepare { vec![] } else { vec![Measurement { operation: task.operation, round_ns_per_op: vec![5.0; 3], verified: true, ..Default::default() }] },
-            payload_blob_id: if task.store_payload { payload.clone() } else { String::new() }, payload_blob_size: 2, failure: String::new(),
+            payload_blob_id: if task.store_payload { payload.clone() } else { String::new() }, payload_blob_size: 2,
+            ..worker.report(task)
         };
         let prepare = next_task(&mut rx);
         control.report(report(&prepare)).unwrap();
@@ -692,9 +753,9 @@ mod tests {
         assert!(prepare.prepare);
         // The worker reports a failure and a failure row of its own: one row, not two.
         control.report(ReportResultRequest {
-            worker_id: worker.clone(), task_id: prepare.id.clone(), failure: "encode: boom".into(),
+            failure: "encode: boom".into(),
             measurements: vec![Measurement { operation: prepare.operation, failure: "encode: boom".into(), language: "rust".into(), ..Default::default() }],
-            ..Default::default()
+            ..worker.report(&prepare)
         }).unwrap();
         let tasks = control.store.tasks("r1").unwrap();
         let rows = control.store.measurements("r1").unwrap();
@@ -731,12 +792,52 @@ mod tests {
         let (control, mut rx, worker, _) = setup(dir.path(), Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() });
         let hung = next_task(&mut rx);
         control.cancel_run("r1").unwrap();
+        // The worker is told to stop it at once.
+        match rx.try_recv() {
+            Ok(Ok(AttachResponse { message: Some(attach_response::Message::Abandon(a)), .. })) => {
+                assert_eq!(a.task_id, hung.id);
+                assert!(a.reason.contains("cancelled"), "{}", a.reason);
+            }
+            other => panic!("expected an abandon message, got {other:?}"),
+        }
         let run = control.store.get_run("r1").unwrap().unwrap();
         assert_eq!(run.status(), RunStatus::Cancelled, "the run does not wait for the hung task");
         let task = control.store.tasks("r1").unwrap().into_iter().find(|t| t.id == hung.id).unwrap();
         assert_eq!(task.status(), TaskStatus::Failed);
         assert!(task.failure.starts_with("cancelled while running"), "{}", task.failure);
-        let late = control.report(ReportResultRequest { worker_id: worker, task_id: hung.id.clone(), ..Default::default() }).unwrap_err();
+        let late = control.report(worker.report(&hung)).unwrap_err();
         assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
+    }
+
+    #[test]
+    fn a_report_without_the_workers_secret_is_refused_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 1, max_trials: 1, order_seed: 3, ..Default::default() });
+        // A second client attaches: it has a secret of its own, and knows the first worker's id.
+        let (intruder, _irx) = attach_rust(&control);
+        assert_ne!(intruder.secret, worker.secret);
+        let prepare = next_task(&mut rx);
+        control.report(ReportResultRequest { payload_blob_id: payload, payload_blob_size: 2, ..worker.report(&prepare) }).unwrap();
+        let task = next_task(&mut rx);
+        assert!(!task.prepare);
+        let forged = |secret: &str| ReportResultRequest {
+            report_secret: secret.into(),
+            measurements: vec![Measurement { operation: task.operation, round_ns_per_op: vec![0.001; 3], verified: true, ..Default::default() }],
+            ..worker.report(&task)
+        };
+        let longer = format!("{}0", worker.secret);
+        for secret in ["", intruder.secret.as_str(), &worker.secret[..31], longer.as_str()] {
+            let refused = control.report(forged(secret)).unwrap_err();
+            assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{secret:?}: {refused:?}");
+            assert!(refused.message().contains("report secret"), "{}", refused.message());
+        }
+        let unknown = control.report(ReportResultRequest { worker_id: "rust-99".into(), ..intruder.report(&task) }).unwrap_err();
+        assert_eq!(unknown.code(), tonic::Code::PermissionDenied, "{unknown:?}");
+        let stored = |id: &str| control.store.measurements("r1").unwrap().into_iter().filter(|m| m.task_id == id).count();
+        assert_eq!(stored(&task.id), 0, "nothing stored");
+        assert_eq!(control.get_run("r1").unwrap().unwrap().1.iter().find(|t| t.id == task.id).unwrap().status(), TaskStatus::Running);
+        // The owner's report, with its secret, is stored.
+        control.report(forged(&worker.secret.clone())).unwrap();
+        assert_eq!(stored(&task.id), 1);
     }
 }

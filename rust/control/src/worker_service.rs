@@ -105,9 +105,11 @@ impl WorkerService for Service {
     }
 
     async fn put_blob(&self, request: Request<PutBlobRequest>) -> Result<Response<PutBlobResponse>, Status> {
+        // Uploads are capped per client, by the peer's address (its IP: one machine is one client).
+        let client = request.remote_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into());
         let req = request.into_inner();
         let control = self.control.clone();
-        let done = tokio::task::spawn_blocking(move || control.blobs.put_chunk(&req.upload_id, req.offset, &req.data, req.finish))
+        let done = tokio::task::spawn_blocking(move || control.blobs.put_chunk(&client, &req.upload_id, req.offset, &req.data, req.finish))
             .await
             .map_err(|e| Status::internal(e.to_string()))?
             .map_err(blob_status)?;

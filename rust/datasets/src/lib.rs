@@ -59,6 +59,35 @@ pub fn generate(dataset: &str, count: u32, seed: u64) -> Result<Records, Unknown
     })
 }
 
+/// Writes the canonical blob of `count` records of `dataset` from `seed` to `out`, one record at a
+/// time, and returns its size: the bytes of `generate(..)?.to_canonical_bytes()` (a `*Dataset`
+/// message is its records as field 1, back to back) in memory bounded by one record, so control
+/// can store a dataset of millions of records without holding it.
+pub fn write_canonical(dataset: &str, count: u32, seed: u64, out: &mut dyn std::io::Write) -> std::io::Result<u64> {
+    fn each<M: Message>(n: usize, mut make: impl FnMut(usize) -> M, out: &mut dyn std::io::Write) -> std::io::Result<u64> {
+        let mut buf = Vec::new();
+        let mut total = 0u64;
+        for i in 0..n {
+            buf.clear();
+            prost::encoding::message::encode(1, &make(i), &mut buf);
+            out.write_all(&buf)?;
+            total += buf.len() as u64;
+        }
+        Ok(total)
+    }
+    let mut g = Gen::new(dataset, seed);
+    let n = count as usize;
+    match dataset {
+        "dummy" => each(n, |i| dummy::record(&mut g, i), out),
+        "numeric" => each(n, |i| numeric::record(&mut g, i), out),
+        "owners" => each(n, |i| owners::record(&mut g, i), out),
+        "docs" => each(n, |i| docs::record(&mut g, i), out),
+        "beers" => each(n, |i| beers::record(&mut g, i), out),
+        "matrix" => each(n, |i| matrix::record(&mut g, i), out),
+        other => Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, UnknownDataset(other.to_string()))),
+    }
+}
+
 impl Records {
     /// The protobuf encoding of the dataset's `*Dataset` message: the canonical blob control ships,
     /// and the protobuf codec's payload. Written from the borrowed records (what
@@ -174,6 +203,18 @@ pub fn lazy_fields(dataset: &str) -> Option<&'static [&'static str]> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_streamed_canonical_blob_is_the_generated_one() {
+        for d in DATASETS {
+            let mut streamed = Vec::new();
+            let size = write_canonical(d, 40, 9, &mut streamed).unwrap();
+            assert_eq!(streamed, generate(d, 40, 9).unwrap().to_canonical_bytes(), "{d}");
+            assert_eq!(size, streamed.len() as u64);
+        }
+        let unknown = write_canonical("nope", 1, 1, &mut Vec::new()).unwrap_err();
+        assert!(unknown.to_string().contains("unknown dataset 'nope'"), "{unknown}");
+    }
 
     #[test]
     fn same_seed_same_bytes_and_prefix_property() {

@@ -1,12 +1,12 @@
 //! Moving blobs through control's store, in chunks of at most 1 MiB (no gRPC message nears the
 //! 4 MiB default limit).
 use anyhow::{bail, Context, Result};
-use codecbench_proto::v1::{worker_service_client::WorkerServiceClient, GetBlobRequest, PutBlobRequest};
-use tonic::transport::Channel;
+use crate::client::Client;
+use codecbench_proto::v1::{GetBlobRequest, PutBlobRequest};
 
 pub const CHUNK: usize = 1 << 20;
 
-pub async fn get(client: &mut WorkerServiceClient<Channel>, blob_id: &str) -> Result<Vec<u8>> {
+pub async fn get(client: &mut Client, blob_id: &str) -> Result<Vec<u8>> {
     let mut stream = client
         .get_blob(GetBlobRequest { blob_id: blob_id.into(), offset: 0 })
         .await
@@ -22,7 +22,7 @@ pub async fn get(client: &mut WorkerServiceClient<Channel>, blob_id: &str) -> Re
     Ok(out)
 }
 
-pub async fn put(client: &mut WorkerServiceClient<Channel>, data: &[u8]) -> Result<String> {
+pub async fn put(client: &mut Client, data: &[u8]) -> Result<String> {
     let upload_id = format!("{:032x}", rand::random::<u128>());
     let mut offset = 0usize;
     loop {

@@ -1,6 +1,7 @@
 //! The Rust worker's parts; `main.rs` is the binary (attach loop, `trial` and `vectors` commands).
 pub mod alloc;
 pub mod blobs;
+pub mod client;
 pub mod environment;
 pub mod measure;
 pub mod task;

@@ -3,9 +3,9 @@
 use anyhow::{bail, Context, Result};
 use clap::{Parser, Subcommand};
 use codecbench_proto::v1::{
-    attach_response, worker_service_client::WorkerServiceClient, AttachRequest, CodecInfo, ReportResultRequest, TimedRegion,
+    attach_response, AttachRequest, AttachResponse, CodecInfo, ReportResultRequest, TimedRegion,
 };
-use codecbench_worker::{alloc, environment, task, trial};
+use codecbench_worker::{alloc, client, environment, task, trial};
 use std::time::{Duration, Instant};
 use tonic::transport::Channel;
 
@@ -21,6 +21,9 @@ struct Args {
     /// Name announced to control (it makes the id unique: name-1, name-2...).
     #[arg(long, default_value = "rust")]
     name: String,
+    /// A file holding control's token (when control requires one); without it, `CODECBENCH_TOKEN`.
+    #[arg(long, env = "CODECBENCH_TOKEN_FILE", value_name = "FILE")]
+    token_file: Option<std::path::PathBuf>,
     /// Give up when control cannot be reached for this long (at start or after losing it). Long by
     /// default: a control that crashed or is being upgraded comes back, and the worker should be
     /// there when it does.
@@ -102,12 +105,17 @@ async fn run(args: &Args) -> Result<()> {
     // When control was last reachable: the start, then every attachment and every task. The
     // reconnect window counts from there, so losing a control that ran for hours still leaves the
     // whole window to find it again.
+    let token = client::Token::load(args.token_file.as_deref())?;
     let mut last_seen = Instant::now();
     let mut pause = RETRY_FIRST;
     loop {
         let attached_before = last_seen;
-        match attach_once(args, &environment, &mut last_seen).await {
+        match attach_once(args, &token, &environment, &mut last_seen).await {
             Ok(()) => tracing::info!("control closed the stream; reattaching"),
+            // A missing or wrong token (or a refused host) stays wrong: no point in retrying.
+            Err(e) if e.downcast_ref::<tonic::Status>().is_some_and(|s| s.code() == tonic::Code::Unauthenticated) => {
+                bail!("control at {} refused this worker: {e:#}", args.control);
+            }
             Err(e) => {
                 if last_seen.elapsed() > Duration::from_secs(args.reconnect_timeout_s) {
                     bail!("cannot reach control at {} for {} s: {e:#}", args.control, args.reconnect_timeout_s);
@@ -127,7 +135,7 @@ const RETRY_MAX: Duration = Duration::from_secs(10);
 /// Reports a result, retrying while control is unavailable (down, restarting, or unable to store
 /// it yet): a measured result is not dropped on the first transient error. Any other refusal is
 /// control's decision (the task timed out, or it was not this worker's) and is final.
-async fn report(client: &mut WorkerServiceClient<Channel>, report: ReportResultRequest) -> Result<(), tonic::Status> {
+async fn report(client: &mut client::Client, report: ReportResultRequest) -> Result<(), tonic::Status> {
     let mut pause = Duration::from_millis(500);
     for _ in 0..REPORT_ATTEMPTS - 1 {
         match client.report_result(report.clone()).await {
@@ -145,13 +153,13 @@ async fn report(client: &mut WorkerServiceClient<Channel>, report: ReportResultR
 const REPORT_ATTEMPTS: usize = 6;
 
 /// One attachment: runs tasks until the stream ends. Errors before `attached` arrives are retried.
-async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environment, last_seen: &mut Instant) -> Result<()> {
+async fn attach_once(args: &Args, token: &client::Token, environment: &codecbench_proto::v1::Environment, last_seen: &mut Instant) -> Result<()> {
     let channel = Channel::from_shared(args.control.clone())
         .with_context(|| format!("bad control address {:?}", args.control))?
         .connect()
         .await
         .with_context(|| format!("connecting to {}", args.control))?;
-    let mut client = WorkerServiceClient::new(channel);
+    let mut client = client::new(channel, token.clone());
     let mut stream = client
         .attach(AttachRequest { name: args.name.clone(), environment: Some(environment.clone()), codecs: codec_infos() })
         .await
@@ -159,7 +167,7 @@ async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environmen
         .into_inner();
     let program = std::env::current_exe().context("finding this worker's own binary (trials run in it)")?;
     let mut runner = task::Runner::new(client.clone(), environment.clone(), program);
-    let mut worker_id = String::new();
+    let (mut worker_id, mut report_secret) = (String::new(), String::new());
     loop {
         // However the stream ends, control was reachable until now: the reconnect window starts here.
         let msg = match stream.message().await {
@@ -176,13 +184,42 @@ async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environmen
         match msg.message {
             Some(attach_response::Message::Attached(info)) => {
                 worker_id = info.id;
+                report_secret = msg.report_secret;
                 *last_seen = Instant::now();
                 tracing::info!(worker_id, "attached to {}", args.control);
             }
             Some(attach_response::Message::Task(task)) => {
                 let (id, what) = (task.id.clone(), format!("{} {} {} {} x{}", task.operation().as_str_name(), task.dataset, task.codec, task.decode_mode, task.record_count));
                 tracing::info!(task = id, "{what}");
-                let result = runner.run(&worker_id, task).await;
+                // The stream is read while the task runs: control may ask to abandon it.
+                let abandon = runner.abandon_flag();
+                let run = runner.run(&worker_id, task);
+                tokio::pin!(run);
+                let finished = loop {
+                    tokio::select! {
+                        result = &mut run => break Some(result),
+                        msg = stream.message() => match msg {
+                            Ok(Some(AttachResponse { message: Some(attach_response::Message::Abandon(a)), .. })) if a.task_id == id => {
+                                tracing::warn!(task = id, "abandoned: {}", a.reason);
+                                break None;
+                            }
+                            Ok(Some(other)) => tracing::warn!(task = id, "ignored while a task runs: {:?}", other.message),
+                            // Control is gone or closed the stream: it has ended the task already.
+                            Ok(None) | Err(_) => {
+                                abandon.store(true, std::sync::atomic::Ordering::Relaxed);
+                                *last_seen = Instant::now();
+                                return Err(anyhow::anyhow!("lost control's stream while running task {id}"));
+                            }
+                        },
+                    }
+                };
+                let Some(result) = finished else {
+                    // Kills the trial process; nothing is reported (control refuses it anyway).
+                    abandon.store(true, std::sync::atomic::Ordering::Relaxed);
+                    *last_seen = Instant::now();
+                    continue;
+                };
+                let result = ReportResultRequest { report_secret: report_secret.clone(), ..result };
                 if !result.failure.is_empty() {
                     tracing::warn!(task = id, "failed: {}", result.failure);
                 }
@@ -193,6 +230,8 @@ async fn attach_once(args: &Args, environment: &codecbench_proto::v1::Environmen
                 }
                 *last_seen = Instant::now();
             }
+            // A task that already ended here (its report raced control's timeout or cancel).
+            Some(attach_response::Message::Abandon(a)) => tracing::info!(task = a.task_id, "control abandoned a task this worker is not running"),
             None => {}
         }
     }

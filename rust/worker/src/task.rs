@@ -3,26 +3,35 @@
 //! there), time the transfer legs here (they are gRPC calls of this process), store the payload,
 //! report every measurement or a precise failure. A prepare task goes through the child too
 //! (encode + verify, nothing timed) so this long-lived process never holds the codec's heap.
-use crate::{blobs, measure::measure, trial};
-use codecbench_proto::v1::{worker_service_client::WorkerServiceClient, Environment, Measurement, Operation, ReportResultRequest, Sampling, Task};
+use crate::{blobs, client::Client, measure::measure, trial};
+use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Sampling, Task};
+use std::sync::atomic::AtomicBool;
 use std::{path::PathBuf, sync::Arc, time::Duration};
-use tonic::transport::Channel;
 
 pub struct Runner {
-    pub client: WorkerServiceClient<Channel>,
+    pub client: Client,
     pub environment: Environment,
     /// This worker's own binary, run as `trial` children.
     program: PathBuf,
     /// The last canonical blob, by id: consecutive tasks often share it.
     canonical: Option<(String, Arc<Vec<u8>>)>,
+    /// Set while a task runs to kill its trial process (see `abandon_flag`).
+    abandon: Arc<AtomicBool>,
 }
 
 /// A task failure: the message and the measurements taken before it.
 struct Failed(String, Vec<Measurement>);
 
 impl Runner {
-    pub fn new(client: WorkerServiceClient<Channel>, environment: Environment, program: PathBuf) -> Self {
-        Runner { client, environment, program, canonical: None }
+    pub fn new(client: Client, environment: Environment, program: PathBuf) -> Self {
+        Runner { client, environment, program, canonical: None, abandon: Arc::default() }
+    }
+
+    /// A fresh flag for the next `run`: setting it while that run is in flight kills its trial
+    /// process (a task control abandoned). One per task, so a late kill never hits the next one.
+    pub fn abandon_flag(&mut self) -> Arc<AtomicBool> {
+        self.abandon = Arc::default();
+        self.abandon.clone()
     }
 
     pub async fn run(&mut self, worker_id: &str, task: Task) -> ReportResultRequest {
@@ -58,9 +67,9 @@ impl Runner {
 
     /// The trial in a child process, on a blocking thread.
     async fn trial(&self, task: &Task, canonical: Arc<Vec<u8>>, payload: Arc<Vec<u8>>, before: &[Measurement]) -> Result<(ReportResultRequest, Vec<u8>), Failed> {
-        let (program, task) = (self.program.clone(), task.clone());
+        let (program, task, abandon) = (self.program.clone(), task.clone(), self.abandon.clone());
         let timeout = task.sampling.map(|s| s.task_timeout_s).filter(|&s| s > 0).map(|s| Duration::from_secs(s.into()));
-        tokio::task::spawn_blocking(move || trial::run_in_child(&program, &["trial"], &task, &canonical, &payload, timeout))
+        tokio::task::spawn_blocking(move || trial::run_in_child_until(&program, &["trial"], &task, &canonical, &payload, timeout, &abandon))
             .await
             .map_err(|e| Failed(format!("running the trial process panicked: {e}"), before.to_vec()))?
             .map_err(|e| Failed(e, before.to_vec()))

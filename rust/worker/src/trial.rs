@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 // ---- framing ----------------------------------------------------------------------------------
@@ -254,6 +255,19 @@ pub fn run_in_child(
     payload: &[u8],
     timeout: Option<Duration>,
 ) -> Result<(ReportResultRequest, Vec<u8>), String> {
+    run_in_child_until(program, args, task, canonical, payload, timeout, &AtomicBool::new(false))
+}
+
+/// `run_in_child`, and the child is killed as soon as `abandon` is set (control ended the task).
+pub fn run_in_child_until(
+    program: &Path,
+    args: &[&str],
+    task: &Task,
+    canonical: &[u8],
+    payload: &[u8],
+    timeout: Option<Duration>,
+    abandon: &AtomicBool,
+) -> Result<(ReportResultRequest, Vec<u8>), String> {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::piped())
@@ -285,6 +299,11 @@ pub fn run_in_child(
                 let _ = child.kill();
                 let _ = child.wait();
                 break Err(format!("the trial process did not finish within {} s and was killed", timeout.unwrap().as_secs_f64()));
+            }
+            None if abandon.load(Ordering::Relaxed) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                break Err("the task was abandoned (control ended it) and its trial process was killed".to_string());
             }
             // Polling, not a blocking wait, so the timeout can be enforced; the child runs alone.
             None => std::thread::sleep(Duration::from_millis(20)),

@@ -4,7 +4,6 @@
 use codecbench_codecs::{Codec, Json};
 use codecbench_datasets::{generate, lazy_fields};
 use codecbench_proto::v1::{
-    worker_service_client::WorkerServiceClient,
     worker_service_server::{WorkerService, WorkerServiceServer},
     AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, Operation, PutBlobRequest, PutBlobResponse,
     ReportResultRequest, ReportResultResponse, Sampling, Task,
@@ -66,11 +65,12 @@ impl WorkerService for Store {
     }
 }
 
-async fn serve(store: Store) -> WorkerServiceClient<tonic::transport::Channel> {
+async fn serve(store: Store) -> codecbench_worker::client::Client {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(tonic::transport::Server::builder().add_service(WorkerServiceServer::new(store)).serve_with_incoming(TcpIncoming::from(listener)));
-    WorkerServiceClient::connect(format!("http://{addr}")).await.unwrap()
+    let channel = tonic::transport::Channel::from_shared(format!("http://{addr}")).unwrap().connect().await.unwrap();
+    codecbench_worker::client::new(channel, Default::default())
 }
 
 fn task(operation: Operation, canonical: &str, count: u32) -> Task {

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CodecInfoSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
-import type { Task } from "../gen/codecbench/v1/worker_service_pb";
+import type { AttachResponse, Task } from "../gen/codecbench/v1/worker_service_pb";
 import { codecs } from "../codecs/registry";
 import { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
@@ -74,30 +74,74 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
     try {
       events.connecting();
       let workerId = "";
-      for await (const response of client.attach(request, { signal })) {
+      // Sent with `attached`; every report of this attachment carries it (control refuses others).
+      let reportSecret = "";
+      // The stream is read while a task runs too, so that control can ask to abandon it: at most
+      // one `next()` is outstanding, kept in `pending` until its message is handled.
+      const stream = client.attach(request, { signal })[Symbol.asyncIterator]();
+      let pending: Promise<IteratorResult<AttachResponse>> | undefined;
+      const next = () => (pending ??= stream.next());
+      for (;;) {
+        const item = await next();
+        pending = undefined;
+        if (item.done) break;
+        const response = item.value;
         const message = response.message;
         if (message.case === "attached") {
           workerId = message.value.id;
+          reportSecret = response.reportSecret;
           retryMs = firstRetryMs;
           events.attached(workerId);
+        } else if (message.case === "abandon") {
+          events.error(`control abandoned task ${message.value.taskId}, which this page is not running`);
         } else if (message.case === "task") {
           const task = message.value;
           if (!workerId) throw new Error(`control sent task ${task.id} before saying which worker this is`);
           events.taskStarted(task);
-          const outcome = await runTask(task, {
+          const abandon = new AbortController();
+          const running = runTask(task, {
             client,
             canonical,
             environment: options.environment,
             trials: options.trials,
             onStep: (name) => events.step(task, name),
+            signal: abandon.signal,
           });
+          let outcome: TaskOutcome | undefined;
+          try {
+            while (outcome === undefined) {
+              const first = await Promise.race([running.then((done) => ({ done })), next().then((seen) => ({ seen }))]);
+              if ("done" in first) {
+                outcome = first.done;
+                break;
+              }
+              pending = undefined;
+              if (first.seen.done) throw new Error(`control closed the stream while task ${task.id} ran`);
+              const seen = first.seen.value.message;
+              if (seen.case === "abandon" && seen.value.taskId === task.id) {
+                abandon.abort();
+                await running;
+                events.error(`task ${task.id} abandoned: ${seen.value.reason}`);
+                break;
+              }
+              events.error(`ignored a ${seen.case ?? "empty"} message while task ${task.id} runs`);
+            }
+          } finally {
+            // Whatever ended the wait (an abandon, a lost stream), the trial stops too.
+            if (outcome === undefined) abandon.abort();
+          }
+          if (outcome === undefined) {
+            // Control has ended the task and refuses its report: nothing to send.
+            events.taskFinished(task, { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "abandoned: control ended the task" }, false);
+            continue;
+          }
           // UNAVAILABLE: control is down or could not store the result yet, so a measured result
           // is reported again (growing pauses) rather than dropped; any other refusal is final.
           let reported = false;
           let pauseMs = options.firstReportRetryMs ?? 500;
           for (let attempt = 1; !reported && !signal?.aborted; attempt++) {
             try {
-              await client.reportResult({ workerId, taskId: task.id, ...outcome }, { signal });
+              await client.reportResult({ workerId, reportSecret, taskId: task.id, ...outcome }, { signal });
               reported = true;
             } catch (error) {
               const unavailable = ConnectError.from(error).code === Code.Unavailable;

@@ -29,6 +29,8 @@ export interface TaskContext {
   trials: TrialRunner;
   /** Told each step as it starts, for the page. */
   onStep?: (step: string) => void;
+  /** Set when control ends the task (abandon): the trial in flight is stopped. */
+  signal?: AbortSignal;
 }
 
 /** A trial's own failure message, which already starts with its step. */
@@ -85,7 +87,7 @@ async function runTrialStep(task: Task, context: TaskContext, input: TrialInput)
 async function runUntimedTrialStep(task: Task, context: TaskContext, input: TrialInput) {
   context.onStep?.("trial");
   const timeoutMs = (task.sampling?.taskTimeoutS || DEFAULT_TASK_TIMEOUT_S) * 1000;
-  const run = await context.trials(input, timeoutMs);
+  const run = await context.trials(input, timeoutMs, context.signal);
   if (run.result.failure) throw new TrialFailure(run.result.failure);
   return run;
 }

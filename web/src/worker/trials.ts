@@ -18,7 +18,11 @@ export interface TrialRun {
   totalMs: number;
 }
 
-export type TrialRunner = (input: TrialInput, timeoutMs: number) => Promise<TrialRun>;
+/** Runs one trial; `signal` abandons it (control ended the task): the trial is stopped at once. */
+export type TrialRunner = (input: TrialInput, timeoutMs: number, signal?: AbortSignal) => Promise<TrialRun>;
+
+/** A trial stopped because control ended its task (CancelRun, or its timeout). */
+export const ABANDONED = "trial failed: abandoned (control ended the task)";
 
 
 /** What the runner needs of a Worker (a fake one in unit tests). */
@@ -30,7 +34,7 @@ function failed(failure: string): TrialResult {
 
 /** A runner starting a fresh dedicated worker from `create` per trial. */
 export function workerTrials(create: () => WorkerLike): TrialRunner {
-  return (input, timeoutMs) =>
+  return (input, timeoutMs, signal) =>
     new Promise<TrialRun>((resolve) => {
       const start = performance.now();
       let startMs = 0;
@@ -48,6 +52,11 @@ export function workerTrials(create: () => WorkerLike): TrialRunner {
         finish(failed(`trial failed: could not start a trial worker: ${error instanceof Error ? error.message : String(error)}`));
         return;
       }
+      if (signal?.aborted) {
+        finish(failed(ABANDONED));
+        return;
+      }
+      signal?.addEventListener("abort", () => finish(failed(ABANDONED)), { once: true });
       timer = setTimeout(() => finish(failed(`trial failed: the trial worker gave no answer within ${timeoutMs / 1000} s; it was terminated`)), timeoutMs);
       worker.addEventListener("message", (event: MessageEvent<TrialMessage>) => {
         if (!worker) return;
@@ -119,23 +128,45 @@ export const BROWSER_START_ALLOWANCE_MS = 60_000;
 /** What the driver exposes on the page: runs one trial in a fresh Chromium and answers with its run. */
 export type TrialBrowser = (input: WireTrialInput, timeoutMs: number) => Promise<WireTrialRun>;
 
+/** The driver's other function: closes the fresh Chromium of the trial in flight (an abandon). */
+export type TrialBrowserAbort = () => Promise<void>;
+
+class AbandonedError extends Error {}
+
 /**
  * A runner handing each trial to `host` (the driver's fresh Chromium). startMs is the time to the
  * trial worker's "ready" in the fresh browser, launch included; totalMs the whole round trip.
  */
-export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS): TrialRunner {
-  return async (input, timeoutMs) => {
+export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS, abort?: TrialBrowserAbort): TrialRunner {
+  return async (input, timeoutMs, signal) => {
     const start = performance.now();
+    if (signal?.aborted) return { result: failed(ABANDONED), startMs: 0, totalMs: 0 };
     let run: WireTrialRun;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let onAbort: (() => void) | undefined;
     // The driver enforces timeoutMs itself; this bounds a driver that never answers (launch included).
     const limitMs = timeoutMs + startAllowanceMs;
+    const answer = Promise.resolve().then(() => host(toWireInput(input), timeoutMs));
     try {
       run = await Promise.race([
-        host(toWireInput(input), timeoutMs),
+        answer,
         new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${limitMs / 1000} s`)), limitMs))),
-      ]).finally(() => clearTimeout(timer));
+        new Promise<never>((_, reject) => {
+          onAbort = () => reject(new AbandonedError());
+          signal?.addEventListener("abort", onAbort, { once: true });
+        }),
+      ]).finally(() => {
+        clearTimeout(timer);
+        if (onAbort) signal?.removeEventListener("abort", onAbort);
+      });
     } catch (error) {
+      if (error instanceof AbandonedError) {
+        // The driver kills that Chromium; its (failed) answer is awaited, briefly, so that no
+        // abandoned trial browser still runs when the next task's trial starts.
+        await abort?.().catch(() => {});
+        await Promise.race([answer.catch(() => {}), new Promise((resolve) => setTimeout(resolve, 15_000))]);
+        return { result: failed(ABANDONED), startMs: 0, totalMs: performance.now() - start };
+      }
       return { result: failed(`trial failed: the driver could not run the trial in a fresh browser: ${error instanceof Error ? error.message : String(error)}`), startMs: 0, totalMs: performance.now() - start };
     }
     const { payload, ...result } = run.result;
@@ -153,4 +184,10 @@ export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_STA
 export function driverTrialBrowser(): TrialBrowser | undefined {
   const host = (globalThis as { codecbenchTrialBrowser?: unknown }).codecbenchTrialBrowser;
   return typeof host === "function" ? (host as TrialBrowser) : undefined;
+}
+
+/** The driver's abort function on this page, if it exposes one. */
+export function driverTrialBrowserAbort(): TrialBrowserAbort | undefined {
+  const abort = (globalThis as { codecbenchTrialBrowserAbort?: unknown }).codecbenchTrialBrowserAbort;
+  return typeof abort === "function" ? (abort as TrialBrowserAbort) : undefined;
 }

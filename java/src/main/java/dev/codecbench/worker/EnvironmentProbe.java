@@ -15,6 +15,11 @@ public final class EnvironmentProbe {
 
   /** {@code trialJvmFlags}: the flags of the fresh JVM every trial runs in (ForkedTrials). */
   public static Environment probe(long jvmMinWarmupMs, java.util.List<String> trialJvmFlags) {
+    return probe(jvmMinWarmupMs, trialJvmFlags, false);
+  }
+
+  /** {@code inProcess}: trials run in this JVM (--trials in-process), which the environment says. */
+  public static Environment probe(long jvmMinWarmupMs, java.util.List<String> trialJvmFlags, boolean inProcess) {
     Runtime rt = Runtime.getRuntime();
     Environment.Builder env =
         Environment.newBuilder()
@@ -34,9 +39,14 @@ public final class EnvironmentProbe {
         .map(GarbageCollectorMXBean::getName).collect(Collectors.joining(", ")));
     env.putDetails("jvm_flags", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
     env.putDetails("jvm_min_warmup_ms", Long.toString(jvmMinWarmupMs));
-    env.putDetails("trial_process", "forked JVM per trial (same java, classpath and flags; main class "
-        + TrialMain.class.getName() + ")");
-    env.putDetails("trial_jvm_flags", String.join(" ", trialJvmFlags));
+    if (inProcess) {
+      env.putDetails("trial_process", "in the worker's own JVM (--trials in-process): every trial inherits the "
+          + "JIT profile, heap and allocator state of the ones before; for soak and smoke runs, not for measurements");
+    } else {
+      env.putDetails("trial_process", "forked JVM per trial (same java, classpath and flags; main class "
+          + TrialMain.class.getName() + ")");
+      env.putDetails("trial_jvm_flags", String.join(" ", trialJvmFlags));
+    }
     LibraryVersions.all().forEach((lib, v) -> env.putDetails("lib_" + lib, v));
     return env.build();
   }

@@ -2,6 +2,8 @@ package dev.codecbench.worker;
 
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.grpc.Metadata;
+import io.grpc.stub.MetadataUtils;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -27,7 +29,14 @@ public final class Main {
       System.exit(e.getMessage().isEmpty() ? 0 : 2);
       return;
     }
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(options.target()).usePlaintext().build();
+    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget(options.target()).usePlaintext();
+    if (!options.token().isEmpty()) {
+      // Control requires its token on every call (docs/DESIGN.md, "Access").
+      Metadata auth = new Metadata();
+      auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + options.token());
+      builder.intercept(MetadataUtils.newAttachHeadersInterceptor(auth));
+    }
+    ManagedChannel channel = builder.build();
     String why;
     try {
       why = new WorkerLoop(options, channel).run();

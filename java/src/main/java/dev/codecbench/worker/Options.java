@@ -1,14 +1,18 @@
 package dev.codecbench.worker;
 
+import java.io.IOException;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 
-/** Command line of the worker. */
-record Options(URI control, String name, long minWarmupMs, long reconnectTimeoutMs) {
+/** Command line of the worker. {@code token} is empty when control requires none. */
+record Options(URI control, String name, long minWarmupMs, long reconnectTimeoutMs, String token, boolean inProcessTrials) {
   static final String USAGE =
       """
       usage: java -jar codecbench-java-worker.jar [--control URL] [--name NAME]
                                                   [--min-warmup-ms MS] [--reconnect-timeout-s S]
+                                                  [--token-file FILE] [--trials fork|in-process]
         --control URL          control's address, http://HOST:PORT (default: $CODECBENCH_CONTROL,
                                else http://127.0.0.1:7600)
         --name NAME            worker name; control makes the id unique (default: java)
@@ -18,7 +22,21 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
                                give up when control cannot be reached for this long, at start
                                or after losing it (default: 3600: a control that crashed or is
                                being upgraded comes back, and the worker should be there)
+        --token-file FILE      a file holding control's token, when control requires one
+                               (default: $CODECBENCH_TOKEN_FILE, else the token in
+                               $CODECBENCH_TOKEN, else none)
+        --trials fork|in-process
+                               where trials run: a fresh JVM each (default), or this JVM
+                               (in-process: fast but each trial inherits the JIT state of the
+                               ones before; for soak and smoke runs, not for measurements)
       """;
+
+  /** Never printed: a record's own toString would show the token. */
+  @Override
+  public String toString() {
+    return "Options[control=" + control + ", name=" + name + ", token=" + (token.isEmpty() ? "none" : "set")
+        + ", trials=" + (inProcessTrials ? "in-process" : "fork") + "]";
+  }
 
   static final String DEFAULT_CONTROL = "http://127.0.0.1:7600";
 
@@ -34,6 +52,8 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
     String name = "java";
     long minWarmupMs = 250;
     long reconnectTimeoutS = 3600;
+    String tokenFile = env.get("CODECBENCH_TOKEN_FILE");
+    String trials = "fork";
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       switch (flag) {
@@ -41,6 +61,8 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
         case "--name" -> name = value(args, ++i, flag);
         case "--min-warmup-ms" -> minWarmupMs = number(value(args, ++i, flag), flag);
         case "--reconnect-timeout-s" -> reconnectTimeoutS = number(value(args, ++i, flag), flag);
+        case "--token-file" -> tokenFile = value(args, ++i, flag);
+        case "--trials" -> trials = value(args, ++i, flag);
         case "-h", "--help" -> throw new UsageException("");
         default -> throw new UsageException("unknown argument '" + flag + "'");
       }
@@ -48,7 +70,22 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
     if (name.isBlank()) {
       throw new UsageException("--name must not be empty");
     }
-    return new Options(controlUri(control), name, minWarmupMs, reconnectTimeoutS * 1000);
+    if (!trials.equals("fork") && !trials.equals("in-process")) {
+      throw new UsageException("--trials must be fork or in-process, got '" + trials + "'");
+    }
+    String token = env.getOrDefault("CODECBENCH_TOKEN", "");
+    if (tokenFile != null && !tokenFile.isEmpty()) {
+      try {
+        token = Files.readString(Path.of(tokenFile));
+      } catch (IOException | RuntimeException e) {
+        throw new UsageException("cannot read the token file '" + tokenFile + "': " + e);
+      }
+    }
+    token = token.strip();
+    if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+      throw new UsageException("the token must be printable ASCII without spaces");
+    }
+    return new Options(controlUri(control), name, minWarmupMs, reconnectTimeoutS * 1000, token, trials.equals("in-process"));
   }
 
   /** host:port for the gRPC channel. */

@@ -13,6 +13,11 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.Iterator;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Attaches to control and runs its tasks one at a time, for as long as control keeps the stream.
@@ -33,8 +38,9 @@ final class WorkerLoop {
     this.options = options;
     this.stub = WorkerServiceGrpc.newBlockingStub(channel);
     CodecRegistry codecs = new CodecRegistry();
-    ForkedTrials trials = new ForkedTrials(options.minWarmupMs());
-    Environment env = EnvironmentProbe.probe(options.minWarmupMs(), trials.jvmFlags());
+    ForkedTrials forked = new ForkedTrials(options.minWarmupMs());
+    Trials trials = options.inProcessTrials() ? Trials.inProcess(options.minWarmupMs()) : forked;
+    Environment env = EnvironmentProbe.probe(options.minWarmupMs(), forked.jvmFlags(), options.inProcessTrials());
     AttachRequest.Builder hello = AttachRequest.newBuilder().setName(options.name()).setEnvironment(env);
     for (Codec c : codecs.all()) {
       hello.addCodecs(CodecInfo.newBuilder()
@@ -60,21 +66,63 @@ final class WorkerLoop {
         return "cannot attach to control at " + options.control() + ": " + describe(e.getStatus());
       }
       log("attached to " + options.control() + " as " + attached.workerId);
+      // The stream is read on a thread of its own, so that an abandon can arrive while a task runs.
+      BlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+      Iterator<AttachResponse> stream = attached.stream;
+      Thread reader = new Thread(() -> pump(stream, inbox), "attach-stream");
+      reader.setDaemon(true);
+      reader.start();
+      log(serve(attached, inbox) + "; attaching again");
+    }
+  }
+
+  /** Marks the end of a stream in the inbox. */
+  private static final Object END = new Object();
+
+  private static void pump(Iterator<AttachResponse> stream, BlockingQueue<Object> inbox) {
+    try {
+      while (stream.hasNext()) {
+        inbox.add(stream.next());
+      }
+      inbox.add(END);
+    } catch (StatusRuntimeException e) {
+      inbox.add(e);
+    }
+  }
+
+  /** Why a stream ended, from what the reader put in the inbox. */
+  private static String ended(Object item) {
+    return item instanceof StatusRuntimeException e
+        ? "lost the task stream (" + describe(e.getStatus()) + ")"
+        : "control closed the task stream";
+  }
+
+  /** Runs the tasks of one attachment until its stream ends; returns why it ended. */
+  private String serve(Attached attached, BlockingQueue<Object> inbox) {
+    while (true) {
+      Object item;
       try {
-        while (attached.stream.hasNext()) {
-          AttachResponse msg = attached.stream.next();
-          if (msg.hasTask()) {
-            runTask(attached.workerId, msg.getTask());
-          }
+        item = inbox.take();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return "interrupted";
+      }
+      if (!(item instanceof AttachResponse msg)) {
+        return ended(item);
+      }
+      if (msg.hasTask()) {
+        String why = runTask(attached, msg.getTask(), inbox);
+        if (why != null) {
+          return why;
         }
-        log("control closed the task stream; attaching again");
-      } catch (StatusRuntimeException e) {
-        log("lost the task stream (" + describe(e.getStatus()) + "); attaching again");
+      } else if (msg.hasAbandon()) {
+        log("control abandoned task " + msg.getAbandon().getTaskId() + ", which this worker is not running");
       }
     }
   }
 
-  private record Attached(String workerId, Iterator<AttachResponse> stream) {}
+  /** One attachment: the id control gave, the secret its reports carry, the task stream. */
+  private record Attached(String workerId, String reportSecret, Iterator<AttachResponse> stream) {}
 
   /** Attaches, retrying while control is unreachable, until the reconnect window has passed. */
   private Attached attach() {
@@ -92,7 +140,7 @@ final class WorkerLoop {
           throw Status.INTERNAL.withDescription("control's first message was not 'attached'")
               .asRuntimeException();
         }
-        return new Attached(first.getAttached().getId(), stream);
+        return new Attached(first.getAttached().getId(), first.getReportSecret(), stream);
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {
           throw e;
@@ -104,11 +152,53 @@ final class WorkerLoop {
     }
   }
 
-  private void runTask(String workerId, Task task) {
+  /**
+   * Runs one task on a thread of its own while the stream is watched, then reports it. An abandon
+   * for the task interrupts it (the forked trial JVM is destroyed) and nothing is reported.
+   * Returns null, or why the stream ended while the task ran (control has ended the task then).
+   */
+  private String runTask(Attached attached, Task task, BlockingQueue<Object> inbox) {
     log("task " + task.getId() + ": " + task.getOperation() + " " + task.getDataset() + " "
         + task.getCodec() + (task.getDecodeMode().isEmpty() ? "" : " " + task.getDecodeMode())
         + " x" + task.getRecordCount() + " (cell " + task.getCellId() + " trial " + task.getTrial() + ")");
-    ReportResultRequest report = runner.run(workerId, task);
+    FutureTask<ReportResultRequest> work = new FutureTask<>(() -> runner.run(attached.workerId, task));
+    Thread thread = new Thread(work, "task-" + task.getId());
+    thread.setDaemon(true);
+    thread.start();
+    while (!work.isDone()) {
+      Object item;
+      try {
+        item = inbox.poll(50, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        stop(work, thread);
+        return "interrupted";
+      }
+      if (item == null) {
+        continue;
+      }
+      if (!(item instanceof AttachResponse msg)) {
+        stop(work, thread);
+        return ended(item) + " while task " + task.getId() + " ran";
+      }
+      if (msg.hasAbandon() && msg.getAbandon().getTaskId().equals(task.getId())) {
+        log("task " + task.getId() + " abandoned: " + msg.getAbandon().getReason());
+        stop(work, thread);
+        return null;
+      }
+      log("task " + task.getId() + ": ignored a message while it runs: " + msg.getMessageCase());
+    }
+    ReportResultRequest report;
+    try {
+      report = work.get();
+    } catch (ExecutionException e) {
+      report = ReportResultRequest.newBuilder().setWorkerId(attached.workerId).setTaskId(task.getId())
+          .setFailure("the Java worker failed running the task: " + e.getCause()).build();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "interrupted";
+    }
+    report = report.toBuilder().setReportSecret(attached.reportSecret).build();
     if (!report.getFailure().isEmpty()) {
       log("task " + task.getId() + " failed: " + report.getFailure());
     }
@@ -119,16 +209,26 @@ final class WorkerLoop {
     for (int attempt = 1; ; attempt++) {
       try {
         stub.reportResult(report);
-        return;
+        return null;
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || attempt == REPORT_ATTEMPTS) {
           log("task " + task.getId() + ": control rejected the report: " + describe(e.getStatus()));
-          return;
+          return null;
         }
         log("task " + task.getId() + ": report not stored (" + describe(e.getStatus()) + "); retrying in " + pause + " ms");
         sleep(pause);
         pause = Math.min(pause * 2, RETRY_MAX_MS);
       }
+    }
+  }
+
+  /** Interrupts a task (a forked trial JVM is destroyed on interrupt) and waits for its thread. */
+  private static void stop(FutureTask<?> work, Thread thread) {
+    work.cancel(true);
+    try {
+      thread.join(10_000);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 

@@ -30,4 +30,11 @@ class EnvironmentProbeTest {
     // Filtered from pom.xml at build time, not left as a placeholder.
     assertTrue(env.getDetailsOrThrow("lib_jackson").matches("\\d+\\.\\d+\\.\\d+"), env.getDetailsOrThrow("lib_jackson"));
   }
+
+  @Test
+  void saysWhenTrialsShareTheWorkersJvm() {
+    Environment env = EnvironmentProbe.probe(250, List.of("-Xmx1g"), true);
+    assertTrue(env.getDetailsOrThrow("trial_process").contains("not for measurements"), env.getDetailsOrThrow("trial_process"));
+    assertFalse(env.getDetailsMap().containsKey("trial_jvm_flags"));
+  }
 }

@@ -1,6 +1,7 @@
 package dev.codecbench.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -21,6 +22,27 @@ class OptionsTest {
     assertEquals("jvm", o.name());
     assertEquals(5, o.minWarmupMs());
     assertEquals(2000, o.reconnectTimeoutMs());
+    assertEquals("", o.token(), "no token unless one is given");
+    assertFalse(o.inProcessTrials(), "a fresh JVM per trial unless asked");
+    assertTrue(Options.parse(new String[] {"--trials", "in-process"}, Map.of()).inProcessTrials());
+    assertTrue(assertThrows(Options.UsageException.class,
+        () -> Options.parse(new String[] {"--trials", "threads"}, Map.of())).getMessage().contains("fork or in-process"));
+  }
+
+  @Test
+  void theTokenComesFromTheFileElseTheEnvironmentAndIsNeverPrinted(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+      throws Exception {
+    java.nio.file.Path file = dir.resolve("token");
+    java.nio.file.Files.writeString(file, "  0123456789abcdef\n");
+    assertEquals("0123456789abcdef", Options.parse(new String[] {"--token-file", file.toString()},
+        Map.of("CODECBENCH_TOKEN", "other-token-from-env")).token());
+    assertEquals("0123456789abcdef", Options.parse(new String[0], Map.of("CODECBENCH_TOKEN_FILE", file.toString())).token());
+    Options fromEnv = Options.parse(new String[0], Map.of("CODECBENCH_TOKEN", "from-the-environment"));
+    assertEquals("from-the-environment", fromEnv.token());
+    assertTrue(!fromEnv.toString().contains("from-the-environment"), fromEnv.toString());
+    assertTrue(assertThrows(Options.UsageException.class,
+        () -> Options.parse(new String[] {"--token-file", dir.resolve("missing").toString()}, Map.of()))
+        .getMessage().contains("cannot read the token file"));
   }
 
   @Test

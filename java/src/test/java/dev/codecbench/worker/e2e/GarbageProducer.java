@@ -54,13 +54,15 @@ final class GarbageProducer implements AutoCloseable {
     try {
       Iterator<AttachResponse> stream = stub.attach(hello.build());
       String id = null;
+      String secret = null;
       while (stream.hasNext()) {
         AttachResponse msg = stream.next();
         if (msg.hasAttached()) {
           id = msg.getAttached().getId();
+          secret = msg.getReportSecret();
           workerId.complete(id);
         } else if (msg.hasTask()) {
-          answer(id, msg.getTask(), env);
+          answer(id, secret, msg.getTask(), env);
         }
       }
     } catch (RuntimeException e) {
@@ -68,8 +70,9 @@ final class GarbageProducer implements AutoCloseable {
     }
   }
 
-  private void answer(String id, Task task, Environment env) {
-    ReportResultRequest.Builder report = ReportResultRequest.newBuilder().setWorkerId(id).setTaskId(task.getId());
+  private void answer(String id, String secret, Task task, Environment env) {
+    ReportResultRequest.Builder report =
+        ReportResultRequest.newBuilder().setWorkerId(id).setReportSecret(secret).setTaskId(task.getId());
     if (task.getOperation() == Operation.OPERATION_ENCODE) {
       PutBlobResponse put = stub.putBlob(PutBlobRequest.newBuilder().setUploadId(UUID.randomUUID().toString())
           .setData(ByteString.copyFrom(GARBAGE)).setFinish(true).build());

@@ -1,0 +1,116 @@
+"""The blob store has a quota, and `codecbench gc` removes the blobs no active run needs (results
+stay). Control's grace period (blobs stored in the last 10 minutes are kept) is 0 here."""
+from __future__ import annotations
+
+import json
+import subprocess
+
+from codecbench.pb import hs, scenario as scenario_pb2, ws
+from conftest import CODECBENCH, ControlHandle, FakeWorker, require_rust, run_cli, start_rust_worker, write_scenario
+
+SCENARIO = """
+datasets: [beers]
+codecs: [json]
+decodeModes: [typed]
+counts: [5]
+operations: [encode, decode]
+sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 3, minRoundMs: 1, taskTimeoutS: 60, trials: 1}
+"""
+
+
+def blob_files(control: ControlHandle) -> set[str]:
+    root = control.state_dir / "blobs"
+    return {p.name for p in root.glob("*/*") if p.parent.name != "uploads"}
+
+
+def gc(control: ControlHandle, *extra: str) -> dict:
+    res = run_cli("--control", control.addr, "gc", "--json", *extra)
+    assert res.returncode == 0, res.stdout + res.stderr
+    return json.loads(res.stdout)
+
+
+def test_gc_removes_what_no_active_run_needs_and_keeps_results(tmp_path, monkeypatch, procs):
+    require_rust()
+    monkeypatch.setenv("CODECBENCH_GC_GRACE_S", "0")
+    control = ControlHandle(tmp_path / "state", tmp_path / "logs")
+    control.start()
+    try:
+        start_rust_worker(control, procs)
+        done = run_cli("--control", control.addr, "run", str(write_scenario(tmp_path / "s.yaml", SCENARIO)),
+                       "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        finished = blob_files(control)
+        assert len(finished) >= 2, f"canonical data and a payload: {finished}"
+        dry = gc(control, "--dry-run")
+        assert dry["blobs_removed"] == len(finished) and blob_files(control) == finished, "a dry run removes nothing"
+        # A second run is held open by a worker that never answers: its canonical data is needed.
+        fake = FakeWorker(control, "hang")
+        hang = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run",
+                                 str(write_scenario(tmp_path / "h.yaml", SCENARIO.replace("[beers]", "[dummy]")
+                                                    + "producers: [fake]\n")),
+                                 "--no-progress", "--no-report", "--results-dir", str(tmp_path / "h")],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            fake.expect("TASK")
+            result = gc(control)
+            left = blob_files(control)
+            assert result["blobs_removed"] == len(finished) and not (left & finished), (result, left)
+            assert result["blobs_kept"] == len(left) == 1, (result, left)
+            with control.client() as c:
+                # The running run's canonical data is still served.
+                data = b"".join(ch.data for ch in c.worker.GetBlob(ws.GetBlobRequest(blob_id=next(iter(left))), timeout=10))
+                assert data, "the kept blob is readable"
+                # The finished run's results are all still there.
+                first = c.harness.ListRuns(hs.ListRunsRequest(limit=2), timeout=10).runs[1]
+                assert len(c.get_run(first.id).measurements) > 0
+        finally:
+            fake.kill()
+            fake.popen.stdout.close()
+            hang.wait(60)
+    finally:
+        control.stop()
+
+
+def test_a_full_blob_store_refuses_a_run_saying_why(tmp_path, monkeypatch, procs):
+    require_rust()
+    monkeypatch.setenv("CODECBENCH_BLOB_QUOTA_MIB", "0")
+    control = ControlHandle(tmp_path / "state", tmp_path / "logs")
+    control.start()
+    try:
+        start_rust_worker(control, procs)
+        res = run_cli("--control", control.addr, "run", str(write_scenario(tmp_path / "s.yaml", SCENARIO)),
+                      "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=120)
+        assert res.returncode != 0
+        out = res.stdout + res.stderr
+        assert "RESOURCE_EXHAUSTED" in out and "blob store is full" in out and "codecbench gc" in out, out
+    finally:
+        control.stop()
+
+
+def vm_hwm_kib(pid: int) -> int:
+    """The process's peak resident set (VmHWM), KiB."""
+    for line in open(f"/proc/{pid}/status"):
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1])
+    raise AssertionError("no VmHWM")
+
+
+def test_a_million_records_are_stored_in_bounded_memory(control, fake_worker):
+    """Control writes canonical data record by record into the blob store (it once built 1 M
+    records in memory first: 3.1 GB)."""
+    fake_worker("hang")
+    before = vm_hwm_kib(control.proc.pid)
+    scenario = scenario_pb2.Scenario(datasets=["numeric"], codecs=["json"], counts=[1_000_000],
+                                     operations=[scenario_pb2.OPERATION_ENCODE],
+                                     sampling=scenario_pb2.Sampling(trials=1, task_timeout_s=60))
+    with control.client() as c:
+        stream = c.harness.StartRun(hs.StartRunRequest(scenario=scenario, source="memory-test"), timeout=600)
+        run = next(stream).event.run  # sent once the canonical data is stored
+        growth_mib = (vm_hwm_kib(control.proc.pid) - before) / 1024
+        c.harness.CancelRun(hs.CancelRunRequest(run_id=run.id), timeout=30)
+        stream.cancel()
+        tasks = c.harness.GetRun(hs.GetRunRequest(run_id=run.id), timeout=30).tasks
+    assert growth_mib <= 64, f"control's peak RSS grew by {growth_mib:.0f} MiB for 1 M records"
+    size = max(b.stat().st_size for b in (control.state_dir / "blobs").glob("*/*") if b.parent.name != "uploads")
+    assert size > 10_000_000, f"the canonical blob holds 1 M records ({size} bytes)"
+    assert tasks
