@@ -60,6 +60,24 @@ def control(tmp_path):
 
 
 @pytest.fixture
+def start_control(tmp_path):
+    """Starts a control when called, after the test has set the environment it reads (a token, a
+    quota...); stopped at teardown."""
+    started: list[ControlHandle] = []
+
+    def start() -> ControlHandle:
+        require_rust()
+        handle = ControlHandle(tmp_path / "state", tmp_path / "logs")
+        started.append(handle)
+        handle.start()
+        return handle
+
+    yield start
+    for handle in started:
+        handle.stop()
+
+
+@pytest.fixture
 def procs():
     """Processes a test starts; all stopped at teardown, whatever happened."""
     started: list[processes.Proc] = []

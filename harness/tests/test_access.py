@@ -15,7 +15,7 @@ import pytest
 from codecbench import processes
 from codecbench.client import connect, wait_for_workers
 from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2, ws
-from conftest import ART, CODECBENCH, ControlHandle, require_rust, run_cli, write_scenario
+from conftest import ART, CODECBENCH, require_rust, run_cli, write_scenario
 
 TOKEN = "test-token-0123456789abcdef"
 LANGUAGES = ("rust", "java", "browser")
@@ -40,12 +40,8 @@ def with_token(monkeypatch):
 
 
 @pytest.fixture
-def token_control(tmp_path, with_token):
-    require_rust()
-    handle = ControlHandle(tmp_path / "state", tmp_path / "logs")
-    handle.start()
-    yield handle
-    handle.stop()
+def token_control(with_token, start_control):
+    return start_control()
 
 
 def test_control_refuses_to_listen_beyond_loopback_without_a_token(tmp_path, monkeypatch):

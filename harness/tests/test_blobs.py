@@ -6,7 +6,7 @@ import json
 import subprocess
 
 from codecbench.pb import hs, scenario as scenario_pb2, ws
-from conftest import CODECBENCH, ControlHandle, FakeWorker, require_rust, run_cli, start_rust_worker, write_scenario
+from conftest import CODECBENCH, ControlHandle, FakeWorker, run_cli, start_rust_worker, write_scenario
 
 SCENARIO = """
 datasets: [beers]
@@ -29,62 +29,52 @@ def gc(control: ControlHandle, *extra: str) -> dict:
     return json.loads(res.stdout)
 
 
-def test_gc_removes_what_no_active_run_needs_and_keeps_results(tmp_path, monkeypatch, procs):
-    require_rust()
+def test_gc_removes_what_no_active_run_needs_and_keeps_results(tmp_path, monkeypatch, procs, start_control):
     monkeypatch.setenv("CODECBENCH_GC_GRACE_S", "0")
-    control = ControlHandle(tmp_path / "state", tmp_path / "logs")
-    control.start()
+    control = start_control()
+    start_rust_worker(control, procs)
+    done = run_cli("--control", control.addr, "run", str(write_scenario(tmp_path / "s.yaml", SCENARIO)),
+                   "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    finished = blob_files(control)
+    assert len(finished) >= 2, f"canonical data and a payload: {finished}"
+    dry = gc(control, "--dry-run")
+    assert dry["blobs_removed"] == len(finished) and blob_files(control) == finished, "a dry run removes nothing"
+    # A second run is held open by a worker that never answers: its canonical data is needed.
+    fake = FakeWorker(control, "hang")
+    hang = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run",
+                             str(write_scenario(tmp_path / "h.yaml", SCENARIO.replace("[beers]", "[dummy]")
+                                                + "producers: [fake]\n")),
+                             "--no-progress", "--no-report", "--results-dir", str(tmp_path / "h")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        start_rust_worker(control, procs)
-        done = run_cli("--control", control.addr, "run", str(write_scenario(tmp_path / "s.yaml", SCENARIO)),
-                       "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
-        finished = blob_files(control)
-        assert len(finished) >= 2, f"canonical data and a payload: {finished}"
-        dry = gc(control, "--dry-run")
-        assert dry["blobs_removed"] == len(finished) and blob_files(control) == finished, "a dry run removes nothing"
-        # A second run is held open by a worker that never answers: its canonical data is needed.
-        fake = FakeWorker(control, "hang")
-        hang = subprocess.Popen([str(CODECBENCH), "--control", control.addr, "run",
-                                 str(write_scenario(tmp_path / "h.yaml", SCENARIO.replace("[beers]", "[dummy]")
-                                                    + "producers: [fake]\n")),
-                                 "--no-progress", "--no-report", "--results-dir", str(tmp_path / "h")],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            fake.expect("TASK")
-            result = gc(control)
-            left = blob_files(control)
-            assert result["blobs_removed"] == len(finished) and not (left & finished), (result, left)
-            assert result["blobs_kept"] == len(left) == 1, (result, left)
-            with control.client() as c:
-                # The running run's canonical data is still served.
-                data = b"".join(ch.data for ch in c.worker.GetBlob(ws.GetBlobRequest(blob_id=next(iter(left))), timeout=10))
-                assert data, "the kept blob is readable"
-                # The finished run's results are all still there.
-                first = c.harness.ListRuns(hs.ListRunsRequest(limit=2), timeout=10).runs[1]
-                assert len(c.get_run(first.id).measurements) > 0
-        finally:
-            fake.kill()
-            fake.popen.stdout.close()
-            hang.wait(60)
+        fake.expect("TASK")
+        result = gc(control)
+        left = blob_files(control)
+        assert result["blobs_removed"] == len(finished) and not (left & finished), (result, left)
+        assert result["blobs_kept"] == len(left) == 1, (result, left)
+        with control.client() as c:
+            # The running run's canonical data is still served.
+            data = b"".join(ch.data for ch in c.worker.GetBlob(ws.GetBlobRequest(blob_id=next(iter(left))), timeout=10))
+            assert data, "the kept blob is readable"
+            # The finished run's results are all still there.
+            first = c.harness.ListRuns(hs.ListRunsRequest(limit=2), timeout=10).runs[1]
+            assert len(c.get_run(first.id).measurements) > 0
     finally:
-        control.stop()
+        fake.kill()
+        fake.popen.stdout.close()
+        hang.wait(60)
 
 
-def test_a_full_blob_store_refuses_a_run_saying_why(tmp_path, monkeypatch, procs):
-    require_rust()
+def test_a_full_blob_store_refuses_a_run_saying_why(tmp_path, monkeypatch, procs, start_control):
     monkeypatch.setenv("CODECBENCH_BLOB_QUOTA_MIB", "0")
-    control = ControlHandle(tmp_path / "state", tmp_path / "logs")
-    control.start()
-    try:
-        start_rust_worker(control, procs)
-        res = run_cli("--control", control.addr, "run", str(write_scenario(tmp_path / "s.yaml", SCENARIO)),
-                      "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=120)
-        assert res.returncode != 0
-        out = res.stdout + res.stderr
-        assert "RESOURCE_EXHAUSTED" in out and "blob store is full" in out and "codecbench gc" in out, out
-    finally:
-        control.stop()
+    control = start_control()
+    start_rust_worker(control, procs)
+    res = run_cli("--control", control.addr, "run", str(write_scenario(tmp_path / "s.yaml", SCENARIO)),
+                  "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=120)
+    assert res.returncode != 0
+    out = res.stdout + res.stderr
+    assert "RESOURCE_EXHAUSTED" in out and "blob store is full" in out and "codecbench gc" in out, out
 
 
 def vm_hwm_kib(pid: int) -> int:
