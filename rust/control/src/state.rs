@@ -259,8 +259,8 @@ impl Control {
         })
     }
 
-    /// Cancels pending tasks and ends a running one as failed (a hung worker must not hold the
-    /// run, or every later run, until its timeout); its late report is refused. What was
+    /// Cancels pending tasks and the running one too (a hung worker must not hold the run, or
+    /// every later run, until its timeout); the running task's late report is refused. What was
     /// measured is kept.
     pub fn cancel_run(&self, run_id: &str) -> anyhow::Result<Option<Run>> {
         let mut inner = self.lock();
@@ -280,9 +280,21 @@ impl Control {
         }
         tracing::info!(run = run_id, "cancelled");
         let snapshot = inner.runs[pos].run.clone();
-        if let Some(index) = inner.running.as_ref().filter(|r| r.run_id == run_id).map(|r| r.index) {
+        if inner.running.as_ref().is_some_and(|r| r.run_id == run_id) {
             Self::abandon(&inner, "its run was cancelled (CancelRun)");
-            self.finish_logged(&mut inner, run_id, index, Err("cancelled while running (CancelRun); the worker was told to abandon it, and its late report is refused".into()), vec![], None);
+            // Cancelled, not failed: nothing went wrong with the codec or the worker, so the
+            // task's cell must not read as a failed verification.
+            let r = inner.running.take().unwrap();
+            if let Some(w) = inner.workers.get_mut(&r.worker_id) {
+                w.info.current_task_id.clear();
+            }
+            let run = &mut inner.runs[pos];
+            let t = &mut run.tasks[r.index].summary;
+            t.status = TaskStatus::Cancelled as i32;
+            t.failure = "cancelled while running (CancelRun); the worker was told to abandon it, and its late report is refused".into();
+            self.store.update_task(t)?;
+            let s = t.clone();
+            run.emit(run_event::Event::Task(s));
         }
         self.complete_if_done(&mut inner, run_id);
         self.dispatch(&mut inner);
@@ -803,8 +815,9 @@ mod tests {
         let run = control.store.get_run("r1").unwrap().unwrap();
         assert_eq!(run.status(), RunStatus::Cancelled, "the run does not wait for the hung task");
         let task = control.store.tasks("r1").unwrap().into_iter().find(|t| t.id == hung.id).unwrap();
-        assert_eq!(task.status(), TaskStatus::Failed);
+        assert_eq!(task.status(), TaskStatus::Cancelled, "nothing failed: it was cancelled");
         assert!(task.failure.starts_with("cancelled while running"), "{}", task.failure);
+        assert!(control.store.measurements("r1").unwrap().iter().all(|m| m.failure.is_empty()), "no failure row for a cancelled task");
         let late = control.report(worker.report(&hung)).unwrap_err();
         assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
     }
