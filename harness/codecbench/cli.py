@@ -406,7 +406,15 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
         seed = run.scenario.sampling.order_seed
         title = f"run {run.id}" + (f" · {run.name}" if run.name else "") + f" · {status}" + \
             (f" · trial order seed {seed}" if seed else "")
-        display.print_results(summary, title=title, out=con, noise=noise, transfer_noise=transfer)
+        langs = results.language_map(df, results.read_run_doc(out_dir))
+        if getattr(args, "all", False):
+            display.print_results(summary, title=title, out=con, noise=noise, transfer_noise=transfer)
+            con.print()
+        else:
+            con.print(title)
+        display.print_leaderboards(summary, langs, noise, list(run.scenario.codecs), out=con)
+        if not getattr(args, "all", False):
+            display.print_notes(summary, noise, transfer, out=con)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
         by_status = {}
         for t in resp.tasks:
@@ -840,6 +848,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="start control and workers for this run and stop them afterwards")
     run.add_argument("--browsers", type=int, default=1, help="with --local: browser workers (default 1)")
     run.add_argument("--json", action="store_true", help="print the run as JSON instead of a table")
+    run.add_argument("--all", action="store_true",
+                     help="print every producer → consumer row before the leaderboards (default: the "
+                          "leaderboards and verdict only; every row is in summary.csv and the report)")
     run.add_argument("--results-dir", help="where results/<run-id>/ goes (default: results/ in the repo)")
     run.add_argument("--wait-workers", type=float, default=None, metavar="S",
                      help="seconds to wait for the scenario's workers to attach (default: 60 with --local, "
@@ -920,6 +931,7 @@ def build_parser() -> argparse.ArgumentParser:
     show = runs_sub.add_parser("show", help="print a stored run's table and write its result files")
     show.add_argument("run_id")
     show.add_argument("--json", action="store_true")
+    show.add_argument("--all", action="store_true", help="print every producer → consumer row too")
     show.add_argument("--results-dir")
     return p
 

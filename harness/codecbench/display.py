@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .pb import run_status_name
+from .units import fmt_size, fmt_time
 
 # A cell whose 95 % interval is wider than this (half-width over the median) is marked.
 WIDE_CI = 0.10
@@ -151,7 +152,6 @@ def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = 
     """The results table, then how to read it: the noise floors (stats.NoiseFloor; decode, and
     the transfer legs' own when measured), the interval method and its coverage at the run's
     trial count, unsteady and wide cells."""
-    from . import stats
 
     out = out or console()
     if summary.empty:
@@ -160,13 +160,30 @@ def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = 
     out.print(results_table(summary, title))
     for line in same_bytes_lines(summary):
         out.print(line, style="dim")
+    print_notes(summary, noise, transfer_noise, out, full=True)
+
+
+def print_notes(summary: pd.DataFrame, noise=None, transfer_noise=None, out: Console | None = None,
+                full: bool = False) -> None:
+    """How to read the figures: the noise floors, the interval method (in full under the full
+    table, in one line under the leaderboards), its coverage at the run's trial count, and the
+    wide and unsteady cells."""
+    from . import stats
+
+    out = out or console()
+    if summary.empty:
+        return
     if noise is not None:
         out.print(noise.sentence())
     if transfer_noise is not None and transfer_noise.groups:
         out.print(transfer_noise.sentence(transfer=True))
-    # escape: the method names ranks as [x(j), x(n−j+1)], which rich would take for markup.
-    out.print(escape(f"figures: {stats.METHOD}; ± is the interval's half-width. Differences within the "
-                     "intervals or the noise floor are ties."), style="dim")
+    if full:
+        # escape: the method names ranks as [x(j), x(n−j+1)], which rich would take for markup.
+        out.print(escape(f"figures: {stats.METHOD}; ± is the interval's half-width. Differences within the "
+                         "intervals or the noise floor are ties."), style="dim")
+    else:
+        out.print("figures: medians over trials, each with a 95 % rerun interval; `--all` prints every "
+                  "producer → consumer row with its interval, and the report explains the method.", style="dim")
     counts = pd.concat([summary[f"{leg}_trials"] for leg in ("encode", "decode")])
     fewest = int(counts[counts > 0].min()) if (counts > 0).any() else 0
     if 0 < fewest < stats.MIN_TRIALS:
@@ -175,13 +192,14 @@ def print_results(summary: pd.DataFrame, title: str = "", out: Console | None = 
                   "enough to see the shape, not to publish.", style="yellow")
     wide = summary[(summary["encode_ci_pct"] > WIDE_CI * 100) | (summary["decode_ci_pct"] > WIDE_CI * 100)]
     if not wide.empty:
-        out.print(f"! {len(wide)} row(s) have a 95 % interval wider than ±{WIDE_CI:.0%} (marked !): "
-                  "more trials (sampling.trials, maxTrials) or a quieter machine help.", style="yellow")
+        out.print(f"! {len(wide)} row(s) have a 95 % interval wider than ±{WIDE_CI:.0%}"
+                  f"{' (marked !)' if full else ''}: more trials (sampling.trials, maxTrials) or a quieter "
+                  "machine help.", style="yellow")
     unsteady = summary[(summary["encode_unsteady"] > 0) | (summary["decode_unsteady"] > 0)]
     if not unsteady.empty:
         out.print(f"~ {len(unsteady)} row(s) include trials whose warm-up hit sampling.maxWarmupMs "
-                  "before a steady state (~N: N such trials); they are measured, and marked.",
-                  style="yellow")
+                  f"before a steady state{' (~N: N such trials)' if full else ''}; they are measured, and "
+                  "marked.", style="yellow")
 
 
 def print_failures(failures: list[tuple[str, str]], out: Console | None = None) -> None:
@@ -314,3 +332,60 @@ def runs_table(runs) -> Table:
                       f"{r.tasks_done}/{r.tasks_total}", str(r.tasks_failed) if r.tasks_failed else "",
                       _short(r.message, 50))
     return table
+
+
+# ---- the answer first: leaderboards and verdict (leaderboard.py) ---------------------------------
+
+def _board_cell(column: str, e) -> Text:
+    value = fmt_size(e.value) if column == "bytes/rec" else fmt_time(e.value)
+    if _nan(e.pct_of_best):
+        return Text(value)
+    if e.best and not e.tie:
+        return Text(f"{value} ★", style="bold green")
+    rel = f"{e.pct_of_best:,.0f} %"
+    if e.tie:
+        return Text(f"{value} {rel} =", style="cyan")
+    return Text(f"{value} {rel}")
+
+
+def leaderboard_table(boards: list, title: str = "") -> Table:
+    """One dataset × record count: rows language × codec, a column per metric (per record)."""
+    from .leaderboard import COLUMNS
+
+    columns = [c for c in COLUMNS if any(c in b.columns for b in boards)]
+    table = Table(title=title or None, title_justify="left", header_style="bold")
+    table.add_column("language")
+    table.add_column("codec")
+    for c in columns:
+        table.add_column(c if c == "bytes/rec" else f"{c} /rec", justify="right")
+    for b in boards:
+        for i, codec in enumerate(b.codecs):
+            cells = [b.columns.get(c, {}).get(codec) for c in columns]
+            if all(x is None for x in cells):
+                continue
+            table.add_row(b.language if i == 0 else "", codec,
+                          *[_board_cell(c, x) if x is not None else Text("—", style="dim") for c, x in zip(columns, cells)],
+                          end_section=i == len(b.codecs) - 1)
+    return table
+
+
+def print_leaderboards(summary: pd.DataFrame, langs: dict[str, str], noise, codec_order: list[str] | None = None,
+                       out: Console | None = None) -> None:
+    """The answer first: a leaderboard per dataset × record count, then a verdict per language."""
+    from . import leaderboard
+
+    out = out or console()
+    floor = noise.worst if noise is not None else 1.0
+    boards = leaderboard.boards(summary, langs, floor, codec_order)
+    if not boards:
+        return
+    groups: dict[tuple, list] = {}
+    for b in boards:
+        groups.setdefault((b.dataset, b.record_count), []).append(b)
+    for (ds, n), bs in groups.items():
+        out.print(leaderboard_table(bs, f"{ds} × {n:,} records: each language's own round trip, per record"))
+    out.print(escape("★ best beyond the intervals and the noise floor · = ties the best · % of the best in its "
+                     "column (one language, one operation, one mode)"), style="dim")
+    for b in boards:
+        if (line := leaderboard.verdict(b)):
+            out.print(escape(line))

@@ -42,6 +42,7 @@ from matplotlib.patches import Patch  # noqa: E402
 
 from . import results, stats  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
+from .units import fmt_num, fmt_time  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
 
 # A cell whose 95 % interval is wider than this (half-width over the median) is flagged.
@@ -121,30 +122,10 @@ def _nan(v) -> bool:
     return v is None or (isinstance(v, float) and math.isnan(v))
 
 
-def fmt_num(v: float) -> str:
-    if _nan(v):
-        return "—"
-    if abs(v) >= 100:
-        return f"{v:,.0f}"
-    if abs(v) >= 10:
-        return f"{v:.1f}"
-    return f"{v:.2f}"
-
-
 def fmt_bytes(v: float) -> str:
     if _nan(v):
         return "—"
     return f"{v:,.0f}" if abs(v) >= 10 else f"{v:.1f}"
-
-
-def fmt_time(ns: float) -> str:
-    """ns with a unit chosen for readability (tables that mix scales)."""
-    if _nan(ns):
-        return "—"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
-        if ns >= scale:
-            return f"{fmt_num(ns / scale)} {unit}"
-    return f"{fmt_num(ns)} ns"
 
 
 def fmt_ci(pct: float) -> str:
@@ -286,6 +267,7 @@ class _Builder:
         self.blocks.append(Heading(1, title, "top"))
         if sc.get("description"):
             self.add(Para(sc["description"]))
+        self.verdict()
         self.section("Run", "run")
         status = (run.get("status") or "").removeprefix("RUN_STATUS_").lower() or "unknown"
         ops = [o.removeprefix("OPERATION_").lower() for o in sc.get("operations") or []]
@@ -321,6 +303,55 @@ class _Builder:
                 rows.append(("control", h["control"]))
         rows.append(("report written", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")))
         self.add(TableBlock(pd.DataFrame([r for r in rows if r[1]], columns=["", "value"]), cls="kv"))
+
+    def verdict(self) -> None:
+        """The answer first: the verdict sentences, then one leaderboard per dataset × count
+        (leaderboard.py: each language's own round trip, % of best within a column, ties by the
+        intervals and the noise floor)."""
+        from . import leaderboard
+        from .units import fmt_size
+
+        boards = leaderboard.boards(self.summary, self.langs, self.noise.worst, self.codecs)
+        if not boards:
+            return
+        self.section("Verdict", "verdict")
+        self.add(Bullets([v for b in boards if (v := leaderboard.verdict(b))]))
+        groups: dict[tuple, list] = {}
+        for b in boards:
+            groups.setdefault((b.dataset, b.record_count), []).append(b)
+        for (ds, n), bs in groups.items():
+            columns = [c for c in leaderboard.COLUMNS if any(c in b.columns for b in bs)]
+            rows, classes = [], []
+            for b in bs:
+                for codec in b.codecs:
+                    entries = [b.columns.get(c, {}).get(codec) for c in columns]
+                    if all(e is None for e in entries):
+                        continue
+                    row, cls = [b.language, codec], ["", ""]
+                    for c, e in zip(columns, entries):
+                        if e is None:
+                            row.append("—")
+                            cls.append("")
+                            continue
+                        value = fmt_size(e.value) if c == "bytes/rec" else fmt_time(e.value)
+                        if _nan(e.pct_of_best):
+                            row.append(value)
+                        elif e.best and not e.tie:
+                            row.append(f"{value} ★")
+                        else:
+                            row.append(f"{value} · {e.pct_of_best:,.0f} %" + (" =" if e.tie else ""))
+                        cls.append("best" if e.best and not e.tie else "")
+                    rows.append(row)
+                    classes.append(cls)
+            names = ["language", "codec"] + [c if c == "bytes/rec" else f"{c} /rec" for c in columns]
+            self.add(TableBlock(pd.DataFrame(rows, columns=names),
+                                caption=f"{ds} × {n:,} records: each language's own round trip (its "
+                                        "own payload where it produced one), per record",
+                                classes=pd.DataFrame(classes, columns=names), left=2))
+        self.add(Para("★ best beyond the intervals and the noise floor; = ties the best (the intervals "
+                      "overlap or the ratio is within the noise floor); % of the best in its column only: "
+                      "languages, operations and decode modes are never pooled. The full tables follow, "
+                      "by dataset.", cls="note"))
 
     def worker_envs(self) -> dict[str, dict]:
         envs: dict[str, dict] = {}

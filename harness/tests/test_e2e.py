@@ -87,12 +87,16 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert {(m.dataset, m.codec) for m in ms if m.operation == DOWN} == set(product(datasets, codecs))
     assert resp.run.scenario.sampling.order_seed != 0, "control records the trial order seed"
 
-    # What the user sees, and the files.
-    assert "✗" not in res.stdout and res.stdout.count("✓") == 7, res.stdout
-    assert "rust-1 → rust-1" in res.stdout and "rust-1 → rust-1 A/A" in res.stdout
-    assert "A/A: a deliberate twin of another cell" in res.stdout
-    assert "noise floor: identical work differed by ≤ " in res.stdout
-    assert f"trial order seed {resp.run.scenario.sampling.order_seed}" in res.stdout
+    # What the user sees: the answer first (a leaderboard per dataset, a verdict per language),
+    # not every row; and the files.
+    out = " ".join(res.stdout.split())
+    assert "✗" not in out and "✓" not in out, "the full table is printed only with --all"
+    assert "dummy × 5 records: each language's own round trip, per record" in out, res.stdout
+    assert "beers × 5 records" in out and "bytes/rec" in out and "decode lazy /rec" in out
+    assert "dummy × 5, rust: bson is " in out and "beers × 5, rust: bson is " in out, res.stdout
+    assert "noise floor: identical work differed by ≤ " in out
+    assert f"trial order seed {resp.run.scenario.sampling.order_seed}" in out
+    assert len(res.stdout.strip().splitlines()) <= 40, res.stdout
     # The report is written at the end of every run, and its path is the last line.
     assert res.stdout.strip().splitlines()[-1] == f"report: {run_dir / 'report.html'}"
     assert (run_dir / "report.md").exists() and list((run_dir / "plots").glob("*.png"))
@@ -130,6 +134,13 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     shown = run_cli("--control", control.addr, "runs", "show", run_id, "--json", "--results-dir", str(tmp_path / "again"))
     assert shown.returncode == 0, shown.stderr
     assert len(json.loads(shown.stdout)["measurements"]) == len(ms)
+    # --all prints every producer → consumer row before the leaderboards.
+    full = run_cli("--control", control.addr, "runs", "show", run_id, "--all", "--results-dir", str(tmp_path / "again"))
+    assert full.returncode == 0, full.stderr
+    assert "✗" not in full.stdout and full.stdout.count("✓") == 7, full.stdout
+    assert "rust-1 → rust-1" in full.stdout and "rust-1 → rust-1 A/A" in full.stdout
+    assert "A/A: a deliberate twin of another cell" in full.stdout
+    assert "each language's own round trip" in full.stdout
     listed = run_cli("--control", control.addr, "runs", "--json")
     assert run_id in [r["id"] for r in json.loads(listed.stdout)]
 
@@ -254,7 +265,7 @@ sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
     assert results_pb2.TASK_STATUS_RUNNING not in statuses and results_pb2.TASK_STATUS_PENDING not in statuses
     csv = pd.read_csv(tmp_path / "r" / run.id / "measurements.csv")
     assert len(csv) == len(resp.measurements) > 0
-    assert "✓" in out, "what was measured is printed"
+    assert "records: each language's own round trip" in out, "what was measured is printed"
 
 
 def _running_with_progress(control):
@@ -304,7 +315,7 @@ def test_run_local_starts_and_stops_everything(tmp_path):
     env = local_env(tmp_path)
     res = run_cli("run", str(DATA / "tiny.yaml"), "--local", "--results-dir", str(tmp_path / "r"), env=env)
     assert res.returncode == 0, res.stdout + res.stderr
-    assert res.stdout.count("✓") == 7
+    assert "dummy × 5, rust: " in " ".join(res.stdout.split()), res.stdout
     # The run had a folder of its own: .state/local/<time>-<pid>/ (`up` and `down` use .state/).
     [own] = list((tmp_path / "state" / "local").iterdir())
     assert processes.PidDir(own / "pids").load_all() == [], "pid files of the local processes are removed"

@@ -24,7 +24,7 @@ OLD = DATA / "report-run"
 DATASETS = ("beers", "dummy")
 PLOTS = ("size", "encode", "decode", "matrix", "e2e", "memory")
 EXPECTED_PLOTS = {f"{ds}-{kind}.png" for ds in DATASETS for kind in PLOTS}
-SECTIONS = ["run", "warnings", "noise", "environment", "boundaries", "dataset-beers", "dataset-dummy",
+SECTIONS = ["verdict", "run", "warnings", "noise", "environment", "boundaries", "dataset-beers", "dataset-dummy",
             "failures", "all-results", "method"]
 NO_CONTROL = {"CODECBENCH_CONTROL": "127.0.0.1:9"}  # nothing listens there: the folder must do
 
@@ -99,6 +99,23 @@ def test_html_has_every_section_and_one_image_per_expected_plot(built):
     assert set(embedded) == files
     alts = re.findall(r'<img alt="([^"]+)"', html)
     assert len(alts) == len(set(alts)) == len(EXPECTED_PLOTS)
+
+
+def test_the_verdict_and_leaderboards_come_first(built):
+    _, run_dir, html = built
+    ids = re.findall(r'<h[12] id="([^"]+)"', html)
+    assert ids[:3] == ["top", "verdict", "run"], ids
+    md = (run_dir / "report.md").read_text(encoding="utf-8")
+    verdict = md.split("## Verdict")[1].split("## Run")[0]
+    # One sentence per dataset × count × language, against json, and one leaderboard per
+    # dataset × count whose rows are language × codec.
+    for ds in DATASETS:
+        for n in (10, 100):
+            for lang in ("rust", "java", "browser"):
+                assert f"- {ds} × {n}, {lang}: " in verdict, (ds, n, lang, verdict)
+            assert f"*{ds} × {n} records: each language's own round trip" in verdict
+    assert "| language | codec | bytes/rec | encode /rec | decode typed /rec |" in verdict
+    assert "★" in verdict and " %" in verdict and "than json" in verdict
 
 
 def test_html_content_environment_failures_matrix_and_relative_tables(built):

@@ -1,0 +1,188 @@
+"""The answer first (issue 11): per dataset, record count and language, one leaderboard over the
+codecs, and a verdict written from it.
+
+A leaderboard never pools languages, decode modes or operations: each column is one metric of one
+language's own round trip, and "% of best" is taken within that column only.
+
+- **Which cells.** For language L: encode by an L worker; decode (one column per mode) by an L
+  worker of an L worker's payload when there is one, else of the first producer's (the payloads of
+  json, bson and protobuf are byte-identical across producers); end to end on that same row, only
+  where upload and download were measured too and the payload is the language's own (an end to
+  end across two languages is not one language's cost). Bytes per record are of the payload
+  decoded.
+- **Ties.** A codec ties the best when stats.differ says the two figures do not differ (their
+  intervals overlap, or their ratio is within the run's noise floor). A column names a winner
+  only when it has no tie; bytes are exact, so they tie only when equal.
+- **About zero.** When the best value is (about) zero, "% of best" means nothing: the column shows
+  absolute values only.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from . import stats
+from .results import interval_of, lang_of
+
+MODES = ("typed", "tree", "lazy")
+COLUMNS = ("bytes/rec", "encode", *(f"decode {m}" for m in MODES), "end to end")
+# Below this a "best" value is treated as zero and the column shows absolute values only.
+ABOUT_ZERO = 1e-9
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One codec's figure in one column: value per record (ns or bytes), its interval (per op),
+    its rank against the column's best."""
+    value: float
+    interval: stats.Interval
+    pct_of_best: float  # NaN when the best is about zero
+    best: bool  # the smallest value (alone or tied)
+    tie: bool  # tied with the best (the best itself too, when anything ties it)
+
+
+@dataclass
+class Board:
+    dataset: str
+    record_count: int
+    language: str
+    codecs: list[str]
+    noise_floor: float = 1.0
+    # column name → codec → Entry (a codec not measured in a column is absent)
+    columns: dict[str, dict[str, Entry]] = field(default_factory=dict)
+
+    def winner(self, column: str) -> str | None:
+        """The codec that beat every other in the column, or None when the best is tied."""
+        col = self.columns.get(column, {})
+        best = next((c for c, e in col.items() if e.best), None)
+        return best if best is not None and not col[best].tie and len(col) > 1 else None
+
+
+def _pick(rows: pd.DataFrame, lang: str, langs: dict[str, str], side: str) -> pd.Series | None:
+    """The row of one codec for language `lang`: its own worker's payload first."""
+    if rows.empty:
+        return None
+    own = rows[rows["producer"].map(lambda w: lang_of(w, langs)) == lang]
+    pick = own if not own.empty else rows
+    return pick.sort_values(["producer", side]).iloc[0]
+
+
+def _column(values: dict[str, tuple[float, stats.Interval]], noise: float, exact: bool) -> dict[str, Entry]:
+    known = {c: v for c, v in values.items() if not math.isnan(v[0])}
+    if not known:
+        return {}
+    best = min(known, key=lambda c: known[c][0])
+    best_value = known[best][0]
+    if exact:
+        ties = {c for c, v in known.items() if v[0] == best_value}
+    else:
+        _, ties = stats.best_and_ties({c: v[1] for c, v in known.items()}, noise)
+    return {c: Entry(value, iv, value / best_value * 100 if best_value > ABOUT_ZERO else math.nan,
+                     best=c == best, tie=len(ties) > 1 and c in ties)
+            for c, (value, iv) in known.items()}
+
+
+def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float = 1.0,
+           codec_order: list[str] | None = None) -> list[Board]:
+    """Leaderboards from a summary_frame (one per dataset × record count × consumer language)."""
+    if summary.empty:
+        return []
+    s = summary[~summary["aa_twin"].astype(bool)].copy()
+    s["encode_lang"] = s["producer"].map(lambda w: lang_of(w, langs))
+    s["decode_lang"] = s["consumer"].map(lambda w: lang_of(w, langs) if w else "")
+    out = []
+    for (ds, n), d in s.groupby(["dataset", "record_count"], sort=False):
+        order = [c for c in (codec_order or []) if c in set(d["codec"])]
+        codecs = order + sorted(set(d["codec"]) - set(order))
+        languages = sorted(set(d["encode_lang"]) | (set(d["decode_lang"]) - {""}))
+        for lang in languages:
+            board = Board(str(ds), int(n), lang, codecs, noise_floor)
+            size: dict[str, tuple[float, stats.Interval]] = {}
+            enc: dict[str, tuple[float, stats.Interval]] = {}
+            dec: dict[str, dict[str, tuple[float, stats.Interval]]] = {m: {} for m in MODES}
+            e2e: dict[str, tuple[float, stats.Interval]] = {}
+            for codec in codecs:
+                rows = d[d["codec"] == codec]
+                e = rows[(rows["encode_lang"] == lang) & (rows["encode_trials"] > 0)]
+                if not e.empty:
+                    r = e.sort_values("producer").iloc[0]
+                    enc[codec] = (float(r["encode_ns_per_record"]), interval_of(r, "encode_"))
+                for mode in MODES:
+                    r = _pick(rows[(rows["mode"] == mode) & (rows["decode_lang"] == lang)
+                                   & (rows["decode_trials"] > 0) & rows["verified"].astype(bool)],
+                              lang, langs, "consumer")
+                    if r is None:
+                        continue
+                    dec[mode][codec] = (float(r["decode_ns_per_record"]), interval_of(r, "decode_"))
+                    if mode == "typed" or codec not in size:
+                        size[codec] = (float(r["payload_bytes"]) / n if n else math.nan, stats.EMPTY)
+                    own = lang_of(r["producer"], langs) == lang
+                    if mode == "typed" and own and not math.isnan(float(r["end_to_end_ns_per_op"])):
+                        iv = stats.Interval(float(r["end_to_end_ns_per_op"]), float(r["end_to_end_lo_ns_per_op"]),
+                                            float(r["end_to_end_hi_ns_per_op"]),
+                                            min(int(r[f"{leg}_trials"]) for leg in ("encode", "upload", "download", "decode")),
+                                            min(float(r[f"{leg}_coverage"]) for leg in ("encode", "upload", "download", "decode")))
+                        e2e[codec] = (float(r["end_to_end_ns_per_record"]), iv)
+                if codec not in size and not e.empty:
+                    size[codec] = (float(e.iloc[0]["payload_bytes"]) / n if n else math.nan, stats.EMPTY)
+            if size:
+                board.columns["bytes/rec"] = _column(size, 1.0, exact=True)
+            if enc:
+                board.columns["encode"] = _column(enc, noise_floor, exact=False)
+            for mode in MODES:
+                if dec[mode]:
+                    board.columns[f"decode {mode}"] = _column(dec[mode], noise_floor, exact=False)
+            if e2e:
+                board.columns["end to end"] = _column(e2e, noise_floor, exact=False)
+            if board.columns:
+                out.append(board)
+    return out
+
+
+def _times(ratio: float) -> str:
+    return f"{ratio:.1f}×" if ratio >= 2 else f"{ratio:.2f}×"
+
+
+def _label(column: str) -> str:
+    """"decode typed" → "decode (typed)"."""
+    return f"decode ({column.split()[-1]})" if column.startswith("decode ") else column
+
+
+def verdict(board: Board, baseline: str = "json") -> str:
+    """One sentence: how every other codec compares with the baseline (json when present, else the
+    first codec) in this language, by the tie rule, e.g. "dummy × 100, java: protobuf is 25 %
+    smaller than json, encodes 3.2× faster and decodes (typed) 2.1× faster; bson ties json on
+    encode and decodes (typed) 12 % slower"."""
+    base = baseline if baseline in board.codecs else (board.codecs[0] if board.codecs else "")
+    parts = []
+    for codec in board.codecs:
+        if codec == base:
+            continue
+        said, tied = [], []
+        for column, col in board.columns.items():
+            a, b = col.get(base), col.get(codec)
+            if a is None or b is None:
+                continue
+            if column == "bytes/rec":
+                if b.value == a.value:
+                    said.append(f"is the same size as {base}")
+                elif a.value > 0:
+                    r = b.value / a.value
+                    said.append(f"is {abs(r - 1) * 100:.0f} % {'smaller' if r < 1 else 'larger'} than {base}")
+                continue
+            if not stats.differ(a.interval, b.interval, board.noise_floor):
+                tied.append(_label(column))
+                continue
+            what = {"encode": "encodes", "end to end": "runs end to end"}.get(column, f"decodes ({column.split()[-1]})")
+            said.append(f"{what} {_times(stats.ratio(a.interval, b.interval))} "
+                        f"{'faster' if b.interval.median < a.interval.median else 'slower'}")
+        if tied:
+            said.append(f"ties {base} on " + (", ".join(tied[:-1]) + " and " + tied[-1] if len(tied) > 1 else tied[0]))
+        if said:
+            parts.append(f"{codec} " + (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]))
+    if not parts:
+        return ""
+    return f"{board.dataset} × {board.record_count:,}, {board.language}: " + "; ".join(parts) + "."

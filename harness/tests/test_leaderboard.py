@@ -1,0 +1,113 @@
+"""Leaderboards and the verdict (issue 11): % of best within one column, ties by the intervals and
+the noise floor, each language's own round trip, no pooling across languages or modes."""
+import math
+
+import pandas as pd
+
+from codecbench import leaderboard as L
+from codecbench.display import leaderboard_table
+from codecbench.units import fmt_time
+from codecbench.results import SUMMARY_COLUMNS
+
+N = 100
+
+
+def row(codec, producer, consumer, mode="typed", enc=None, dec=None, size=1000, e2e=None, aa=False):
+    """One summary row; enc/dec are (median, lo, hi) ns per op over 9 trials."""
+    r = {c: math.nan for c in SUMMARY_COLUMNS}
+    r.update(dataset="dummy", record_count=N, codec=codec, mode=mode, producer=producer, consumer=consumer,
+             aa_twin=aa, payload_bytes=size, verified=True, failure="", cell_id="", payload_blob_id="",
+             same_bytes_as="")
+    for leg, fig in (("encode", enc), ("decode", dec), ("upload", e2e and (1.0, 1.0, 1.0)),
+                     ("download", e2e and (1.0, 1.0, 1.0))):
+        r[f"{leg}_trials"] = 9 if fig else 0
+        if fig:
+            med, lo, hi = fig
+            r.update({f"{leg}_ns_per_op": med, f"{leg}_lo_ns_per_op": lo, f"{leg}_hi_ns_per_op": hi,
+                      f"{leg}_ns_per_record": med / N, f"{leg}_coverage": 0.97})
+    if e2e:
+        r.update(end_to_end_ns_per_op=e2e, end_to_end_lo_ns_per_op=e2e * 0.99, end_to_end_hi_ns_per_op=e2e * 1.01,
+                 end_to_end_ns_per_record=e2e / N)
+    return r
+
+
+LANGS = {"rust-1": "rust", "java-1": "java"}
+
+
+def frame(*rows):
+    return pd.DataFrame(list(rows), columns=SUMMARY_COLUMNS)
+
+
+def test_percent_of_best_and_a_sole_winner():
+    s = frame(row("json", "rust-1", "rust-1", enc=(200, 198, 202), dec=(400, 396, 404), size=1200),
+              row("protobuf", "rust-1", "rust-1", enc=(100, 99, 101), dec=(200, 198, 202), size=800))
+    [b] = L.boards(s, LANGS, 1.02, ["json", "protobuf"])
+    assert (b.dataset, b.record_count, b.language, b.codecs) == ("dummy", N, "rust", ["json", "protobuf"])
+    assert list(b.columns) == ["bytes/rec", "encode", "decode typed"]
+    assert b.columns["encode"]["json"].pct_of_best == 200 and b.columns["encode"]["json"].value == 2.0
+    assert b.columns["bytes/rec"]["json"].pct_of_best == 150
+    assert b.winner("encode") == b.winner("decode typed") == b.winner("bytes/rec") == "protobuf"
+    assert L.verdict(b) == ("dummy × 100, rust: protobuf is 33 % smaller than json, encodes 2.0× faster "
+                            "and decodes (typed) 2.0× faster.")
+
+
+def test_overlapping_intervals_or_a_ratio_inside_the_noise_floor_are_ties():
+    s = frame(row("json", "rust-1", "rust-1", enc=(100, 90, 110), dec=(100, 99, 101)),
+              row("bson", "rust-1", "rust-1", enc=(105, 95, 115), dec=(105, 104, 106)))
+    [b] = L.boards(s, LANGS, 1.10)
+    # encode: the intervals overlap; decode: they do not, but 5 % is inside the 10 % noise floor.
+    for col in ("encode", "decode typed"):
+        assert b.winner(col) is None
+        assert b.columns[col]["json"].tie and b.columns[col]["bson"].tie and b.columns[col]["json"].best
+    assert "bson is the same size as json and ties json on encode and decode (typed)" in L.verdict(b)
+    # With no noise floor the decode difference stands.
+    [b] = L.boards(s, LANGS, 1.0)
+    assert b.winner("decode typed") == "json" and "decodes (typed) 1.05× slower" in L.verdict(b)
+
+
+def test_languages_and_modes_are_never_pooled():
+    s = frame(row("json", "rust-1", "rust-1", enc=(100, 99, 101), dec=(1000, 990, 1010)),
+              row("bson", "rust-1", "rust-1", enc=(300, 297, 303), dec=(500, 495, 505)),
+              row("bson", "rust-1", "rust-1", mode="lazy", dec=(50, 49, 51)),
+              row("json", "java-1", "java-1", enc=(5000, 4950, 5050), dec=(9000, 8900, 9100)),
+              row("bson", "java-1", "java-1", enc=(7000, 6900, 7100), dec=(8000, 7900, 8100)))
+    boards = {b.language: b for b in L.boards(s, LANGS, 1.0)}
+    assert set(boards) == {"java", "rust"}
+    assert boards["rust"].columns["encode"]["json"].best and boards["java"].columns["encode"]["json"].best
+    assert boards["java"].columns["encode"]["bson"].pct_of_best == 140
+    # Lazy is its own column (only bson offers it), not a faster "decode".
+    assert boards["rust"].columns["decode lazy"] == {"bson": boards["rust"].columns["decode lazy"]["bson"]}
+    assert boards["rust"].columns["decode typed"]["json"].pct_of_best == 200
+    assert "java" not in boards["rust"].columns["encode"]
+
+
+def test_a_language_decodes_its_own_payload_first_and_end_to_end_is_only_its_own():
+    s = frame(row("json", "java-1", "rust-1", dec=(900, 890, 910), e2e=5000),
+              row("json", "rust-1", "rust-1", enc=(100, 99, 101), dec=(400, 396, 404)),
+              row("json", "java-1", "java-1", enc=(300, 297, 303), dec=(600, 594, 606), e2e=2000),
+              row("json", "rust-1", "rust-1", dec=(10, 9, 11), aa=True))
+    boards = {b.language: b for b in L.boards(s, LANGS, 1.0)}
+    assert boards["rust"].columns["decode typed"]["json"].value == 4.0, "rust's own payload, not java's, not the A/A twin"
+    assert "end to end" not in boards["rust"].columns, "java → rust is not rust's own round trip"
+    assert boards["java"].columns["end to end"]["json"].value == 20.0
+
+
+def test_about_zero_best_shows_absolute_values():
+    s = frame(row("json", "rust-1", "rust-1", enc=(0, 0, 0), dec=(100, 99, 101)),
+              row("bson", "rust-1", "rust-1", enc=(50, 49, 51), dec=(100, 99, 101)))
+    [b] = L.boards(s, LANGS, 1.0)
+    assert all(math.isnan(e.pct_of_best) for e in b.columns["encode"].values())
+    assert b.columns["decode typed"]["json"].pct_of_best == 100
+
+
+def test_the_table_prints_units_and_marks():
+    s = frame(row("json", "rust-1", "rust-1", enc=(200_000, 198_000, 202_000), size=1200),
+              row("protobuf", "rust-1", "rust-1", enc=(100_000, 99_000, 101_000), size=800))
+    from rich.console import Console
+
+    con = Console(width=120, record=True)
+    con.print(leaderboard_table(L.boards(s, LANGS, 1.0)))
+    text = con.export_text()
+    assert "1.00 µs ★" in text and "2.00 µs 200 %" in text and "8 B ★" in text and "12 B 150 %" in text
+    assert fmt_time(412) == "412 ns" and fmt_time(1290) == "1.29 µs" and fmt_time(13_250_000) == "13.2 ms"
+    assert fmt_time(2.5) == "2.50 ns" and fmt_time(1.5e9) == "1.50 s"
