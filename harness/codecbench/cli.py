@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import os
 import queue
 import shutil
@@ -17,7 +18,7 @@ from pathlib import Path
 import grpc
 from google.protobuf import json_format
 from rich.text import Text
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from . import catalogue, display, processes, results
 from .client import Control, ControlUnreachable, connect, wait_for_workers
@@ -25,8 +26,14 @@ from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
 from .scenario import EXIT_INVALID, ScenarioError, load, validate
 
+# Exit codes (README "Exit codes"): 0 ok; 1 a failed task or run, or compare found a slowdown;
+# 2 an invalid scenario (scenario.EXIT_INVALID); 3 compare refused two runs measured under
+# different conditions; 64 a usage error (sysexits' EX_USAGE; argparse's own 2 would read as an
+# invalid scenario); 130 interrupted.
 EXIT_OK = 0
 EXIT_FAILED = 1
+EXIT_MISMATCH = 3
+EXIT_USAGE = 64
 EXIT_INTERRUPTED = 130
 TERMINAL_RUN = {"finished", "cancelled", "failed"}
 ENDED_TASK = {"done", "failed", "cancelled"}
@@ -503,10 +510,23 @@ def cmd_compare(args) -> int:
 
     if not args.threshold > 1:
         raise CliError(f"--threshold must be above 1 (a ratio of medians, e.g. 1.10), got {args.threshold}",
-                       EXIT_INVALID)
+                       EXIT_USAGE)
     dirs = [fetch_run(r, args) for r in (args.run_a, args.run_b)]
     frames = [results.read_measurements(d) for d in dirs]
     docs = [results.read_run_doc(d) for d in dirs]
+    # Two runs measured under different conditions are not an A/B test of the code: refuse, unless
+    # told, and then say so above everything else.
+    mismatches = cmp.condition_mismatches(docs[0], docs[1])
+    if mismatches:
+        con = display.console(stderr=True)
+        con.print(f"compare: the runs were measured under different conditions ({len(mismatches)}):",
+                  style="bold red" if not args.allow_mismatch else "bold yellow")
+        for m in mismatches:
+            con.print(f"  ≠ {m}", style="red" if not args.allow_mismatch else "yellow")
+        if not args.allow_mismatch:
+            err("their ratios would mix those differences with any change in the code; rerun under the "
+                "same conditions, or pass --allow-mismatch to compare anyway")
+            return EXIT_MISMATCH
     table = cmp.compare(frames[0], frames[1], args.threshold, docs[0], docs[1])
     matched = 0 if table.empty else int((~table["verdict"].isin(["only in A", "only in B"])).sum())
     slower = cmp.regressions(table)
@@ -514,6 +534,7 @@ def cmd_compare(args) -> int:
     agree = cmp.agreement(table)
     if args.json:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
+                    "conditionMismatches": mismatches,
                     "rule": cmp.RULE, "counts": cmp.counts(table), "regressions": slower,
                     "noiseFloorA": _noise_json(noise["a"]), "noiseFloorB": _noise_json(noise["b"]),
                     "transferNoiseFloorA": _noise_json(table.attrs.get("transfer_noise_a"), True),
@@ -546,18 +567,28 @@ def cmd_compare(args) -> int:
     if matched == 0:
         err("compare: the two runs have no measurement in common (same dataset, codec, mode, "
             "operation, count, producer and consumer language)")
-        return EXIT_INVALID
+        return EXIT_MISMATCH
     return EXIT_FAILED if slower else EXIT_OK
 
 
 # ---- run ----------------------------------------------------------------------------------------
 
 def cmd_validate(args) -> int:
-    loaded = load(args.scenario)
-    s = loaded.message
-    err(f"{loaded.path}: ok — {len(s.datasets)} dataset(s), {len(s.codecs)} codec(s), "
-        f"{len(s.counts)} count(s)")
-    return EXIT_OK
+    """Every file is checked, and each says ok or what is wrong: exit 2 if any is invalid."""
+    bad = 0
+    for path in args.scenario:
+        try:
+            loaded = load(path)
+        except ScenarioError as exc:
+            err(str(exc))
+            bad += 1
+            continue
+        s = loaded.message
+        err(f"{loaded.path}: ok — {len(s.datasets)} dataset(s), {len(s.codecs)} codec(s), "
+            f"{len(s.counts)} count(s)")
+    if bad and len(args.scenario) > 1:
+        err(f"{bad} of {len(args.scenario)} scenario files are invalid")
+    return EXIT_INVALID if bad else EXIT_OK
 
 
 def _selectors(scenario) -> list[str]:
@@ -678,7 +709,9 @@ class _Stream:
 class _Progress:
     def __init__(self, enabled: bool):
         self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("{task.fields[failed]}"), TimeElapsedColumn(),
+                            TextColumn("{task.fields[failed]}"), TimeElapsedColumn(), TextColumn("eta"),
+                            # From the pace so far; adaptive trials can still add tasks.
+                            TimeRemainingColumn(),
                             console=display.console(stderr=True), disable=not enabled, transient=False)
         self.task = None
         self.status: dict[str, str] = {}
@@ -766,12 +799,24 @@ def _run(control: Control, loaded, args) -> int:
     return code
 
 
+def _did_you_mean(details: str) -> str:
+    """For control's "no attached worker offers codec "x" (offered: a, b)": the closest offered names."""
+    import difflib
+
+    m = re.search(r'offers codec "([^"]+)" \(offered: ([^)]*)\)', details)
+    if not m:
+        return ""
+    close = difflib.get_close_matches(m.group(1), [c.strip() for c in m.group(2).split(",") if c.strip()], n=3)
+    return f"; did you mean {' or '.join(close)}?" if close else ""
+
+
 def _stream_error(exc: grpc.RpcError, loaded, run_id) -> None:
     code = exc.code()
     if code == grpc.StatusCode.CANCELLED:
         return
     if code == grpc.StatusCode.INVALID_ARGUMENT:
-        raise CliError(f"{loaded.path}: control rejected the scenario: {exc.details()}", EXIT_INVALID)
+        raise CliError(f"{loaded.path}: control rejected the scenario: {exc.details()}"
+                       + _did_you_mean(exc.details() or ""), EXIT_INVALID)
     if code == grpc.StatusCode.UNAVAILABLE and run_id:
         # Control went away mid-run; what it stored is readable once it is back.
         raise CliError(f"lost the connection to control during run {run_id}: {exc.details()}; "
@@ -815,8 +860,26 @@ def _settled_run(control: Control, run_id: str, timeout: float = 10.0):
 
 # ---- entry --------------------------------------------------------------------------------------
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits 64 (EXIT_USAGE), not 2 (an invalid scenario)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("codecbench")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="codecbench", description="codecbench: a polyglot codec benchmark")
+    p = _Parser(prog="codecbench", description="codecbench: a polyglot codec benchmark")
+    p.add_argument("--version", action="version", version=f"codecbench {_version()}")
     p.add_argument("--control", metavar="ADDR",
                    help="control address (default: $CODECBENCH_CONTROL, the control started by "
                         f"`codecbench up`, else {processes.DEFAULT_LISTEN})")
@@ -824,7 +887,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a file holding control's token (default: $CODECBENCH_TOKEN_FILE, else the token "
                         "in $CODECBENCH_TOKEN, else none); a control started here requires it, and the "
                         "workers started here send it")
-    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND")
+    sub = p.add_subparsers(dest="cmd", required=True, metavar="COMMAND", parser_class=_Parser)
 
     up = sub.add_parser("up", help="start control and workers in the background (state in .state/)")
     up.add_argument("--listen", help="address for control (default $CODECBENCH_LISTEN or 127.0.0.1:7600)")
@@ -896,12 +959,15 @@ def build_parser() -> argparse.ArgumentParser:
                       help="ratio beyond which a change counts, if the intervals do not overlap and it "
                            "exceeds both runs' noise floors (default 1.10)")
     cmpp.add_argument("--all", action="store_true", help="also list measurements without a significant change")
+    cmpp.add_argument("--allow-mismatch", action="store_true",
+                      help="compare runs measured under different conditions (sampling, workers, runtime, "
+                           "build profile, host), saying so first (without it: exit 3)")
     cmpp.add_argument("--json", action="store_true")
     cmpp.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     cmpp.set_defaults(fn=cmd_compare)
 
-    val = sub.add_parser("validate", help="check a scenario file without running it")
-    val.add_argument("scenario")
+    val = sub.add_parser("validate", help="check scenario files without running them (exit 2 if any is invalid)")
+    val.add_argument("scenario", nargs="+")
     val.set_defaults(fn=cmd_validate)
 
     sp = sub.add_parser("workers", help="list attached workers")

@@ -205,3 +205,43 @@ def to_json(table: pd.DataFrame) -> list[dict]:
             return None if math.isnan(v) else float(v)
         return v
     return [{k: clean(v) for k, v in row.items()} for row in table.to_dict("records")]
+
+
+# Conditions two runs must share for their ratios to mean a change in the code under test, not in
+# how it was measured. The trial order seed differs on purpose; everything else in sampling counts.
+_SAMPLING_IGNORED = {"orderSeed"}
+_WORKER_FIELDS = (("runtime", "runtime"), ("runtimeVersion", "runtime version"),
+                  ("buildProfile", "build profile"), ("hostname", "host"), ("cpuModel", "CPU"),
+                  ("cores", "cores"), ("os", "OS"))
+
+
+def _by_language(doc: dict) -> dict[str, dict[str, str]]:
+    """language → field → the values its workers reported (joined when several workers differ)."""
+    out: dict[str, dict[str, set]] = {}
+    for env in (doc.get("workers") or {}).values():
+        lang = env.get("language", "")
+        for key, _ in _WORKER_FIELDS:
+            out.setdefault(lang, {}).setdefault(key, set()).add(str(env.get(key, "")))
+    return {lang: {k: ", ".join(sorted(v)) for k, v in fields.items()} for lang, fields in out.items()}
+
+
+def condition_mismatches(doc_a: dict, doc_b: dict) -> list[str]:
+    """What differs between the two runs' conditions: sampling (other than the trial order seed),
+    the languages that measured, and per language the runtime, build profile, host, CPU and OS.
+    Empty when the runs are comparable (or when either run's run.json does not say)."""
+    if not doc_a or not doc_b:
+        return []
+    out = []
+    sa = ((doc_a.get("run") or {}).get("scenario") or {}).get("sampling") or {}
+    sb = ((doc_b.get("run") or {}).get("scenario") or {}).get("sampling") or {}
+    for key in sorted((set(sa) | set(sb)) - _SAMPLING_IGNORED):
+        if sa.get(key) != sb.get(key):
+            out.append(f"sampling.{key}: {sa.get(key, 'default')} in A, {sb.get(key, 'default')} in B")
+    la, lb = _by_language(doc_a), _by_language(doc_b)
+    if la and lb and set(la) != set(lb):
+        out.append(f"workers: {', '.join(sorted(la))} in A, {', '.join(sorted(lb))} in B")
+    for lang in sorted(set(la) & set(lb)):
+        for key, name in _WORKER_FIELDS:
+            if la[lang].get(key) != lb[lang].get(key):
+                out.append(f"{lang} {name}: {la[lang].get(key) or '?'} in A, {lb[lang].get(key) or '?'} in B")
+    return out

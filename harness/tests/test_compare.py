@@ -232,13 +232,13 @@ def test_faster_threshold_and_new_failures(tmp_path):
 def test_bad_threshold_and_nothing_in_common(tmp_path):
     make_run(tmp_path, "a")
     res = run_cli("compare", "a", "a", "--results-dir", str(tmp_path), "--threshold", "0.9", env=NO_CONTROL)
-    assert res.returncode == 2 and "--threshold" in res.stderr
+    assert res.returncode == 64 and "--threshold" in res.stderr
 
     def other(df):
         df["dataset"] = "owners"
     make_run(tmp_path, "other", other)
     res = run_cli("compare", "a", "other", "--results-dir", str(tmp_path), env=NO_CONTROL)
-    assert res.returncode == 2 and "no measurement in common" in res.stderr
+    assert res.returncode == 3 and "no measurement in common" in res.stderr
 
 
 def test_verdict_rule():
@@ -272,3 +272,46 @@ def test_recorded_runs_back_to_back_are_no_significant_change(tmp_path):
     res, doc = cmp(tmp_path, "a", "b")
     assert res.returncode == 0, res.stdout + res.stderr
     assert set(doc["counts"]) <= {"no significant change", "fails in both"}, doc["counts"]
+
+
+def test_runs_measured_under_different_conditions_are_refused_with_exit_3(tmp_path):
+    make_run(tmp_path, "a")
+    b = make_run(tmp_path, "b")
+    doc = json.loads((b / "run.json").read_text())
+    doc["run"]["scenario"]["sampling"]["rounds"] = 99
+    rust = next(w for w in doc["workers"].values() if w["language"] == "rust")
+    rust["buildProfile"] = "debug"
+    (b / "run.json").write_text(json.dumps(doc))
+    res = run_cli("compare", "a", "b", "--results-dir", str(tmp_path), env=NO_CONTROL)
+    assert res.returncode == 3, res.stdout + res.stderr
+    said = " ".join(res.stderr.split())
+    assert "measured under different conditions (2)" in said and "sampling.rounds:" in said, said
+    assert "rust build profile: release in A, debug in B" in said and "--allow-mismatch" in said
+    assert "matching measurement" not in res.stdout, "no verdicts from mismatched runs"
+    # Told to, it compares, and says so first; the JSON carries the mismatches.
+    res, out = cmp(tmp_path, "a", "b", "--allow-mismatch")
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert len(out["conditionMismatches"]) == 2 and "measured under different conditions" in res.stderr
+    # The trial order seed differs between any two runs and is not a mismatch.
+    doc["run"]["scenario"]["sampling"]["rounds"] = json.loads((tmp_path / "a" / "run.json").read_text())["run"]["scenario"]["sampling"].get("rounds")
+    rust["buildProfile"] = "release"
+    doc["run"]["scenario"]["sampling"]["orderSeed"] = "12345"
+    (b / "run.json").write_text(json.dumps(doc))
+    res, out = cmp(tmp_path, "a", "b")
+    assert res.returncode == 0 and out["conditionMismatches"] == [], res.stderr
+
+
+def test_usage_errors_exit_64_and_validate_takes_many_files(tmp_path):
+    res = run_cli("compare", "a", env=NO_CONTROL)
+    assert res.returncode == 64 and "usage:" in res.stderr
+    res = run_cli("--version")
+    assert res.returncode == 0 and res.stdout.startswith("codecbench 0.")
+    good = tmp_path / "good.yaml"
+    good.write_text("datasets: [dummy]\ncodecs: [json]\ncounts: [1]\n")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("datasets: [dummy]\ncodecs: [json]\ncounts: [1]\nsampling: {rounds: -1}\n")
+    res = run_cli("validate", str(good), str(good))
+    assert res.returncode == 0 and res.stderr.count(": ok —") == 2, res.stderr
+    res = run_cli("validate", str(good), str(bad))
+    assert res.returncode == 2, res.stderr
+    assert "good.yaml: ok" in res.stderr and "bad.yaml" in res.stderr and "1 of 2 scenario files are invalid" in res.stderr

@@ -97,6 +97,7 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert "noise floor: identical work differed by ≤ " in out
     assert f"trial order seed {resp.run.scenario.sampling.order_seed}" in out
     assert len(res.stdout.strip().splitlines()) <= 40, res.stdout
+    assert re.search(r"\d+/\d+ .*eta", res.stderr), "the progress bar shows an ETA"
     # The report is written at the end of every run, and its path is the last line.
     assert res.stdout.strip().splitlines()[-1] == f"report: {run_dir / 'report.html'}"
     assert (run_dir / "report.md").exists() and list((run_dir / "plots").glob("*.png"))
@@ -163,6 +164,10 @@ def test_control_rejects_an_unknown_codec_with_exit_2(control, rust_worker, tmp_
     assert res.returncode == 2, res.stdout + res.stderr
     assert "control rejected the scenario" in res.stderr
     assert "nosuchcodec" in res.stderr, "control's message names the codec"
+    assert "(offered: bson, json" in res.stderr, "and what is announced"
+    path = write_scenario(tmp_path / "s.yaml", "datasets: [beers]\ncodecs: [jsn]\ncounts: [3]\n")
+    res = run_cli("--control", control.addr, "run", str(path), "--results-dir", str(tmp_path / "r"))
+    assert res.returncode == 2 and "did you mean json" in res.stderr, res.stderr
 
 
 def test_corrupt_payload_fails_its_decode_task_and_the_run_completes(control, rust_worker, fake_worker, tmp_path):
