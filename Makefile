@@ -10,10 +10,15 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity
+.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
+
+# README's demo output, regenerated from a real make demo (harness/readme_demo.py).
+readme-demo: build
+	mkdir -p .state && $(MAKE) --no-print-directory demo 2>&1 | tee .state/demo.log
+	$(VENV)/bin/python harness/readme_demo.py .state/demo.log
 
 test: build testdata
 	@echo "== proto: buf lint + format"
@@ -45,6 +50,10 @@ testdata:
 # criterion (Rust) and JMH (Java) beside codecbench on the same cells: docs/fidelity.md.
 fidelity: rust java harness
 	$(VENV)/bin/python -m codecbench.fidelity
+
+# Control's memory and descriptors over >= 10,000 small tasks (Rust, Java, 4 browser pages).
+soak: build
+	$(VENV)/bin/python -m codecbench.soak
 
 setup: apt grpcurl
 

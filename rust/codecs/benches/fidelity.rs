@@ -1,14 +1,15 @@
 //! Fidelity benches (issue 9 item 7): criterion times exactly the calls the Rust worker times —
 //! `find(codec).encode(&records)` and the typed `decode(dataset, &bytes)` — on the records the
-//! worker receives (`generate(dataset, 1000, 1)`), so `codecbench fidelity` can put criterion's
-//! median beside codecbench's own for the same cell.
+//! worker receives (`generate(dataset, 1000, 1)`, parsed from its canonical blob as the worker
+//! parses it), so `codecbench fidelity` can put criterion's median beside codecbench's own for the
+//! same cell.
 //!
 //! Before timing, every payload is checked to decode back to the canonical records, and the
 //! canonical blobs and the Rust payloads are written to `$CODECBENCH_FIDELITY_DIR` (default
 //! `<target>/tmp/fidelity`): the JMH benches read the Java records from those exact bytes and
 //! decode the Rust producer's payload, as codecbench's rust → java cells do.
 use codecbench_codecs::find;
-use codecbench_datasets::generate;
+use codecbench_datasets::{generate, Records};
 use criterion::{criterion_group, criterion_main, Criterion, SamplingMode};
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -33,8 +34,11 @@ fn fidelity(c: &mut Criterion) {
     let dir = out_dir();
     std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("cannot create {}: {e}", dir.display()));
     for &dataset in DATASETS {
-        let records = generate(dataset, COUNT, SEED).expect("known dataset");
-        write(dir.join(format!("{dataset}-{COUNT}-{SEED}.pb")), &records.to_canonical_bytes());
+        let canonical = generate(dataset, COUNT, SEED).expect("known dataset").to_canonical_bytes();
+        write(dir.join(format!("{dataset}-{COUNT}-{SEED}.pb")), &canonical);
+        // The worker encodes the records it parsed from the canonical blob, laid out in memory as
+        // prost's decoder lays them out, not the generator's; encode speed depends on that layout.
+        let records = Records::from_canonical_bytes(dataset, &canonical).expect("the canonical blob parses");
         for &id in CODECS {
             let codec = find(id).unwrap_or_else(|| panic!("no codec {id} in the registry"));
             let bytes = codec.encode(&records).unwrap_or_else(|e| panic!("{dataset} {id} encode: {e}"));
