@@ -419,7 +419,8 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
             con.print()
         else:
             con.print(title)
-        display.print_leaderboards(summary, langs, noise, list(run.scenario.codecs), out=con)
+        display.print_leaderboards(summary, langs, results.language_noise_floors(cells, langs),
+                                   list(run.scenario.codecs), out=con, transfer=transfer)
         if not getattr(args, "all", False):
             display.print_notes(summary, noise, transfer, out=con)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)

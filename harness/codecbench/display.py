@@ -369,14 +369,16 @@ def leaderboard_table(boards: list, title: str = "") -> Table:
     return table
 
 
-def print_leaderboards(summary: pd.DataFrame, langs: dict[str, str], noise, codec_order: list[str] | None = None,
-                       out: Console | None = None) -> None:
-    """The answer first: a leaderboard per dataset × record count, then a verdict per language."""
+def print_leaderboards(summary: pd.DataFrame, langs: dict[str, str], floors: dict, codec_order: list[str] | None = None,
+                       out: Console | None = None, transfer=None) -> None:
+    """The answer first: a leaderboard per dataset × record count, then a verdict per language.
+    `floors`: language → stats.NoiseFloor (results.language_noise_floors); `transfer`: the run's
+    transfer noise floor, for end to end."""
     from . import leaderboard
 
     out = out or console()
-    floor = noise.worst if noise is not None else 1.0
-    boards = leaderboard.boards(summary, langs, floor, codec_order)
+    tf = transfer.worst if transfer is not None and transfer.groups else 1.0
+    boards = leaderboard.boards(summary, langs, {k: v.worst for k, v in floors.items()} or 1.0, codec_order, tf)
     if not boards:
         return
     groups: dict[tuple, list] = {}
@@ -384,8 +386,10 @@ def print_leaderboards(summary: pd.DataFrame, langs: dict[str, str], noise, code
         groups.setdefault((b.dataset, b.record_count), []).append(b)
     for (ds, n), bs in groups.items():
         out.print(leaderboard_table(bs, f"{ds} × {n:,} records: each language's own round trip, per record"))
-    out.print(escape("★ best beyond the intervals and the noise floor · = ties the best · % of the best in its "
-                     "column (one language, one operation, one mode)"), style="dim")
+    each = ", ".join(f"{lang} ≤ {nf.worst_pct:.1f} %" for lang, nf in sorted(floors.items()))
+    out.print(escape("★ best beyond the intervals and its language's noise floor"
+                     + (f" ({each})" if each else "") + " · = ties the best · % of the best in its column "
+                     "(one language, one operation, one mode)"), style="dim")
     for b in boards:
         if (line := leaderboard.verdict(b)):
             out.print(escape(line))

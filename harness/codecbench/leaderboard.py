@@ -11,7 +11,10 @@ language's own round trip, and "% of best" is taken within that column only.
   end across two languages is not one language's cost). Bytes per record are of the payload
   decoded.
 - **Ties.** A codec ties the best when stats.differ says the two figures do not differ (their
-  intervals overlap, or their ratio is within the run's noise floor). A column names a winner
+  intervals overlap, or their ratio is within the noise floor of that language: the A/A groups
+  its consumers measured, when it has any, else the run's). One language's noisy identical work
+  (a JIT that sometimes tiers up before timing, sometimes not) says nothing about another
+  language's clock, so it does not turn the other's differences into ties. A column names a winner
   only when it has no tie; bytes are exact, so they tie only when equal.
 - **About zero.** When the best value is (about) zero, "% of best" means nothing: the column shows
   absolute values only.
@@ -51,6 +54,8 @@ class Board:
     language: str
     codecs: list[str]
     noise_floor: float = 1.0
+    # column → the noise floor its ties were judged by (end to end: with the transfer floor)
+    floors: dict[str, float] = field(default_factory=dict)
     # column name → codec → Entry (a codec not measured in a column is absent)
     columns: dict[str, dict[str, Entry]] = field(default_factory=dict)
 
@@ -85,9 +90,14 @@ def _column(values: dict[str, tuple[float, stats.Interval]], noise: float, exact
             for c, (value, iv) in known.items()}
 
 
-def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float = 1.0,
-           codec_order: list[str] | None = None) -> list[Board]:
-    """Leaderboards from a summary_frame (one per dataset × record count × consumer language)."""
+def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | dict[str, float] = 1.0,
+           codec_order: list[str] | None = None, transfer_floor: float = 1.0) -> list[Board]:
+    """Leaderboards from a summary_frame (one per dataset × record count × consumer language).
+    `noise_floor`: one ratio for every language, or language → ratio (a language it does not name
+    gets the largest of them). End to end holds two transfer legs: it is judged by the larger of
+    the language's floor and `transfer_floor` (the run's download A/A groups)."""
+    floors = noise_floor if isinstance(noise_floor, dict) else {}
+    default = max(floors.values(), default=1.0) if floors else float(noise_floor)
     if summary.empty:
         return []
     s = summary[~summary["aa_twin"].astype(bool)].copy()
@@ -99,7 +109,8 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float = 1.
         codecs = order + sorted(set(d["codec"]) - set(order))
         languages = sorted(set(d["encode_lang"]) | (set(d["decode_lang"]) - {""}))
         for lang in languages:
-            board = Board(str(ds), int(n), lang, codecs, noise_floor)
+            floor = floors.get(lang, default)
+            board = Board(str(ds), int(n), lang, codecs, floor)
             size: dict[str, tuple[float, stats.Interval]] = {}
             enc: dict[str, tuple[float, stats.Interval]] = {}
             dec: dict[str, dict[str, tuple[float, stats.Interval]]] = {m: {} for m in MODES}
@@ -131,12 +142,13 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float = 1.
             if size:
                 board.columns["bytes/rec"] = _column(size, 1.0, exact=True)
             if enc:
-                board.columns["encode"] = _column(enc, noise_floor, exact=False)
+                board.columns["encode"] = _column(enc, floor, exact=False)
             for mode in MODES:
                 if dec[mode]:
-                    board.columns[f"decode {mode}"] = _column(dec[mode], noise_floor, exact=False)
+                    board.columns[f"decode {mode}"] = _column(dec[mode], floor, exact=False)
             if e2e:
-                board.columns["end to end"] = _column(e2e, noise_floor, exact=False)
+                board.columns["end to end"] = _column(e2e, max(floor, transfer_floor), exact=False)
+                board.floors["end to end"] = max(floor, transfer_floor)
             if board.columns:
                 out.append(board)
     return out
@@ -173,7 +185,7 @@ def verdict(board: Board, baseline: str = "json") -> str:
                     r = b.value / a.value
                     said.append(f"is {abs(r - 1) * 100:.0f} % {'smaller' if r < 1 else 'larger'} than {base}")
                 continue
-            if not stats.differ(a.interval, b.interval, board.noise_floor):
+            if not stats.differ(a.interval, b.interval, board.floors.get(column, board.noise_floor)):
                 tied.append(_label(column))
                 continue
             what = {"encode": "encodes", "end to end": "runs end to end"}.get(column, f"decodes ({column.split()[-1]})")

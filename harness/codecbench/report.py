@@ -311,7 +311,10 @@ class _Builder:
         from . import leaderboard
         from .units import fmt_size
 
-        boards = leaderboard.boards(self.summary, self.langs, self.noise.worst, self.codecs)
+        floors = results.language_noise_floors(self.cells, self.langs)
+        tf = self.transfer_noise.worst if self.transfer_noise.groups else 1.0
+        boards = leaderboard.boards(self.summary, self.langs, {k: v.worst for k, v in floors.items()} or 1.0,
+                                    self.codecs, tf)
         if not boards:
             return
         self.section("Verdict", "verdict")
@@ -348,8 +351,11 @@ class _Builder:
                                 caption=f"{ds} × {n:,} records: each language's own round trip (its "
                                         "own payload where it produced one), per record",
                                 classes=pd.DataFrame(classes, columns=names), left=2))
-        self.add(Para("★ best beyond the intervals and the noise floor; = ties the best (the intervals "
-                      "overlap or the ratio is within the noise floor); % of the best in its column only: "
+        each = ", ".join(f"{lang} ≤ {nf.worst_pct:.1f} %" for lang, nf in sorted(floors.items()))
+        self.add(Para("★ best beyond the intervals and its language's noise floor"
+                      + (f" ({each}: identical work measured by that language's workers)" if each else "")
+                      + "; = ties the best (the intervals overlap or the ratio is within that floor; end to "
+                      "end also within the transfer floor); % of the best in its column only: "
                       "languages, operations and decode modes are never pooled. The full tables follow, "
                       "by dataset.", cls="note"))
 

@@ -299,6 +299,18 @@ def run_noise_floor(cells: pd.DataFrame, operation: str = "decode"):
     return stats.noise_floor(groups["ratio"] if not groups.empty else [])
 
 
+def language_noise_floors(cells: pd.DataFrame, langs: dict[str, str]) -> dict:
+    """language → stats.NoiseFloor of the decode A/A groups its consumers measured (languages
+    without a group are absent)."""
+    from . import stats
+
+    groups = aa_groups(cells)
+    if groups.empty:
+        return {}
+    by_lang = groups.groupby(groups["consumer"].map(lambda w: lang_of(w, langs)))["ratio"]
+    return {lang: stats.noise_floor(ratios) for lang, ratios in by_lang}
+
+
 def _side(c: dict | None, prefix: str) -> dict:
     """Fields of one leg of a summary row, from its cell (None: not measured)."""
     if c is None:

@@ -111,3 +111,26 @@ def test_the_table_prints_units_and_marks():
     assert "1.00 µs ★" in text and "2.00 µs 200 %" in text and "8 B ★" in text and "12 B 150 %" in text
     assert fmt_time(412) == "412 ns" and fmt_time(1290) == "1.29 µs" and fmt_time(13_250_000) == "13.2 ms"
     assert fmt_time(2.5) == "2.50 ns" and fmt_time(1.5e9) == "1.50 s"
+
+
+def test_each_language_is_judged_by_its_own_noise_floor():
+    s = frame(row("json", "rust-1", "rust-1", dec=(160, 159, 161)),
+              row("bson", "rust-1", "rust-1", dec=(100, 99, 101)),
+              row("json", "java-1", "java-1", dec=(160, 159, 161)),
+              row("bson", "java-1", "java-1", dec=(100, 99, 101)))
+    # Java's identical work differed by 2× (an unsteady JIT); Rust's by 2 %.
+    boards = {b.language: b for b in L.boards(s, LANGS, {"rust": 1.02, "java": 2.0})}
+    assert boards["rust"].winner("decode typed") == "bson" and "decodes (typed) 1.60× faster" in L.verdict(boards["rust"])
+    assert boards["java"].winner("decode typed") is None and "ties json on decode (typed)" in L.verdict(boards["java"])
+    # A language with no A/A group of its own gets the largest floor of the run.
+    boards = {b.language: b for b in L.boards(s, LANGS, {"java": 2.0})}
+    assert boards["rust"].winner("decode typed") is None
+
+
+def test_end_to_end_is_also_held_to_the_transfer_floor():
+    s = frame(row("json", "rust-1", "rust-1", enc=(10, 10, 10), dec=(10, 10, 10), e2e=1000),
+              row("bson", "rust-1", "rust-1", enc=(10, 10, 10), dec=(10, 10, 10), e2e=1200))
+    [b] = L.boards(s, LANGS, {"rust": 1.01})
+    assert b.winner("end to end") == "json"
+    [b] = L.boards(s, LANGS, {"rust": 1.01}, transfer_floor=1.5)
+    assert b.winner("end to end") is None and L.verdict(b).endswith("ties json on encode, decode (typed) and end to end.")

@@ -27,4 +27,4 @@ def test_readme_shows_todays_demo_output():
     for lang in ("rust", "java", "browser"):
         assert f"dummy × 100, {lang}: " in " ".join(demo.split()), lang
     assert "noise floor: identical work differed by" in demo and "report: results/" in demo
-    assert "producer → consumer" not in demo, "the full table is --all's, not the default output"
+    assert "verified" not in demo, "the full table (its verified column) is --all's, not the default output"
