@@ -174,8 +174,10 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     if ops.contains(&Operation::Unspecified) {
         return Err("operations: OPERATION_UNSPECIFIED is not an operation (use encode, decode, transfer)".into());
     }
-    // Encode tasks always run, whatever `operations` says: decode needs their payloads.
+    // Every encode cell has its prepare task (decode needs the payload); its timed trials run only
+    // when encode is asked for, or transfer (an encode trial times the upload).
     let (decode, transfer) = (ops.contains(&Operation::Decode), ops.contains(&Operation::Transfer));
+    let time_encode = ops.contains(&Operation::Encode) || transfer;
     if transfer && !decode {
         return Err("operations: transfer is timed by the consumer of a payload, so it needs decode too".into());
     }
@@ -273,17 +275,20 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     }
     cells.extend(twins);
     let encodes = cells.iter().filter(|c| c.op == Operation::Encode).count();
+    let timed = |c: &Cell| c.op != Operation::Encode || time_encode;
+    let timed_cells = cells.iter().filter(|c| timed(c)).count();
     // Adaptive trials may take a cell up to maxTrials: the cap holds for the whole run.
     let per_cell = sampling.trials.max(sampling.max_trials) as usize;
-    let tasks = encodes + cells.len() * per_cell;
+    let tasks = encodes + timed_cells * per_cell;
     if tasks > lim.max_tasks {
-        return Err(format!("the scenario expands to up to {tasks} tasks ({} cells x {per_cell} trials + {encodes} prepare tasks); at most {} are allowed: name fewer datasets, counts, codecs, workers or trials",
-            cells.len(), lim.max_tasks));
+        return Err(format!("the scenario expands to up to {tasks} tasks ({timed_cells} cells x {per_cell} trials + {encodes} prepare tasks); at most {} are allowed: name fewer datasets, counts, codecs, workers or trials",
+            lim.max_tasks));
     }
 
     // (cell, trial, prepare): the prepare tasks first, in random order; then every trial.
     let mut first: Vec<(usize, u32, bool)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0, true)).collect();
-    let mut rest: Vec<(usize, u32, bool)> = (0..cells.len()).flat_map(|i| (0..sampling.trials).map(move |t| (i, t, false))).collect();
+    let mut rest: Vec<(usize, u32, bool)> =
+        (0..cells.len()).filter(|&i| timed(&cells[i])).flat_map(|i| (0..sampling.trials).map(move |t| (i, t, false))).collect();
     first.shuffle(&mut rng);
     rest.shuffle(&mut rng);
     let order: Vec<(usize, u32, bool)> = first.into_iter().chain(rest).collect();
@@ -339,6 +344,21 @@ mod tests {
 
     fn seeded(order_seed: u64, trials: u32) -> Scenario {
         Scenario { sampling: Some(Sampling { order_seed, trials, ..Default::default() }), ..scenario() }
+    }
+
+    #[test]
+    fn encode_cells_are_only_prepared_when_encode_is_not_asked_for() {
+        let ws = [worker("rust-1", "rust", &[("json", &["typed"])]), worker("java-1", "java", &[("json", &["typed"])])];
+        let s = Scenario { operations: vec![Operation::Decode as i32], codecs: vec!["json".into()], ..seeded(7, 3) };
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        let encode_trials = tasks.iter().filter(|t| t.summary.operation() == Operation::Encode && !t.task.prepare).count();
+        assert_eq!(encode_trials, 0, "no encode is timed when only decode was asked for");
+        assert_eq!(tasks.iter().filter(|t| t.task.prepare).count(), 2, "each payload is still prepared");
+        assert_eq!(tasks.len(), 2 + (4 + 2) * 3, "2 prepares + (4 decode cells + 2 A/A twins) x 3 trials");
+        // Transfer is timed by encode trials (the upload): asking for it times encode too.
+        let s = Scenario { operations: vec![Operation::Decode as i32, Operation::Transfer as i32], codecs: vec!["json".into()], ..seeded(7, 3) };
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        assert_eq!(tasks.iter().filter(|t| t.summary.operation() == Operation::Encode && !t.task.prepare).count(), 2 * 3);
     }
 
     #[test]
