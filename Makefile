@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo
+.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo toolchain
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -55,7 +55,12 @@ fidelity: rust java harness
 soak: build
 	$(VENV)/bin/python -m codecbench.soak
 
-setup: apt grpcurl
+setup: toolchain apt grpcurl
+
+# Rust >= 1.85, Go, JDK 17, Maven, Node >= 20.19, Python >= 3.11 (+ venv, installed if missing):
+# each one missing or too old is named with how to get it (scripts/check_toolchain.sh).
+toolchain:
+	@bash scripts/check_toolchain.sh
 
 # Chromium for the browser worker; sqlite3 to look into results by hand.
 apt:

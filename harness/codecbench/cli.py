@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import os
+import re
 import queue
 import shutil
 import signal
@@ -16,11 +16,12 @@ from contextlib import ExitStack
 from pathlib import Path
 
 import grpc
+import pandas as pd
 from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, display, processes, results
+from . import catalogue, display, leaderboard, processes, results
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -402,6 +403,9 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
     if args.json:
         doc = json_format.MessageToDict(resp)
         doc["resultsDir"] = str(out_dir)
+        # Medians and intervals as numbers (proto-JSON writes 64-bit integers as strings).
+        df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
+        doc["answer"] = leaderboard.answer_json(*_answer(df, results.read_run_doc(out_dir)))
         print_json(doc)
     else:
         df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
@@ -419,8 +423,8 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
             con.print()
         else:
             con.print(title)
-        display.print_leaderboards(summary, langs, results.language_noise_floors(cells, langs),
-                                   list(run.scenario.codecs), out=con, transfer=transfer)
+        boards, floors = leaderboard.for_run(summary, cells, langs, list(run.scenario.codecs))
+        display.print_leaderboards(boards, floors, out=con)
         if not getattr(args, "all", False):
             display.print_notes(summary, noise, transfer, out=con)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
@@ -487,6 +491,8 @@ def fetch_run(run: str, args) -> Path:
 
 def cmd_report(args) -> int:
     run_dir = fetch_run(args.run, args)
+    if args.format != "html":
+        return _export(run_dir, args.format)
     out = Path(args.out) if args.out else None
     from . import report as report_mod
 
@@ -496,6 +502,30 @@ def cmd_report(args) -> int:
     print(f"plots:  {rep.html.parent / 'plots'} ({len(rep.plots)} PNG)")
     print(f"md:     {rep.md}")
     print(f"report: {rep.html}")
+    return EXIT_OK
+
+
+def _answer(df, doc: dict):
+    """(boards, floors, summary) of a run's measurements."""
+    summary, cells = results.summary_frame(df), results.cells_frame(df)
+    codecs = list(((doc.get("run") or {}).get("scenario") or {}).get("codecs") or [])
+    boards, floors = leaderboard.for_run(summary, cells, results.language_map(df, doc), codecs)
+    return boards, floors, summary
+
+
+def _export(run_dir: Path, fmt: str) -> int:
+    """report --format md|csv|json: the leaderboards and every row, on stdout, for a PR or a wiki."""
+    df, doc = results.read_measurements(run_dir), results.read_run_doc(run_dir)
+    boards, floors, summary = _answer(df, doc)
+    if fmt == "json":
+        print_json({"run": run_dir.name, **leaderboard.answer_json(boards, floors, summary)})
+    elif fmt == "csv":
+        sys.stdout.write(pd.DataFrame(leaderboard.to_records(boards), columns=leaderboard.RECORD_FIELDS)
+                         .to_csv(index=False))
+        err(f"(the leaderboards; every row is in {run_dir / 'summary.csv'})")
+    else:
+        print(f"## codecbench run {run_dir.name}\n\n" + leaderboard.to_markdown(boards)
+              + "\n### Every producer → consumer row\n\n" + leaderboard.rows_markdown(summary))
     return EXIT_OK
 
 
@@ -937,6 +967,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "control) or a results folder.")
     rep.add_argument("run", metavar="RUN")
     rep.add_argument("--out", metavar="DIR", help="where to write (default: the run's results folder)")
+    rep.add_argument("--format", choices=("html", "md", "csv", "json"), default="html",
+                     help="html (default): write report.html, report.md and plots/; md, csv or json: print "
+                          "the verdict, the leaderboards and every row to stdout, for a PR or a wiki")
     rep.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     rep.set_defaults(fn=cmd_report)
 

@@ -369,16 +369,12 @@ def leaderboard_table(boards: list, title: str = "") -> Table:
     return table
 
 
-def print_leaderboards(summary: pd.DataFrame, langs: dict[str, str], floors: dict, codec_order: list[str] | None = None,
-                       out: Console | None = None, transfer=None) -> None:
-    """The answer first: a leaderboard per dataset × record count, then a verdict per language.
-    `floors`: language → stats.NoiseFloor (results.language_noise_floors); `transfer`: the run's
-    transfer noise floor, for end to end."""
+def print_leaderboards(boards: list, floors: dict, out: Console | None = None) -> None:
+    """The answer first: a leaderboard per dataset × record count, then a verdict per language
+    (leaderboard.for_run gives both arguments)."""
     from . import leaderboard
 
     out = out or console()
-    tf = transfer.worst if transfer is not None and transfer.groups else 1.0
-    boards = leaderboard.boards(summary, langs, {k: v.worst for k, v in floors.items()} or 1.0, codec_order, tf)
     if not boards:
         return
     groups: dict[tuple, list] = {}

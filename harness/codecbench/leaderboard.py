@@ -79,6 +79,9 @@ def _column(values: dict[str, tuple[float, stats.Interval]], noise: float, exact
     known = {c: v for c, v in values.items() if not math.isnan(v[0])}
     if not known:
         return {}
+    if len(known) == 1:
+        # Nothing to rank against: the value alone, no "best" and no %.
+        return {c: Entry(value, iv, math.nan, best=False, tie=False) for c, (value, iv) in known.items()}
     best = min(known, key=lambda c: known[c][0])
     best_value = known[best][0]
     if exact:
@@ -154,6 +157,19 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
     return out
 
 
+def for_run(summary: pd.DataFrame, cells: pd.DataFrame, langs: dict[str, str],
+            codec_order: list[str] | None = None) -> tuple[list[Board], dict]:
+    """The run's leaderboards, each language judged by its own noise floor and end to end also by
+    the transfer floor; with those floors (language → stats.NoiseFloor)."""
+    from .results import language_noise_floors, run_noise_floor
+
+    floors = language_noise_floors(cells, langs)
+    transfer = run_noise_floor(cells, "download")
+    out = boards(summary, langs, {k: v.worst for k, v in floors.items()} or 1.0, codec_order,
+                 transfer.worst if transfer.groups else 1.0)
+    return out, floors
+
+
 def _times(ratio: float) -> str:
     return f"{ratio:.1f}×" if ratio >= 2 else f"{ratio:.2f}×"
 
@@ -198,3 +214,108 @@ def verdict(board: Board, baseline: str = "json") -> str:
     if not parts:
         return ""
     return f"{board.dataset} × {board.record_count:,}, {board.language}: " + "; ".join(parts) + "."
+
+
+# ---- exports (report --format csv|json|md, run --json) -------------------------------------------
+
+RECORD_FIELDS = ["dataset", "record_count", "language", "codec", "column", "unit", "value", "pct_of_best",
+                 "best", "tie", "lo_per_record", "hi_per_record", "trials", "noise_floor"]
+
+
+def _num(v):
+    return None if v is None or (isinstance(v, float) and math.isnan(v)) else v
+
+
+def to_records(boards: list[Board]) -> list[dict]:
+    """One flat record per leaderboard entry: numbers as numbers, NaN as None."""
+    out = []
+    for b in boards:
+        for column, col in b.columns.items():
+            for codec in b.codecs:
+                e = col.get(codec)
+                if e is None:
+                    continue
+                timed = column != "bytes/rec"
+                per_rec = 1 / b.record_count if b.record_count else math.nan
+                out.append({
+                    "dataset": b.dataset, "record_count": b.record_count, "language": b.language,
+                    "codec": codec, "column": column, "unit": "ns/record" if timed else "bytes/record",
+                    "value": _num(e.value), "pct_of_best": _num(e.pct_of_best), "best": e.best and not e.tie,
+                    "tie": e.tie,
+                    "lo_per_record": _num(e.interval.lo * per_rec) if timed and e.interval.n else None,
+                    "hi_per_record": _num(e.interval.hi * per_rec) if timed and e.interval.n else None,
+                    "trials": e.interval.n if timed else None,
+                    "noise_floor": b.floors.get(column, b.noise_floor) if timed else None,
+                })
+    return out
+
+
+def to_markdown(boards: list[Board]) -> str:
+    """The verdict and one table per dataset × count, for pasting into a PR or a wiki."""
+    from .units import fmt_size, fmt_time
+
+    lines = [f"- {v}" for b in boards if (v := verdict(b))]
+    groups: dict[tuple, list[Board]] = {}
+    for b in boards:
+        groups.setdefault((b.dataset, b.record_count), []).append(b)
+    for (ds, n), bs in groups.items():
+        columns = [c for c in COLUMNS if any(c in b.columns for b in bs)]
+        lines += ["", f"**{ds} × {n:,} records** (each language's own round trip, per record)", "",
+                  "| language | codec | " + " | ".join(columns) + " |",
+                  "|---|---|" + "--:|" * len(columns)]
+        for b in bs:
+            for codec in b.codecs:
+                cells = []
+                for c in columns:
+                    e = b.columns.get(c, {}).get(codec)
+                    if e is None:
+                        cells.append("—")
+                        continue
+                    value = fmt_size(e.value) if c == "bytes/rec" else fmt_time(e.value)
+                    mark = " ★" if e.best and not e.tie else ""
+                    pct = "" if math.isnan(e.pct_of_best) or mark else f" · {e.pct_of_best:,.0f} %" + (" =" if e.tie else "")
+                    cells.append(f"**{value}**{mark}" if mark else value + pct)
+                if any(x != "—" for x in cells):
+                    lines.append(f"| {b.language} | {codec} | " + " | ".join(cells) + " |")
+    lines += ["", "★ best beyond the intervals and its language's noise floor · = ties the best · % of the "
+                  "best in its column (one language, one operation, one mode)"]
+    return "\n".join(lines) + "\n"
+
+
+def rows_markdown(summary: pd.DataFrame) -> str:
+    """Every producer → consumer row (the terminal's --all table), in markdown."""
+    from .units import fmt_size, fmt_time
+
+    def leg(r, p):
+        v = r[f"{p}_ns_per_record"]
+        if pd.isna(v):
+            return "—"
+        ci = r[f"{p}_ci_pct"]
+        return fmt_time(v) + ("" if pd.isna(ci) else f" ±{ci:.1f}%")
+
+    lines = ["| dataset | records | codec | mode | producer → consumer | bytes | encode /rec | decode /rec | "
+             "end to end /rec | verified |", "|---|--:|---|---|---|--:|--:|--:|--:|---|"]
+    for _, r in summary.iterrows():
+        who = r["producer"] + (f" → {r['consumer']}" if r["consumer"] else "") + (" (A/A)" if r["aa_twin"] else "")
+        lines.append(f"| {r['dataset']} | {int(r['record_count']):,} | {r['codec']} | {r['mode'] or '—'} | {who} | "
+                     f"{fmt_size(r['payload_bytes'])} | {leg(r, 'encode')} | {leg(r, 'decode')} | "
+                     f"{fmt_time(r['end_to_end_ns_per_record'])} | "
+                     f"{'✓' if r['verified'] else '✗ ' + str(r['failure']).replace('|', '/')[:80]} |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_records(summary: pd.DataFrame) -> list[dict]:
+    """summary_frame rows as JSON-ready dicts: numbers as numbers, NaN as None."""
+    return [{k: _num(v.item() if hasattr(v, "item") else v) for k, v in r.items()}
+            for r in summary.to_dict("records")]
+
+
+def answer_json(boards: list[Board], floors: dict, summary: pd.DataFrame) -> dict:
+    """What `report --format json` and `run --json` ("answer") give a program."""
+    return {
+        "verdict": [v for b in boards if (v := verdict(b))],
+        "noiseFloors": {lang: {"worstRatio": nf.worst, "medianRatio": nf.median, "groups": nf.groups}
+                        for lang, nf in floors.items()},
+        "leaderboards": to_records(boards),
+        "rows": summary_records(summary),
+    }

@@ -311,10 +311,7 @@ class _Builder:
         from . import leaderboard
         from .units import fmt_size
 
-        floors = results.language_noise_floors(self.cells, self.langs)
-        tf = self.transfer_noise.worst if self.transfer_noise.groups else 1.0
-        boards = leaderboard.boards(self.summary, self.langs, {k: v.worst for k, v in floors.items()} or 1.0,
-                                    self.codecs, tf)
+        boards, floors = leaderboard.for_run(self.summary, self.cells, self.langs, self.codecs)
         if not boards:
             return
         self.section("Verdict", "verdict")
@@ -641,6 +638,10 @@ class _Builder:
         log_x = len(counts) > 1 and max(counts) / min(counts) >= 10
         vals = ser["median"].dropna()
         log_y = not vals.empty and vals.max() / max(vals.min(), 1e-9) >= 10
+        if len(counts) == 1:
+            # One record count: bars (a line over one x value would be dots on a fake axis).
+            self._timing_bars(ds, op, ser, keys, langs, axes, counts[0], log_y)
+            return
         for ax, lang in zip(axes[0], langs):
             sub = ser[ser["language"] == lang]
             for k, g in sub.groupby([k for k in keys if k != "language"], sort=False):
@@ -669,6 +670,39 @@ class _Builder:
                 "consumer's own language where available") if op == "decode" else "per producer language"
         self.add(self.save(fig, f"{ds}-{op}", f"{ds} {op} time per record",
                            f"Median {op} ns per record across record counts, {what}. Lower is better."))
+
+    def _timing_bars(self, ds: str, op: str, ser: pd.DataFrame, keys: list[str], langs: list[str], axes,
+                     count: int, log_y: bool) -> None:
+        fig = axes[0][0].figure
+        for ax, lang in zip(axes[0], langs):
+            sub = ser[ser["language"] == lang]
+            # The scenario's codec order in every panel, typed before tree before lazy.
+            sub = sub.assign(_o=[(self.codecs.index(c) if c in self.codecs else 99, _mode_key(m))
+                                 for c, m in zip(sub["codec"], sub["decode_mode"] if "decode_mode" in sub else [""] * len(sub))]
+                             ).sort_values("_o")
+            labels = []
+            for i, (k, g) in enumerate(sub.groupby([k for k in keys if k != "language"], sort=False)):
+                k = k if isinstance(k, tuple) else (k,)
+                codec, mode = k[0], (k[1] if len(k) > 1 else "")
+                r = g.iloc[0]
+                ax.bar(i, r["median"], 0.7, yerr=[[r["median"] - r["lo"]], [r["hi"] - r["median"]]], capsize=3,
+                       color=codec_color(codec, self.codecs), edgecolor="black", linewidth=0.5,
+                       hatch={"tree": "//", "lazy": ".."}.get(mode, ""))
+                labels.append(f"{codec} {mode}".strip())
+            ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
+            ax.set_title(lang)
+            if log_y:
+                ax.set_yscale("log")
+            ax.grid(axis="y", which="major", alpha=0.3)
+        axes[0][0].set_ylabel(f"{op} time per record (ns)")
+        fig.suptitle(f"{ds}: {op} time per record at {count:,} records ({'log y' if log_y else 'linear y'}; "
+                     "bar: median over trials, whisker: its 95 % rerun interval)", fontsize=10)
+        fig.subplots_adjust(wspace=0.06, top=0.84, bottom=0.25)
+        what = ("per consumer language and decode mode (plain typed, hatched // tree, .. lazy); payloads from "
+                "the consumer's own language where available") if op == "decode" else "per producer language"
+        self.add(self.save(fig, f"{ds}-{op}", f"{ds} {op} time per record",
+                           f"Median {op} ns per record at {count:,} records, {what}; languages are separate "
+                           "panels, never pooled. Lower is better."))
 
     def matrix(self, ds: str, s: pd.DataFrame) -> None:
         dec = s[(s["consumer"] != "") & ~s["aa_twin"].astype(bool)]
@@ -809,9 +843,9 @@ class _Builder:
                                     "and their sum.", left=len(names)))
         pls = sorted(set(e["producer_language"]), key=_lang_key)
         cls = sorted(set(e["consumer_language"]), key=_lang_key)
-        fig, axes = plt.subplots(len(pls), len(cls), figsize=(4.2 * len(cls) + 1, 3.2 * len(pls) + 0.6),
-                                 squeeze=False, sharex=True, sharey=True)
         counts = sorted(set(e["record_count"]))
+        fig, axes = plt.subplots(len(pls), len(cls), figsize=(4.2 * len(cls) + 1, 3.2 * len(pls) + 0.6),
+                                 squeeze=False, sharex=len(counts) > 1, sharey=True)
         log_x = len(counts) > 1 and max(counts) / min(counts) >= 10
         vals = e["end_to_end_ns_per_op"]
         log_y = vals.max() / max(vals.min(), 1e-9) >= 10
@@ -821,26 +855,37 @@ class _Builder:
                 sub = e[(e["producer_language"] == pl) & (e["consumer_language"] == cl)]
                 sub = sub.assign(_o=[(self.codecs.index(c) if c in self.codecs else 99, m != "typed", m)
                                      for c, m in zip(sub["codec"], sub["mode"])]).sort_values("_o")
+                labels = []
                 for (codec, mode), g in sub.groupby(["codec", "mode"], sort=False):
                     g = g.groupby("record_count")["end_to_end_ns_per_op"].median()
+                    if len(counts) == 1:
+                        # One record count: bars, not dots on a fake axis.
+                        ax.bar(len(labels), g.values[0] / 1e3, 0.7, color=codec_color(codec, self.codecs),
+                               edgecolor="black", linewidth=0.5, hatch={"tree": "//", "lazy": ".."}.get(mode, ""))
+                        labels.append(f"{codec} {mode}".strip())
+                        continue
                     ax.plot(g.index, g.values / 1e3, color=codec_color(codec, self.codecs),
                             linestyle=MODE_STYLES.get(mode, ":"), marker="o", markersize=4,
                             label=f"{codec} {mode}".strip())
+                if labels:
+                    ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
                 ax.set_title(f"{pl} → {cl}", fontsize=9)
                 if log_x:
                     ax.set_xscale("log")
                 if log_y:
                     ax.set_yscale("log")
                 ax.grid(True, which="major", alpha=0.3)
-                if i == len(pls) - 1:
+                if i == len(pls) - 1 and len(counts) > 1:
                     ax.set_xlabel("records per payload")
                 if j == 0:
                     ax.set_ylabel("end to end per payload (µs)")
-                if not sub.empty:
+                if not sub.empty and len(counts) > 1:
                     ax.legend(fontsize=7)
-        fig.suptitle(f"{ds}: encode + upload + download + decode per payload, producer → consumer language",
-                     fontsize=10)
-        fig.subplots_adjust(wspace=0.06, hspace=0.3, top=0.9 if len(pls) > 1 else 0.82)
+        fig.suptitle(f"{ds}: encode + upload + download + decode per payload, producer → consumer language"
+                     + (f", at {counts[0]:,} records" if len(counts) == 1 else ""), fontsize=10)
+        # Rotated codec labels under each panel (one count) need room above the next row's title.
+        fig.subplots_adjust(wspace=0.06, hspace=0.3 if len(counts) > 1 else 0.6, top=0.9 if len(pls) > 1 else 0.82,
+                            bottom=0.08 if len(counts) > 1 else 0.14)
         self.add(self.save(fig, f"{ds}-e2e", f"{ds} end to end time",
                            "End-to-end time of one payload (µs), a sum of parts: the medians of encode, "
                            "upload to control, download from control and decode. Lower is better."))

@@ -134,7 +134,14 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     # The reading commands work against the restarted control.
     shown = run_cli("--control", control.addr, "runs", "show", run_id, "--json", "--results-dir", str(tmp_path / "again"))
     assert shown.returncode == 0, shown.stderr
-    assert len(json.loads(shown.stdout)["measurements"]) == len(ms)
+    shown_doc = json.loads(shown.stdout)
+    assert len(shown_doc["measurements"]) == len(ms)
+    # The answer as numbers, not proto-JSON strings.
+    answer = shown_doc["answer"]
+    assert len(answer["rows"]) == 7 and all(isinstance(r["decode_ns_per_record"], float) for r in answer["rows"])
+    assert {r["record_count"] for r in answer["rows"]} == {5}
+    assert answer["verdict"] and {x["language"] for x in answer["leaderboards"]} == {"rust"}
+    assert all(isinstance(x["value"], (int, float)) for x in answer["leaderboards"])
     # --all prints every producer → consumer row before the leaderboards.
     full = run_cli("--control", control.addr, "runs", "show", run_id, "--all", "--results-dir", str(tmp_path / "again"))
     assert full.returncode == 0, full.stderr
@@ -270,7 +277,7 @@ sampling: {warmupMs: 20, rounds: 5, minRoundMs: 10}
     assert results_pb2.TASK_STATUS_RUNNING not in statuses and results_pb2.TASK_STATUS_PENDING not in statuses
     csv = pd.read_csv(tmp_path / "r" / run.id / "measurements.csv")
     assert len(csv) == len(resp.measurements) > 0
-    assert "records: each language's own round trip" in out, "what was measured is printed"
+    assert "records: each language's own round trip" in " ".join(out.split()), "what was measured is printed"
 
 
 def _running_with_progress(control):

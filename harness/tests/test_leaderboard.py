@@ -134,3 +134,9 @@ def test_end_to_end_is_also_held_to_the_transfer_floor():
     assert b.winner("end to end") == "json"
     [b] = L.boards(s, LANGS, {"rust": 1.01}, transfer_floor=1.5)
     assert b.winner("end to end") is None and L.verdict(b).endswith("ties json on encode, decode (typed) and end to end.")
+
+
+def test_a_lone_codec_is_not_ranked():
+    [b] = L.boards(frame(row("json", "rust-1", "rust-1", enc=(100, 99, 101))), LANGS, 1.0)
+    e = b.columns["encode"]["json"]
+    assert not e.best and not e.tie and math.isnan(e.pct_of_best) and b.winner("encode") is None

@@ -252,3 +252,39 @@ def test_a_run_from_before_trials_still_reports(tmp_path):
     assert "Not recorded: this run's results hold no workers' codec declarations" in md
     assert "fewer than 9 trials (as few as 1" in "\n".join(rep.warnings)
     assert "download" in md
+
+
+def test_exports_for_a_pr_or_a_wiki(results_dir):
+    base = ["report", run_id(), "--results-dir", str(results_dir)]
+    md = run_cli(*base, "--format", "md", env=NO_CONTROL)
+    assert md.returncode == 0, md.stderr
+    text = md.stdout
+    assert text.startswith(f"## codecbench run {run_id()}") and "- beers × 10, rust: " in text
+    assert "**dummy × 100 records** (each language's own round trip, per record)" in text
+    assert "### Every producer → consumer row" in text
+    # Every markdown table row has as many cells as its header.
+    tables, current = [], []
+    for line in text.splitlines() + [""]:
+        if line.startswith("|"):
+            current.append(line)
+        elif current:
+            tables.append(current)
+            current = []
+    assert len(tables) == 5, len(tables)  # 4 leaderboards (2 datasets × 2 counts) + every row
+    for t in tables:
+        assert len({row.count(" | ") for row in t[2:]} | {t[0].count(" | ")}) == 1, t[:3]
+    csv = run_cli(*base, "--format", "csv", env=NO_CONTROL)
+    assert csv.returncode == 0, csv.stderr
+    import io
+    frame = pd.read_csv(io.StringIO(csv.stdout))
+    from codecbench.leaderboard import RECORD_FIELDS
+    assert list(frame.columns) == RECORD_FIELDS and len(frame) > 0
+    assert set(frame["language"]) == {"rust", "java", "browser"}
+    assert frame.loc[frame["column"] == "encode", "unit"].eq("ns/record").all()
+    js = run_cli(*base, "--format", "json", env=NO_CONTROL)
+    assert js.returncode == 0, js.stderr
+    doc = json.loads(js.stdout)
+    assert doc["run"] == run_id() and doc["verdict"] and set(doc["noiseFloors"]) <= {"rust", "java", "browser"}
+    assert all(isinstance(r["record_count"], int) for r in doc["rows"])
+    assert all(r["value"] is None or isinstance(r["value"], (int, float)) for r in doc["leaderboards"])
+    assert not (results_dir / run_id() / "report.html").exists(), "an export writes nothing"
