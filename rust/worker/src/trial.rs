@@ -293,21 +293,21 @@ pub fn run_in_child_until(
         v
     });
     let status = loop {
-        match child.try_wait().map_err(|e| format!("waiting for the trial process: {e}"))? {
-            Some(status) => break Ok(status),
-            None if timeout.is_some_and(|t| started.elapsed() >= t) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err(format!("the trial process did not finish within {} s and was killed", timeout.unwrap().as_secs_f64()));
-            }
-            None if abandon.load(Ordering::Relaxed) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                break Err("the task was abandoned (control ended it) and its trial process was killed".to_string());
-            }
-            // Polling, not a blocking wait, so the timeout can be enforced; the child runs alone.
-            None => std::thread::sleep(Duration::from_millis(20)),
+        if let Some(status) = child.try_wait().map_err(|e| format!("waiting for the trial process: {e}"))? {
+            break Ok(status);
         }
+        let stop = match timeout {
+            Some(t) if started.elapsed() >= t => Some(format!("the trial process did not finish within {} s and was killed", t.as_secs_f64())),
+            _ if abandon.load(Ordering::Relaxed) => Some("the task was abandoned (control ended it) and its trial process was killed".to_string()),
+            _ => None,
+        };
+        if let Some(why) = stop {
+            let _ = child.kill();
+            let _ = child.wait();
+            break Err(why);
+        }
+        // Polling, not a blocking wait, so the timeout can be enforced; the child runs alone.
+        std::thread::sleep(Duration::from_millis(20));
     };
     let _ = writer.join();
     let out = out_reader.join().map_err(|_| "reading the trial's stdout panicked".to_string())?;
