@@ -13,7 +13,6 @@ from rich.table import Table
 from rich.text import Text
 
 from .pb import run_status_name
-from .units import fmt_size, fmt_time
 
 # A cell whose 95 % interval is wider than this (half-width over the median) is marked.
 WIDE_CI = 0.10
@@ -337,15 +336,10 @@ def runs_table(runs) -> Table:
 # ---- the answer first: leaderboards and verdict (leaderboard.py) ---------------------------------
 
 def _board_cell(column: str, e) -> Text:
-    value = fmt_size(e.value) if column == "bytes/rec" else fmt_time(e.value)
-    if _nan(e.pct_of_best):
-        return Text(value)
-    if e.best and not e.tie:
-        return Text(f"{value} ★", style="bold green")
-    rel = f"{e.pct_of_best:,.0f} %"
-    if e.tie:
-        return Text(f"{value} {rel} =", style="cyan")
-    return Text(f"{value} {rel}")
+    from .leaderboard import cell_text
+
+    text = cell_text(column, e)
+    return Text(text, style="bold green" if text.endswith("★") else "cyan" if e.tie else "")
 
 
 def leaderboard_table(boards: list, title: str = "") -> Table:

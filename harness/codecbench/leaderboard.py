@@ -47,6 +47,19 @@ class Entry:
     tie: bool  # tied with the best (the best itself too, when anything ties it)
 
 
+def cell_text(column: str, e: Entry) -> str:
+    """One entry as every rendering shows it: "1.29 µs 316 %", "408 ns ★" (the column's winner),
+    "2.69 µs 144 % =" (tied with the best), or the value alone when there is no % to give."""
+    from .units import fmt_size, fmt_time
+
+    value = fmt_size(e.value) if column == "bytes/rec" else fmt_time(e.value)
+    if math.isnan(e.pct_of_best):
+        return value
+    if e.best and not e.tie:
+        return f"{value} ★"
+    return f"{value} {e.pct_of_best:,.0f} %" + (" =" if e.tie else "")
+
+
 @dataclass
 class Board:
     dataset: str
@@ -252,8 +265,6 @@ def to_records(boards: list[Board]) -> list[dict]:
 
 def to_markdown(boards: list[Board]) -> str:
     """The verdict and one table per dataset × count, for pasting into a PR or a wiki."""
-    from .units import fmt_size, fmt_time
-
     lines = [f"- {v}" for b in boards if (v := verdict(b))]
     groups: dict[tuple, list[Board]] = {}
     for b in boards:
@@ -265,16 +276,8 @@ def to_markdown(boards: list[Board]) -> str:
                   "|---|---|" + "--:|" * len(columns)]
         for b in bs:
             for codec in b.codecs:
-                cells = []
-                for c in columns:
-                    e = b.columns.get(c, {}).get(codec)
-                    if e is None:
-                        cells.append("—")
-                        continue
-                    value = fmt_size(e.value) if c == "bytes/rec" else fmt_time(e.value)
-                    mark = " ★" if e.best and not e.tie else ""
-                    pct = "" if math.isnan(e.pct_of_best) or mark else f" · {e.pct_of_best:,.0f} %" + (" =" if e.tie else "")
-                    cells.append(f"**{value}**{mark}" if mark else value + pct)
+                cells = [cell_text(c, e) if (e := b.columns.get(c, {}).get(codec)) is not None else "—"
+                         for c in columns]
                 if any(x != "—" for x in cells):
                     lines.append(f"| {b.language} | {codec} | " + " | ".join(cells) + " |")
     lines += ["", "★ best beyond the intervals and its language's noise floor · = ties the best · % of the "

@@ -309,7 +309,6 @@ class _Builder:
         (leaderboard.py: each language's own round trip, % of best within a column, ties by the
         intervals and the noise floor)."""
         from . import leaderboard
-        from .units import fmt_size
 
         boards, floors = leaderboard.for_run(self.summary, self.cells, self.langs, self.codecs)
         if not boards:
@@ -327,20 +326,9 @@ class _Builder:
                     entries = [b.columns.get(c, {}).get(codec) for c in columns]
                     if all(e is None for e in entries):
                         continue
-                    row, cls = [b.language, codec], ["", ""]
-                    for c, e in zip(columns, entries):
-                        if e is None:
-                            row.append("—")
-                            cls.append("")
-                            continue
-                        value = fmt_size(e.value) if c == "bytes/rec" else fmt_time(e.value)
-                        if _nan(e.pct_of_best):
-                            row.append(value)
-                        elif e.best and not e.tie:
-                            row.append(f"{value} ★")
-                        else:
-                            row.append(f"{value} · {e.pct_of_best:,.0f} %" + (" =" if e.tie else ""))
-                        cls.append("best" if e.best and not e.tie else "")
+                    row = [b.language, codec] + [leaderboard.cell_text(c, e) if e is not None else "—"
+                                                 for c, e in zip(columns, entries)]
+                    cls = ["", ""] + ["best" if e is not None and e.best and not e.tie else "" for e in entries]
                     rows.append(row)
                     classes.append(cls)
             names = ["language", "codec"] + [c if c == "bytes/rec" else f"{c} /rec" for c in columns]
