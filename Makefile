@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo toolchain
+.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo toolchain constraints
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -94,10 +94,17 @@ $(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/t
 
 harness: $(VENV)/.installed
 	$(VENV)/bin/python harness/gen_proto.py
-$(VENV)/.installed: harness/pyproject.toml
+$(VENV)/.installed: harness/pyproject.toml harness/constraints.txt
 	python3 -m venv $(VENV)
-	$(VENV)/bin/pip install -q --disable-pip-version-check -e 'harness[dev]'
+	$(VENV)/bin/pip install -q --disable-pip-version-check -c harness/constraints.txt -e 'harness[dev]'
 	touch $@
+
+# Re-resolves the harness's dependencies in a scratch venv and pins them in harness/constraints.txt.
+constraints:
+	rm -rf .state/constraints-venv && python3 -m venv .state/constraints-venv
+	.state/constraints-venv/bin/pip install -q --disable-pip-version-check -e 'harness[dev]'
+	{ sed -n '1,3p' harness/constraints.txt; .state/constraints-venv/bin/pip freeze --exclude-editable --disable-pip-version-check; } > harness/constraints.txt.new
+	mv harness/constraints.txt.new harness/constraints.txt && rm -rf .state/constraints-venv
 
 lint:
 	cd $(ROOT) && web/node_modules/.bin/buf lint && web/node_modules/.bin/buf format -d --exit-code

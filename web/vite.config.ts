@@ -8,15 +8,17 @@ import { defineConfig } from "vitest/config";
 
 // Codec library versions are read from the installed packages (what the lock file resolved), so
 // the page announces what it really runs; src/env.d.ts declares the constant.
-const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "@shelacek/ubjson"];
-const libraryVersions = Object.fromEntries(
-  libraries.map((name) => [name, (JSON.parse(readFileSync(new URL(`./node_modules/${name}/package.json`, import.meta.url), "utf8")) as { version: string }).version]),
-);
+// A codec written here (ubjson) announces this package's own version as "codecbench-web".
+const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack"];
+const versionOf = (path: string) => (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
+const libraryVersions = {
+  ...Object.fromEntries(libraries.map((name) => [name, versionOf(`./node_modules/${name}/package.json`)])),
+  "codecbench-web": versionOf("./package.json"),
+};
 
 export default defineConfig({
   base: "./",
   define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions) },
-  ssr: { noExternal: [/@shelacek\/ubjson/] },
   // Two pages: the worker page, and the page a fresh Chromium opens for one trial (src/trial/host.ts).
   build: {
     outDir: "dist",
@@ -31,9 +33,6 @@ export default defineConfig({
     reporters: ["default", "./test/summary-reporter.ts"],
     pool: "forks",
     execArgv: ["--harmony-json-parse-with-source"],
-    // The ES build of @shelacek/ubjson (the one the page bundles) goes through vite, not Node's
-    // CommonJS loader, so tests run the same file as the page (src/codecs/ubjson.ts).
-    server: { deps: { inline: [/@shelacek\/ubjson/] } },
     testTimeout: 30_000,
     hookTimeout: 120_000,
   },

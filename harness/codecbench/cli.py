@@ -563,6 +563,7 @@ def cmd_compare(args) -> int:
     slower = cmp.regressions(table)
     noise = {k: table.attrs.get(f"noise_{k}") for k in ("a", "b")}
     agree = cmp.agreement(table)
+    moved = cmp.shifts(table)
     if args.json:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
                     "conditionMismatches": mismatches,
@@ -573,6 +574,8 @@ def cmd_compare(args) -> int:
                     "agreement": {"pairs": agree.pairs, "insideEachOthersIntervals": agree.inside,
                                   "insideOneWay": agree.one_way, "expectedInside": agree.expected,
                                   "medianAbsDifference": agree.median_abs_diff},
+                    "shifts": [{"language": m.language, "operation": m.operation, "cells": m.cells,
+                                "medianRatio": m.median_ratio, "slower": m.slower} for m in moved],
                     "rows": cmp.to_json(table)})
     else:
         con = display.console()
@@ -594,6 +597,8 @@ def cmd_compare(args) -> int:
             if transfer is not None and transfer.groups:
                 con.print(f"{name} ({d.name}) {transfer.sentence(transfer=True)}")
         con.print(agree.sentence())
+        if moved:
+            con.print("whole columns, median B/A: " + "; ".join(m.sentence() for m in moved))
         con.print(f"rule: {cmp.RULE}", style="dim")
     if matched == 0:
         err("compare: the two runs have no measurement in common (same dataset, codec, mode, "

@@ -191,6 +191,39 @@ def agreement(table: pd.DataFrame) -> Agreement:
                      float((a_in_b.mean() + b_in_a.mean()) / 2), float(expected))
 
 
+@dataclass(frozen=True)
+class Shift:
+    """How one language's whole column of one operation moved from A to B: the median ratio B/A
+    over its matched measurements and how many of them moved up. A shift shared by every cell of
+    a column is a change in the machine or the runtime between the runs (or in code every codec
+    shares), not in one codec: read single-cell verdicts of that column against it."""
+    language: str
+    operation: str
+    cells: int
+    median_ratio: float
+    slower: int
+
+    def sentence(self) -> str:
+        return (f"{self.language} {self.operation} ×{self.median_ratio:.3f} "
+                f"({self.slower} of {self.cells} slower)")
+
+
+def shifts(table: pd.DataFrame) -> list[Shift]:
+    """Per measuring language (the producer's for encode and upload, the consumer's otherwise) and
+    operation, the median B/A over the measurements timed in both runs."""
+    if table.empty:
+        return []
+    both = table[table["ratio"].notna()].copy()
+    if both.empty:
+        return []
+    both["language"] = [p if op in ("encode", "upload") else c for op, p, c in
+                        zip(both["operation"], both["producer_language"], both["consumer_language"])]
+    out = []
+    for (lang, op), g in both.groupby(["language", "operation"], sort=True):
+        out.append(Shift(str(lang), str(op), len(g), float(g["ratio"].median()), int((g["ratio"] > 1).sum())))
+    return out
+
+
 def regressions(table: pd.DataFrame) -> int:
     return 0 if table.empty else int(table["verdict"].isin(REGRESSIONS).sum())
 

@@ -91,6 +91,9 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
     if "record_count" not in skip:
         table.add_column("records", **num)
     table.add_column("bytes", **num)
+    has_gzip = _has(summary, "gzip_bytes")
+    if has_gzip:
+        table.add_column("gzip", **num)
     table.add_column("enc ns/rec", **num)
     table.add_column("±95%", **num)
     table.add_column("dec ns/rec", **num)
@@ -112,7 +115,8 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
             "✗ " + _short(r.failure or "not verified"), style="red")
         cells = ([r.dataset] if "dataset" not in skip else []) + [r.codec, r.mode or "—", pc] + \
             ([fmt_int(r.record_count)] if "record_count" not in skip else []) + [
-                fmt_int(r.payload_bytes) if r.payload_bytes else "—",
+                fmt_int(r.payload_bytes) if r.payload_bytes else "—"] + (
+                [fmt_int(r.gzip_bytes)] if has_gzip else []) + [
                 fmt_ns(r.encode_ns_per_record), fmt_ci(r.encode_ci_pct),
                 fmt_ns(r.decode_ns_per_record), fmt_ci(r.decode_ci_pct)]
         if has_up:
@@ -344,14 +348,14 @@ def _board_cell(column: str, e) -> Text:
 
 def leaderboard_table(boards: list, title: str = "") -> Table:
     """One dataset × record count: rows language × codec, a column per metric (per record)."""
-    from .leaderboard import COLUMNS
+    from .leaderboard import COLUMNS, SIZE_COLUMNS as COLUMNS_SIZES
 
     columns = [c for c in COLUMNS if any(c in b.columns for b in boards)]
     table = Table(title=title or None, title_justify="left", header_style="bold")
     table.add_column("language")
     table.add_column("codec")
     for c in columns:
-        table.add_column(c if c == "bytes/rec" else f"{c} /rec", justify="right")
+        table.add_column(c if c in COLUMNS_SIZES else f"{c} /rec", justify="right")
     for b in boards:
         for i, codec in enumerate(b.codecs):
             cells = [b.columns.get(c, {}).get(codec) for c in columns]

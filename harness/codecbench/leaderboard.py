@@ -9,7 +9,8 @@ language's own round trip, and "% of best" is taken within that column only.
   json, bson and protobuf are byte-identical across producers); end to end on that same row, only
   where upload and download were measured too and the payload is the language's own (an end to
   end across two languages is not one language's cost). Bytes per record are of the payload
-  decoded.
+  decoded; gzip/rec and zstd/rec are that payload compressed whole (gzip level 6, zstd level 3,
+  measured by control from the stored blob).
 - **Ties.** A codec ties the best when stats.differ says the two figures do not differ (their
   intervals overlap, or their ratio is within the noise floor of that language: the A/A groups
   its consumers measured, when it has any, else the run's). One language's noisy identical work
@@ -31,7 +32,9 @@ from . import stats
 from .results import interval_of, lang_of
 
 MODES = ("typed", "tree", "lazy")
-COLUMNS = ("bytes/rec", "encode", *(f"decode {m}" for m in MODES), "end to end")
+# Sizes are exact (no interval): they tie only when equal.
+SIZE_COLUMNS = ("bytes/rec", "gzip/rec", "zstd/rec")
+COLUMNS = (*SIZE_COLUMNS, "encode", *(f"decode {m}" for m in MODES), "end to end")
 # Below this a "best" value is treated as zero and the column shows absolute values only.
 ABOUT_ZERO = 1e-9
 
@@ -52,7 +55,7 @@ def cell_text(column: str, e: Entry) -> str:
     "2.69 µs 144 % =" (tied with the best), or the value alone when there is no % to give."""
     from .units import fmt_size, fmt_time
 
-    value = fmt_size(e.value) if column == "bytes/rec" else fmt_time(e.value)
+    value = fmt_size(e.value) if column in SIZE_COLUMNS else fmt_time(e.value)
     if math.isnan(e.pct_of_best):
         return value
     if e.best and not e.tie:
@@ -86,6 +89,13 @@ def _pick(rows: pd.DataFrame, lang: str, langs: dict[str, str], side: str) -> pd
     own = rows[rows["producer"].map(lambda w: lang_of(w, langs)) == lang]
     pick = own if not own.empty else rows
     return pick.sort_values(["producer", side]).iloc[0]
+
+
+def _sizes(r: pd.Series, n: int) -> dict[str, float]:
+    """Raw, gzip and zstd bytes per record of one summary row's payload (NaN where unknown)."""
+    per = (lambda v: float(v) / n if n and v is not None and not pd.isna(v) and float(v) > 0 else math.nan)
+    return {"bytes/rec": per(r["payload_bytes"]), "gzip/rec": per(r.get("gzip_bytes")),
+            "zstd/rec": per(r.get("zstd_bytes"))}
 
 
 def _column(values: dict[str, tuple[float, stats.Interval]], noise: float, exact: bool) -> dict[str, Entry]:
@@ -127,7 +137,7 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
         for lang in languages:
             floor = floors.get(lang, default)
             board = Board(str(ds), int(n), lang, codecs, floor)
-            size: dict[str, tuple[float, stats.Interval]] = {}
+            size: dict[str, dict[str, float]] = {}
             enc: dict[str, tuple[float, stats.Interval]] = {}
             dec: dict[str, dict[str, tuple[float, stats.Interval]]] = {m: {} for m in MODES}
             e2e: dict[str, tuple[float, stats.Interval]] = {}
@@ -145,7 +155,7 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
                         continue
                     dec[mode][codec] = (float(r["decode_ns_per_record"]), interval_of(r, "decode_"))
                     if mode == "typed" or codec not in size:
-                        size[codec] = (float(r["payload_bytes"]) / n if n else math.nan, stats.EMPTY)
+                        size[codec] = _sizes(r, n)
                     own = lang_of(r["producer"], langs) == lang
                     if mode == "typed" and own and not math.isnan(float(r["end_to_end_ns_per_op"])):
                         iv = stats.Interval(float(r["end_to_end_ns_per_op"]), float(r["end_to_end_lo_ns_per_op"]),
@@ -154,9 +164,11 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
                                             min(float(r[f"{leg}_coverage"]) for leg in ("encode", "upload", "download", "decode")))
                         e2e[codec] = (float(r["end_to_end_ns_per_record"]), iv)
                 if codec not in size and not e.empty:
-                    size[codec] = (float(e.iloc[0]["payload_bytes"]) / n if n else math.nan, stats.EMPTY)
-            if size:
-                board.columns["bytes/rec"] = _column(size, 1.0, exact=True)
+                    size[codec] = _sizes(e.iloc[0], n)
+            for column in SIZE_COLUMNS:
+                values = {c: (v[column], stats.EMPTY) for c, v in size.items()}
+                if any(not math.isnan(v[0]) for v in values.values()):
+                    board.columns[column] = _column(values, 1.0, exact=True)
             if enc:
                 board.columns["encode"] = _column(enc, floor, exact=False)
             for mode in MODES:
@@ -192,6 +204,26 @@ def _label(column: str) -> str:
     return f"decode ({column.split()[-1]})" if column.startswith("decode ") else column
 
 
+def _size_phrase(a: float, b: float, base: str, gzip: dict[str, Entry], codec: str) -> str:
+    """"is 25 % smaller than json", with gzip's figure beside it when compression changes the
+    answer: the order flips, or the difference moves by more than 10 points."""
+    def rel(x: float, y: float) -> str:
+        if x == y:
+            return f"the same size as {base}"
+        r = y / x
+        return f"{abs(r - 1) * 100:.0f} % {'smaller' if r < 1 else 'larger'} than {base}"
+
+    if not a > 0:
+        return ""
+    said = f"is {rel(a, b)}"
+    ga, gb = gzip.get(base), gzip.get(codec)
+    if ga is not None and gb is not None and ga.value > 0:
+        raw, gz = b / a, gb.value / ga.value
+        if (raw < 1) != (gz < 1) or abs(raw - gz) > 0.10:
+            said += f" ({rel(ga.value, gb.value)} after gzip)"
+    return said
+
+
 def verdict(board: Board, baseline: str = "json") -> str:
     """One sentence: how every other codec compares with the baseline (json when present, else the
     first codec) in this language, by the tie rule, e.g. "dummy × 100, java: protobuf is 25 %
@@ -207,12 +239,11 @@ def verdict(board: Board, baseline: str = "json") -> str:
             a, b = col.get(base), col.get(codec)
             if a is None or b is None:
                 continue
+            if column in ("gzip/rec", "zstd/rec"):
+                continue
             if column == "bytes/rec":
-                if b.value == a.value:
-                    said.append(f"is the same size as {base}")
-                elif a.value > 0:
-                    r = b.value / a.value
-                    said.append(f"is {abs(r - 1) * 100:.0f} % {'smaller' if r < 1 else 'larger'} than {base}")
+                if phrase := _size_phrase(a.value, b.value, base, board.columns.get("gzip/rec", {}), codec):
+                    said.append(phrase)
                 continue
             if not stats.differ(a.interval, b.interval, board.floors.get(column, board.noise_floor)):
                 tied.append(_label(column))
@@ -248,7 +279,7 @@ def to_records(boards: list[Board]) -> list[dict]:
                 e = col.get(codec)
                 if e is None:
                     continue
-                timed = column != "bytes/rec"
+                timed = column not in SIZE_COLUMNS
                 per_rec = 1 / b.record_count if b.record_count else math.nan
                 out.append({
                     "dataset": b.dataset, "record_count": b.record_count, "language": b.language,

@@ -331,7 +331,7 @@ class _Builder:
                     cls = ["", ""] + ["best" if e is not None and e.best and not e.tie else "" for e in entries]
                     rows.append(row)
                     classes.append(cls)
-            names = ["language", "codec"] + [c if c == "bytes/rec" else f"{c} /rec" for c in columns]
+            names = ["language", "codec"] + [c if c in leaderboard.SIZE_COLUMNS else f"{c} /rec" for c in columns]
             self.add(TableBlock(pd.DataFrame(rows, columns=names),
                                 caption=f"{ds} × {n:,} records: each language's own round trip (its "
                                         "own payload where it produced one), per record",
@@ -582,6 +582,50 @@ class _Builder:
         self.add(self.save(fig, f"{ds}-size", f"{ds} payload size per record",
                            f"Bytes per record at {top:,} records, per codec and producer language "
                            "(smaller is better)."))
+        self.compressed_size(ds, enc, top)
+
+    def compressed_size(self, ds: str, enc: pd.DataFrame, top: int) -> None:
+        """Raw, gzip (level 6) and zstd (level 3) bytes per record of each payload at the largest
+        count: what a link with compression turned on carries."""
+        if "gzip_bytes" not in enc or enc["gzip_bytes"].isna().all():
+            return
+        at = enc[(enc["record_count"] == top) & enc["gzip_bytes"].notna()]
+        g = at.groupby(["codec", "language"]).agg(raw=("payload_bytes", "median"), gzip=("gzip_bytes", "median"),
+                                                   zstd=("zstd_bytes", "median")).reset_index()
+        for col in ("raw", "gzip", "zstd"):
+            g[col] = g[col] / top
+        g = g.sort_values(["codec", "language"], key=lambda c: c.map(
+            lambda v: self.codecs.index(v) if v in self.codecs else 99) if c.name == "codec" else c.map(_lang_key))
+        self.add(Heading(3, f"{ds}: compressed size", f"{ds}-size-compressed"))
+        table = pd.DataFrame({
+            "codec": g["codec"], "producer": g["language"], "bytes/rec": g["raw"].map(fmt_bytes),
+            "gzip/rec": g["gzip"].map(fmt_bytes), "gzip % of raw": (g["gzip"] / g["raw"] * 100).map(lambda v: f"{v:.0f} %"),
+            "zstd/rec": g["zstd"].map(fmt_bytes), "zstd % of raw": (g["zstd"] / g["raw"] * 100).map(lambda v: f"{v:.0f} %")})
+        self.add(TableBlock(table, caption=f"Each payload at {top:,} records compressed whole by control, gzip "
+                                           "level 6 (flate2) and zstd level 3 (zstd), per record (exact)."))
+        # One bar group per codec: its first producer's payload (rust, java, browser order).
+        first = g.groupby("codec", sort=False).head(1)
+        codecs = list(first["codec"])
+        fig, ax = plt.subplots(figsize=(max(5.5, 1.3 * len(codecs) + 2), 3.6))
+        x = np.arange(len(codecs))
+        width = 0.27
+        for i, (col, label, hatch) in enumerate((("raw", "raw", ""), ("gzip", "gzip -6", "//"), ("zstd", "zstd -3", ".."))):
+            vals = list(first[col])
+            bars = ax.bar(x + (i - 1) * width, vals, width, label=label, hatch=hatch, edgecolor="black", linewidth=0.5,
+                          color=[codec_color(c, self.codecs) for c in codecs], alpha=1.0 - 0.25 * i)
+            ax.bar_label(bars, labels=[fmt_bytes(v) for v in vals], fontsize=6, padding=2)
+        ax.set_xticks(x, [f"{c}\n({lang})" for c, lang in zip(codecs, first["language"])])
+        ax.set_xlabel("codec (producer)")
+        ax.set_ylabel("bytes per record")
+        ax.set_title(f"{ds}: raw and compressed size per record at {top:,} records")
+        ax.margins(y=0.15)
+        ax.legend(handles=[Patch(facecolor="white", edgecolor="black", hatch=h, label=l)
+                           for l, h in (("raw", ""), ("gzip -6", "//"), ("zstd -3", ".."))], fontsize=8, ncol=3,
+                  loc="upper center", bbox_to_anchor=(0.5, -0.22))
+        ax.grid(axis="y", alpha=0.3)
+        self.add(self.save(fig, f"{ds}-size-compressed", f"{ds} compressed size per record",
+                           f"Bytes per record at {top:,} records: raw, gzip level 6 and zstd level 3, each codec's "
+                           "payload from the first producer listed in the table (smaller is better)."))
 
     def series(self, frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         rows = []

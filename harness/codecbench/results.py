@@ -29,7 +29,7 @@ from .scenario import DATASETS
 MEASUREMENT_COLUMNS = [
     "run_id", "task_id", "cell_id", "trial", "operation", "dataset", "codec", "decode_mode",
     "record_count", "producer", "consumer", "worker_id", "language", "payload_bytes",
-    "payload_blob_id", "aa_twin", "steady", "round_ns_per_op", "rounds", "ops_per_round",
+    "gzip_bytes", "zstd_bytes", "payload_blob_id", "aa_twin", "steady", "round_ns_per_op", "rounds", "ops_per_round",
     "median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread", "ns_per_record",
     "alloc_bytes_per_op", "verified", "failure", "runtime", "runtime_version", "build_profile",
     "cpu_model", "cores", "hostname", "os", "environment_details", "extras", "recorded_at",
@@ -79,6 +79,8 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
         "worker_id": m.worker_id,
         "language": m.language or env.language,
         "payload_bytes": int(m.payload_bytes),
+        "gzip_bytes": float(m.gzip_bytes) if m.HasField("gzip_bytes") else math.nan,
+        "zstd_bytes": float(m.zstd_bytes) if m.HasField("zstd_bytes") else math.nan,
         "payload_blob_id": m.payload_blob_id,
         "aa_twin": bool(m.aa_twin),
         "steady": bool(m.steady),
@@ -115,7 +117,7 @@ def task_failure_row(t, run_id: str) -> dict:
         "dataset": t.dataset, "codec": t.codec, "decode_mode": t.decode_mode,
         "record_count": int(t.record_count), "producer": t.producer_worker_id,
         "consumer": t.consumer_worker_id, "worker_id": "", "language": "", "payload_bytes": 0,
-        "payload_blob_id": "", "aa_twin": t.cell_id.endswith(AA_SUFFIX), "steady": False,
+        "gzip_bytes": math.nan, "zstd_bytes": math.nan, "payload_blob_id": "", "aa_twin": t.cell_id.endswith(AA_SUFFIX), "steady": False,
         "round_ns_per_op": [], "rounds": 0, "ops_per_round": 0, "median_ns_per_op": math.nan,
         "q1_ns_per_op": math.nan, "q3_ns_per_op": math.nan, "spread": math.nan,
         "ns_per_record": math.nan, "alloc_bytes_per_op": math.nan, "verified": False,
@@ -165,7 +167,8 @@ def _failures(rows: list[dict]) -> str:
 
 CELL_COLUMNS = [
     "cell_key", "cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
-    "consumer", "worker_id", "language", "payload_bytes", "payload_blob_id", "aa_twin", "trials",
+    "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "payload_blob_id",
+    "aa_twin", "trials",
     "trial_ns_per_op", "median_ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "coverage", "ci_pct",
     "unsteady", "rounds", "alloc_bytes_per_op", "ns_per_record", "verified", "failure",
 ]
@@ -173,6 +176,18 @@ CELL_COLUMNS = [
 
 def _str(v) -> str:
     return v if isinstance(v, str) else ""
+
+
+def compressed_sizes(parts: Iterable[dict]) -> dict[str, float]:
+    """gzip_bytes and zstd_bytes of the payload some measurements (or cells) share: control sets
+    them on every measurement of a payload it holds; NaN where none carries them (a run recorded
+    before control measured them, or a failed encode)."""
+    parts = list(parts)
+    out = {}
+    for col in ("gzip_bytes", "zstd_bytes"):
+        known = [float(p[col]) for p in parts if p.get(col) is not None and not _isnan(p[col])]
+        out[col] = max(known) if known else math.nan
+    return out
 
 
 def cell_key(r: dict) -> str:
@@ -187,7 +202,8 @@ def cell_key(r: dict) -> str:
 
 
 _CELL_INPUT = ["cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
-               "consumer", "worker_id", "language", "payload_bytes", "payload_blob_id", "aa_twin", "steady",
+               "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes",
+               "payload_blob_id", "aa_twin", "steady",
                "round_ns_per_op", "rounds", "alloc_bytes_per_op", "verified", "failure"]
 
 
@@ -231,6 +247,7 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
             "consumer": first["consumer"] or (first["worker_id"] if op in ("decode", "download") else ""),
             "worker_id": _first(r["worker_id"] for r in rs), "language": _first(r["language"] for r in rs),
             "payload_bytes": int(max([int(r["payload_bytes"] or 0) for r in rs] + [0])),
+            **compressed_sizes(rs),
             "payload_blob_id": _first(r["payload_blob_id"] for r in rs),
             "aa_twin": any(r["aa_twin"] for r in rs) or first["cell_id"].endswith(AA_SUFFIX),
             "trials": ci.n, "trial_ns_per_op": figures, "median_ns_per_op": ci.median,
@@ -328,7 +345,8 @@ def _side(c: dict | None, prefix: str) -> dict:
 
 LEG_FIELDS = ["ns_per_record", "ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "ci_pct", "coverage",
               "trials", "unsteady", "alloc_bytes_per_op", "language"]
-SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "payload_bytes", "payload_blob_id", "same_bytes_as"] + [
+SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "payload_bytes", "gzip_bytes", "zstd_bytes",
+                                  "payload_blob_id", "same_bytes_as"] + [
     f"{leg}_{f}" for leg in LEGS for f in LEG_FIELDS] + [
     "end_to_end_ns_per_op", "end_to_end_ns_per_record", "end_to_end_lo_ns_per_op",
     "end_to_end_hi_ns_per_op", "verified", "failure"]
@@ -399,6 +417,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             "record_count": int(dec["record_count"]), "producer": dec["producer"],
             "consumer": dec["consumer"], "cell_id": dec["cell_id"], "aa_twin": bool(dec["aa_twin"]),
             "payload_bytes": int(max([p["payload_bytes"] for p in parts] + [0])),
+            **compressed_sizes(parts),
             "payload_blob_id": blob, "same_bytes_as": ", ".join(others),
             **_side(enc, "encode"), **_side(up, "upload"), **_side(dl, "download"),
             **_side(real_dec, "decode"),
@@ -417,6 +436,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             "record_count": int(enc["record_count"]), "producer": enc["producer"], "consumer": "",
             "cell_id": enc["cell_id"], "aa_twin": False,
             "payload_bytes": int(max(p["payload_bytes"] for p in parts)),
+            **compressed_sizes(parts),
             "payload_blob_id": enc["payload_blob_id"], "same_bytes_as": "",
             **_side(enc, "encode"), **_side(up, "upload"), **_side(None, "download"), **_side(None, "decode"),
             "verified": bool(all(p["verified"] for p in parts) and not _failures(parts)),

@@ -133,6 +133,14 @@ def test_agreement_of_identical_runs_and_of_a_shifted_run(tmp_path):
     _, shifted = cmp(tmp_path, "a", "c")
     assert shifted["agreement"]["insideEachOthersIntervals"] == 0.0
     assert abs(shifted["agreement"]["medianAbsDifference"] - 1.0) < 1e-9
+    # Whole columns: every language's every operation moved ×2 in c, none in b.
+    assert {(m["language"], m["operation"]) for m in shifted["shifts"]} >= {
+        (lang, op) for lang in ("rust", "java", "browser") for op in ("encode", "decode")}
+    for m in shifted["shifts"]:
+        assert m["medianRatio"] == pytest.approx(2.0) and m["slower"] == m["cells"] > 0, m
+    assert all(m["medianRatio"] == 1.0 and m["slower"] == 0 for m in same["shifts"])
+    text = run_cli("compare", "a", "c", "--results-dir", str(tmp_path), env=NO_CONTROL)
+    assert "whole columns, median B/A: browser decode ×2.000 (" in " ".join(text.stdout.split())
 
 
 def test_a_planted_30_percent_slowdown_is_flagged_and_fails_the_gate(tmp_path):

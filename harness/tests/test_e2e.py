@@ -5,6 +5,7 @@ Skipped only when the Rust binaries are absent (the Makefile builds them before 
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -120,6 +121,21 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     rows = sqlite_rows(control.state_dir, "SELECT * FROM measurements WHERE run_id = ?", (run_id,))
     assert len(rows) == len(ms)
     assert all(r["verified"] for r in rows)
+
+    # Every measurement carries its payload's gzip and zstd sizes, measured by control from the
+    # stored blob: gzip's within a few % of Python's zlib at the same level (two deflate
+    # implementations), zstd's smaller than the raw JSON/BSON.
+    for m in ms:
+        assert m.HasField("gzip_bytes") and m.HasField("zstd_bytes"), m
+        blob = control.state_dir / "blobs" / m.payload_blob_id[:2] / m.payload_blob_id
+        data = blob.read_bytes()
+        assert len(data) == m.payload_bytes
+        ours = len(gzip.compress(data, compresslevel=6, mtime=0))
+        assert abs(m.gzip_bytes - ours) <= max(8, 0.1 * ours), (m.dataset, m.codec, m.gzip_bytes, ours)
+        assert 0 < m.zstd_bytes < m.payload_bytes + 64
+    assert all(r["gzip_bytes"] and r["zstd_bytes"] for r in rows), "the columns sqlite3 users query"
+    assert summary["gzip_bytes"].notna().all() and summary["zstd_bytes"].notna().all()
+    assert "gzip/rec" in out and "zstd/rec" in out
 
     # Control restarts on the same state dir (a new port): the run is still there, unchanged.
     control.stop()

@@ -51,6 +51,30 @@ def test_percent_of_best_and_a_sole_winner():
                             "and decodes (typed) 2.0× faster.")
 
 
+def test_compressed_sizes_are_columns_of_their_own_and_the_verdict_says_when_gzip_changes_the_answer():
+    def sized(codec, size, gzip, zstd, dec):
+        return {**row(codec, "rust-1", "rust-1", dec=dec, size=size), "gzip_bytes": gzip, "zstd_bytes": zstd}
+
+    # Raw protobuf is 40 % smaller; after gzip json is the smaller one: the ranking flips.
+    s = frame(sized("json", 1000, 200, 180, (400, 396, 404)), sized("protobuf", 600, 260, 230, (200, 198, 202)))
+    [b] = L.boards(s, LANGS, 1.02, ["json", "protobuf"])
+    assert list(b.columns) == ["bytes/rec", "gzip/rec", "zstd/rec", "decode typed"]
+    assert b.columns["gzip/rec"]["json"].value == 2.0 and b.columns["gzip/rec"]["protobuf"].pct_of_best == 130
+    assert b.winner("bytes/rec") == "protobuf" and b.winner("gzip/rec") == b.winner("zstd/rec") == "json"
+    assert L.verdict(b).startswith("dummy × 100, rust: protobuf is 40 % smaller than json "
+                                   "(30 % larger than json after gzip) and decodes")
+    assert [r["unit"] for r in L.to_records([b]) if r["column"] == "zstd/rec"] == ["bytes/record"] * 2
+    assert "| language | codec | bytes/rec | gzip/rec | zstd/rec | decode typed |" in L.to_markdown([b])
+    # A gzip ratio close to the raw one adds nothing to the sentence.
+    s = frame(sized("json", 1000, 200, 180, (400, 396, 404)), sized("protobuf", 600, 130, 120, (200, 198, 202)))
+    [b] = L.boards(s, LANGS, 1.02, ["json", "protobuf"])
+    assert "protobuf is 40 % smaller than json and decodes" in L.verdict(b)
+    # Runs recorded before control measured compressed sizes have no such columns.
+    s = frame(row("json", "rust-1", "rust-1", dec=(400, 396, 404)), row("bson", "rust-1", "rust-1", dec=(500, 495, 505)))
+    [b] = L.boards(s, LANGS, 1.02)
+    assert "gzip/rec" not in b.columns and "zstd/rec" not in b.columns
+
+
 def test_overlapping_intervals_or_a_ratio_inside_the_noise_floor_are_ties():
     s = frame(row("json", "rust-1", "rust-1", enc=(100, 90, 110), dec=(100, 99, 101)),
               row("bson", "rust-1", "rust-1", enc=(105, 95, 115), dec=(105, 104, 106)))

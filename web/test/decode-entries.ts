@@ -47,8 +47,8 @@ function ownError(codec: string, mode: DecodeMode, error: Error): boolean {
         (error instanceof RangeError && /^(Insufficient data|Extra \d+ of \d+ byte|Offset is outside the bounds of the DataView)/.test(error.message))
       );
     case "ubjson":
-      // The library throws plain Errors with these messages; the last two are ubjson.ts's.
-      return error.constructor === Error && /^(Unexpected EOF|Unexpected type|Expected count marker|Invalid length\/count|Unsuported type|container count|containers nested too deep)/.test(error.message);
+      // ubjson.ts throws plain Errors, each naming the offset.
+      return error.constructor === Error && /^(Unexpected EOF|Unexpected type|Expected count marker|Invalid length\/count|Invalid data|container count|containers nested too deep)/.test(error.message);
     case "protobuf":
       // protobuf-es: plain Errors ("illegal tag", "cant skip wire type", "cannot decode ..."),
       // RangeError for input that ends early ("premature EOF", or DataView's own for a fixed64/32

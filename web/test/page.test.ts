@@ -84,7 +84,7 @@ describe("the page in Chromium against a gRPC-web control", () => {
       task({ operation: Operation.DECODE, dataset: "matrix", codec: "bson", decodeMode: "lazy", lazyFields: ["0", "99"], recordCount: 3, canonical: canonical("matrix"), payload: blob(vector("matrix", "bson", "java")) }),
       task({ operation: Operation.DECODE, dataset: "beers", codec: "json", decodeMode: "tree", recordCount: 3, canonical: canonical("beers"), payload: blob(vector("beers", "json", "java")) }),
       task({ operation: Operation.DECODE, dataset: "dummy", codec: "bson", decodeMode: "tree", recordCount: 3, canonical: canonical("dummy"), payload: blob(vector("dummy", "bson")) }),
-      // The other codecs in Chromium: ubjson's patched encoder on int64 data, Rust payloads decoded.
+      // The other codecs in Chromium: ubjson's encoder on int64 data, Rust payloads decoded.
       task({ operation: Operation.ENCODE, dataset: "numeric", codec: "ubjson", recordCount: 3, canonical: canonical("numeric") }),
       task({ operation: Operation.DECODE, dataset: "owners", codec: "protobuf", recordCount: 3, canonical: canonical("owners"), payload: blob(vector("owners", "protobuf")) }),
       task({ operation: Operation.DECODE, dataset: "docs", codec: "msgpack", decodeMode: "tree", recordCount: 3, canonical: canonical("docs"), payload: blob(vector("docs", "msgpack")) }),

@@ -71,7 +71,7 @@ describe("worker protocol", () => {
     const versions = Object.fromEntries(request.codecs.map((c) => [c.library, c.libraryVersion]));
     const installed = (name: string) => (JSON.parse(readFileSync(`${repoRoot}web/node_modules/${name}/package.json`, "utf8")) as { version: string }).version;
     expect(versions["@bufbuild/protobuf"]).toBe(installed("@bufbuild/protobuf"));
-    expect(versions["@shelacek/ubjson"]).toBe(installed("@shelacek/ubjson"));
+    expect(versions["codecbench ubjson (project-owned, Draft 12)"]).toBe((JSON.parse(readFileSync(`${repoRoot}web/package.json`, "utf8")) as { version: string }).version);
     expect(versions["@msgpack/msgpack"]).toBe(installed("@msgpack/msgpack"));
     expect(versions["bson (js-bson)"]).toBe(installed("bson"));
   });

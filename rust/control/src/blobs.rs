@@ -1,7 +1,8 @@
 //! Content-addressed blob store on disk: a blob's id is the SHA-256 of its bytes. Uploads arrive in
 //! chunks of at most 1 MiB and are appended to a temporary file, so memory stays bounded even for
 //! payloads of hundreds of MiB. The store has a quota (stored blobs plus unfinished uploads), and
-//! `collect` removes the blobs no active run needs.
+//! `collect` removes the blobs no active run needs. Each payload's gzip and zstd sizes are measured
+//! once, from the stored file, with the standard libraries (flate2, zstd).
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
@@ -22,6 +23,50 @@ pub const UPLOAD_IDLE: Duration = Duration::from_secs(60);
 /// A blob written or stored again this recently is never collected: between a worker's upload
 /// (or control's canonical write) and the report or run that names it, no run refers to it yet.
 pub const COLLECT_GRACE: Duration = Duration::from_secs(600);
+/// The compression levels the sizes are reported at: gzip's default (6) and zstd's default (3),
+/// what a service that turns compression on without tuning it gets.
+pub const GZIP_LEVEL: u32 = 6;
+pub const ZSTD_LEVEL: i32 = 3;
+
+/// A payload's size after compression (whole-blob, one stream each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compressed {
+    pub gzip: u64,
+    pub zstd: u64,
+}
+
+/// A writer that only counts: the compressors write into it, so a 100 MiB payload is measured
+/// without holding its compressed form.
+#[derive(Default)]
+struct Counting(u64);
+
+impl Write for Counting {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The gzip (level 6) and zstd (level 3) sizes of the file at `path`, streamed through both.
+pub fn compressed_sizes(path: &Path) -> std::io::Result<Compressed> {
+    let mut gzip = flate2::write::GzEncoder::new(Counting::default(), flate2::Compression::new(GZIP_LEVEL));
+    let mut zstd = zstd::stream::write::Encoder::new(Counting::default(), ZSTD_LEVEL)?;
+    let mut file = std::io::BufReader::new(File::open(path)?);
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        let n = std::io::Read::read(&mut file, &mut buf)?;
+        if n == 0 {
+            break;
+        }
+        gzip.write_all(&buf[..n])?;
+        zstd.write_all(&buf[..n])?;
+    }
+    Ok(Compressed { gzip: gzip.finish()?.0, zstd: zstd.finish()?.0 })
+}
 
 pub struct BlobStore {
     dir: PathBuf,
@@ -31,6 +76,8 @@ pub struct BlobStore {
     quota: u64,
     idle: Duration,
     grace: Duration,
+    /// Compressed sizes measured so far, by blob id (a blob's bytes never change).
+    compressed: Mutex<HashMap<String, Compressed>>,
 }
 
 struct Upload {
@@ -141,7 +188,7 @@ impl BlobStore {
         let stored = blob_files(dir)?.iter().map(|b| b.2).sum();
         Ok(BlobStore {
             dir: dir.to_path_buf(), uploads: Mutex::new(HashMap::new()), stored: Mutex::new(stored), quota,
-            idle: UPLOAD_IDLE, grace: COLLECT_GRACE,
+            idle: UPLOAD_IDLE, grace: COLLECT_GRACE, compressed: Mutex::new(HashMap::new()),
         })
     }
 
@@ -162,6 +209,22 @@ impl BlobStore {
                 mib(stored), mib(pending), mib(more), mib(self.quota))));
         }
         Ok(())
+    }
+
+    /// The blob's compressed sizes, measured on first ask (seconds for a 100 MiB payload: callers
+    /// ask outside any lock that a timed task waits on) and remembered.
+    pub fn compressed(&self, id: &str) -> Result<Compressed, BlobError> {
+        if let Some(c) = self.known_compressed(id) {
+            return Ok(c);
+        }
+        let c = compressed_sizes(&self.path(id)?).map_err(io)?;
+        self.compressed.lock().unwrap_or_else(|p| p.into_inner()).insert(id.to_string(), c);
+        Ok(c)
+    }
+
+    /// The blob's compressed sizes if they were measured already.
+    pub fn known_compressed(&self, id: &str) -> Option<Compressed> {
+        self.compressed.lock().unwrap_or_else(|p| p.into_inner()).get(id).copied()
     }
 
     /// Bytes the stored blobs take.
@@ -185,6 +248,7 @@ impl BlobStore {
             }
             if !dry_run {
                 fs::remove_file(&path).map_err(io)?;
+                self.compressed.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
                 *self.stored.lock().unwrap_or_else(|p| p.into_inner()) -= size;
             }
             c.removed += 1;
@@ -443,6 +507,30 @@ mod tests {
             assert!(s.path(id).is_ok(), "{id}");
         }
         assert_eq!(s.stored_bytes(), 6 + 12 + 13);
+    }
+
+    #[test]
+    fn compressed_sizes_are_what_the_libraries_produce_and_are_remembered() {
+        use std::io::Read;
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        let data: Vec<u8> = (0..200_000u32).flat_map(|i| format!("{{\"id\":{},\"name\":\"n{}\"}},", i, i % 97).into_bytes()).collect();
+        let id = s.put_bytes(&data).unwrap();
+        assert_eq!(s.known_compressed(&id), None);
+        let c = s.compressed(&id).unwrap();
+        // The same figures as compressing in memory, and both streams decompress to the payload.
+        let mut gz = flate2::write::GzEncoder::new(vec![], flate2::Compression::new(GZIP_LEVEL));
+        gz.write_all(&data).unwrap();
+        let gz = gz.finish().unwrap();
+        let zs = zstd::encode_all(&data[..], ZSTD_LEVEL).unwrap();
+        assert_eq!(c, Compressed { gzip: gz.len() as u64, zstd: zs.len() as u64 });
+        let mut back = vec![];
+        flate2::read::GzDecoder::new(&gz[..]).read_to_end(&mut back).unwrap();
+        assert_eq!(back, data);
+        assert_eq!(zstd::decode_all(&zs[..]).unwrap(), data);
+        assert!(c.gzip < data.len() as u64 / 3 && c.zstd < data.len() as u64 / 3, "{c:?} of {}", data.len());
+        assert_eq!(s.known_compressed(&id), Some(c));
+        assert!(matches!(s.compressed(&"0".repeat(64)), Err(BlobError::NotFound(_))));
     }
 
     #[test]

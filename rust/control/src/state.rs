@@ -305,6 +305,14 @@ impl Control {
 
     /// A worker's report. Stored before anything else happens.
     pub fn report(&self, req: ReportResultRequest) -> Result<(), Status> {
+        // A new payload's compressed sizes are measured here, before the lock: compressing a big
+        // payload takes seconds, and no other task starts until this report is answered anyway.
+        // A report that is refused below costs one compression of a blob that exists.
+        if !req.payload_blob_id.is_empty() {
+            if let Err(e) = self.blobs.compressed(&req.payload_blob_id) {
+                tracing::debug!(blob = req.payload_blob_id, "no compressed sizes: {e}");
+            }
+        }
         let mut inner = self.lock();
         // Who may report comes first: a caller without the attachment's secret learns nothing
         // about the task's state.
@@ -435,6 +443,9 @@ impl Control {
             m.trial = s.trial;
             m.aa_twin = entry.aa_twin;
             m.payload_blob_id = payload_blob_id.to_string();
+            let compressed = self.blobs.known_compressed(payload_blob_id);
+            m.gzip_bytes = compressed.map(|c| c.gzip);
+            m.zstd_bytes = compressed.map(|c| c.zstd);
             m.recorded_at = Some(now());
             m
         };
@@ -690,6 +701,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 3, max_trials: 6, order_seed: 3, ..Default::default() });
         let ms = serve(&control, &mut rx, &worker, &payload, |_, _| 1000.0);
+        let sizes = crate::blobs::compressed_sizes(&control.blobs.path(&payload).unwrap()).unwrap();
         // encode + decode + its A/A twin, 3 trials each, nothing added: the interval is 0 wide.
         // The prepare task reports no measurement.
         assert_eq!(ms.len(), 9, "{ms:#?}");
@@ -697,6 +709,7 @@ mod tests {
         for m in &ms {
             assert!(m.cell_id.starts_with(if m.operation() == Operation::Encode { "encode/beers/3/json/" } else { "decode/beers/3/json/typed/" }));
             assert_eq!(m.payload_blob_id, payload, "every trial names the payload it worked on");
+            assert_eq!((m.gzip_bytes, m.zstd_bytes), (Some(sizes.gzip), Some(sizes.zstd)), "and its compressed sizes");
         }
         assert_eq!(ms.iter().filter(|m| m.aa_twin).count(), 3);
         assert!(ms.iter().filter(|m| m.aa_twin).all(|m| m.cell_id.ends_with("~aa")));

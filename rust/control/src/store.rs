@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS measurements (
   payload_bytes INTEGER NOT NULL, median_ns_per_op REAL, round_ns_per_op TEXT NOT NULL,
   alloc_bytes_per_op REAL, verified INTEGER NOT NULL, failure TEXT NOT NULL,
   recorded_at TEXT NOT NULL, proto BLOB NOT NULL, cell_id TEXT NOT NULL DEFAULT '',
-  trial INTEGER NOT NULL DEFAULT 0, steady INTEGER NOT NULL DEFAULT 0, payload_blob_id TEXT NOT NULL DEFAULT '');
+  trial INTEGER NOT NULL DEFAULT 0, steady INTEGER NOT NULL DEFAULT 0, payload_blob_id TEXT NOT NULL DEFAULT '',
+  gzip_bytes INTEGER, zstd_bytes INTEGER);
 CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run_id, id);
 ";
 
@@ -57,6 +58,8 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "payload_blob_id", "TEXT NOT NULL DEFAULT ''"),
+    ("measurements", "gzip_bytes", "INTEGER"),
+    ("measurements", "zstd_bytes", "INTEGER"),
 ];
 
 pub fn status_name(s: RunStatus) -> &'static str {
@@ -217,12 +220,14 @@ impl Store {
         db.execute(
             "INSERT INTO measurements (run_id, task_id, dataset, codec, decode_mode, record_count, producer_worker_id,
              consumer_worker_id, worker_id, language, operation, payload_bytes, median_ns_per_op, round_ns_per_op,
-             alloc_bytes_per_op, verified, failure, recorded_at, proto, cell_id, trial, steady, payload_blob_id)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23)",
+             alloc_bytes_per_op, verified, failure, recorded_at, proto, cell_id, trial, steady, payload_blob_id,
+             gzip_bytes, zstd_bytes)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25)",
             params![m.run_id, m.task_id, m.dataset, m.codec, m.decode_mode, m.record_count, m.producer_worker_id,
                 m.consumer_worker_id, m.worker_id, m.language, operation_name(m.operation()), m.payload_bytes,
                 crate::stats::median(&m.round_ns_per_op), serde_json::to_string(&m.round_ns_per_op)?, m.alloc_bytes_per_op,
-                m.verified, m.failure, ts(&m.recorded_at), m.encode_to_vec(), m.cell_id, m.trial, m.steady, m.payload_blob_id],
+                m.verified, m.failure, ts(&m.recorded_at), m.encode_to_vec(), m.cell_id, m.trial, m.steady, m.payload_blob_id,
+                m.gzip_bytes, m.zstd_bytes],
         )?;
         Ok(())
     }
@@ -303,11 +308,16 @@ mod tests {
             let s = Store::open(&path).unwrap();
             s.insert_run(&run, "x.yaml", &[task], &[WorkerInfo { id: "rust-1".into(), ..Default::default() }]).unwrap();
             let m = Measurement { run_id: "r1".into(), task_id: "r1-t0".into(), round_ns_per_op: vec![3.0, 1.0, 2.0], verified: true,
+                gzip_bytes: Some(22), zstd_bytes: Some(11),
                 recorded_at: Some(std::time::SystemTime::now().into()), ..Default::default() };
             s.commit(&Batch { measurements: vec![m.clone()], ..Default::default() }).unwrap();
         }
         let s = Store::open(&path).unwrap();
-        assert_eq!(s.measurements("r1").unwrap()[0].round_ns_per_op, vec![3.0, 1.0, 2.0]);
+        let m = &s.measurements("r1").unwrap()[0];
+        assert_eq!(m.round_ns_per_op, vec![3.0, 1.0, 2.0]);
+        assert_eq!((m.gzip_bytes, m.zstd_bytes), (Some(22), Some(11)));
+        let gzip: Option<i64> = s.db().query_row("SELECT gzip_bytes FROM measurements", [], |r| r.get(0)).unwrap();
+        assert_eq!(gzip, Some(22), "the column sqlite3 users query holds it too");
         assert_eq!(s.close_interrupted_runs().unwrap(), 1);
         let back = s.get_run("r1").unwrap().unwrap();
         assert_eq!(back.status(), RunStatus::Failed);

@@ -1,128 +1,446 @@
-import { UbjsonDecoder, UbjsonEncoder } from "@shelacek/ubjson/dist/ubjson.es.js";
 import type { Dataset } from "../model/dataset";
+import type { FieldType } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
 import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
-// ubjson (Draft 12): @shelacek/ubjson, one object {"records": [...]}, unsized containers (the
-// library's default, as Rust writes). Decoding accepts any Draft-12 form (sized/typed containers).
+// ubjson (Universal Binary JSON, Draft 12), written here, as in Rust (rust/codecs/src/ubjson.rs),
+// and for the same reason: no JS library does the job. The one the page used before
+// (@shelacek/ubjson 1.1.1) has no int64 (it throws on a bigint and writes an integer beyond int32
+// as a float), exposes no hook to add it, and decodes recursively with no depth limit (the 1 MiB
+// matrix payload overflowed the page's stack); keeping it meant patching its minified private
+// methods by name. The format is small.
 //
-// What the library gets wrong for this data, and what this file does about it:
-// - int64, encode: it throws on a bigint, and writes an integer number beyond int32 as a float
-//   ('D', or 'd' when float32 holds it): an int64 would arrive as a double or be rejected.
-//   The encoder below writes a bigint in the smallest integer marker that holds it (i/U/I/l, as
-//   Rust does) and otherwise as 'L' (int64, big-endian).
-// - int64, decode: it has no int64 type either; its documented `int64Handling` hook reads 'L' as a
-//   bigint here, and int64 fields that came in narrower markers are widened (int64.ts).
-// - A container's declared count is capped by the input's size (see below): a 9-byte payload
-//   could declare 2^31 nulls and run the page out of memory.
-// - A payload cut inside an unsized container could crash the page: at the end of the input the
-//   decoder's look-ahead steps back a byte and reads the last byte again as a marker, so `[Z` (an
-//   array cut after a null) grows an array of nulls until memory runs out. The decoder below
-//   treats the end of the input where a marker is due as an error.
-// The library exposes no hook for either patch, so two methods of its minified ES build are
-// wrapped by their built names; the version is pinned and the names are checked when this module
-// loads, so an upgrade that moves them fails loudly here, not with wrong bytes.
-// Doubles: an integral double (2166.0) is written as an integer marker and one float32 holds
-// exactly as 'd'; both decode to the same number, and Rust/Java read them into a double field.
+// Encoding is driven by the dataset's schema, so the page writes what Rust writes, byte for byte:
+// one object {"records": [...]}, fields in proto order, unsized containers, integers in the
+// smallest marker that holds them (i, U, I, l, L), doubles always as float64 (D). A JS number
+// cannot tell 2166.0 from 2166; the schema can.
+//
+// Decoding reads every Draft 12 form (all numeric markers, C, H as a string, N no-ops, containers
+// with $type and #count) into plain JS values: objects in wire order, 'L' as bigint, every other
+// integer and float as number. It refuses, with an Error naming the offset: input that ends early,
+// unknown markers, bad counts, invalid UTF-8, bytes after the value, containers nested deeper than
+// MAX_DEPTH (iteration would not help a page that must then hold them), and container counts the
+// input cannot hold (below).
 
-type Packer = { storer: (storage: { view: DataView }, offset: number) => void; byteLength: number };
+/** Containers nested deeper than this are refused (Rust's decoder has the same limit). */
+const MAX_DEPTH = 128;
 
-interface EncoderInternals {
-  /** _getType(value): the marker for a value. */
-  u(value: unknown): string;
-  /** _encodeValue(value, type): packers writing the value after its marker. */
-  l(value: unknown, type: string): Packer[];
-}
+// Markers (Draft 12).
+const Null = 0x5a; // Z
+const NoOp = 0x4e; // N
+const True = 0x54; // T
+const False = 0x46; // F
+const Int8 = 0x69; // i
+const Uint8 = 0x55; // U
+const Int16 = 0x49; // I
+const Int32 = 0x6c; // l
+const Int64 = 0x4c; // L
+const Float32 = 0x64; // d
+const Float64 = 0x44; // D
+const HighPrecision = 0x48; // H
+const Char = 0x43; // C
+const Str = 0x53; // S
+const ArrayStart = 0x5b; // [
+const ArrayEnd = 0x5d; // ]
+const ObjectStart = 0x7b; // {
+const ObjectEnd = 0x7d; // }
+const TypeMarker = 0x24; // $
+const CountMarker = 0x23; // #
 
-interface DecoderInternals {
-  /** _readType(lookahead): the next marker, skipping no-ops; 'N' only at the end of the input. */
-  m(lookahead: boolean): string;
-  /** _readContainerHeader(): a container's optional $type and #count. */
-  Z(): { type: string | undefined; count: number | undefined };
-  /** The input being decoded, and the read position in it. */
-  D: { array: Uint8Array };
-  S: number;
-}
+const utf8 = new TextEncoder();
+const utf8Strict = new TextDecoder("utf-8", { fatal: true });
 
-const encoderProto = UbjsonEncoder.prototype as unknown as EncoderInternals;
-const decoderProto = UbjsonDecoder.prototype as unknown as DecoderInternals;
-// Fingerprints that survive re-minification by the page's bundler (which rewrites quotes).
-const fingerprints = [
-  [encoderProto.u, /Value cannot be serialized/],
-  [encoderProto.l, /setFloat64/],
-  [decoderProto.m, /fromCharCode\(.*getInt8/],
-  [decoderProto.Z, /Expected count marker/],
-  // The bounds check, which names the input (D.array) and the position (S).
-  [(decoderProto as unknown as { R: unknown }).R, /this\.S\s*\+\s*\w+\s*>\s*this\.D\.array\.byteLength/],
-] as const;
-if (!fingerprints.every(([method, pattern]) => typeof method === "function" && pattern.test(String(method)))) {
-  throw new Error(`@shelacek/ubjson ${libraryVersion("@shelacek/ubjson")}: its built method names changed; src/codecs/ubjson.ts must be adapted`);
-}
+// ---- encoding ---------------------------------------------------------------------------------
 
-const INT32_MIN = -(2n ** 31n);
-const INT32_MAX = 2n ** 31n - 1n;
+class Writer {
+  bytes = new Uint8Array(256);
+  view = new DataView(this.bytes.buffer);
+  pos = 0;
 
-class Int64Encoder extends UbjsonEncoder {}
-const int64EncoderProto = Int64Encoder.prototype as unknown as EncoderInternals;
-int64EncoderProto.u = function (this: EncoderInternals, value: unknown): string {
-  if (typeof value !== "bigint") return encoderProto.u.call(this, value);
-  return value >= INT32_MIN && value <= INT32_MAX ? encoderProto.u.call(this, Number(value)) : "L";
-};
-int64EncoderProto.l = function (this: EncoderInternals, value: unknown, type: string): Packer[] {
-  if (typeof value !== "bigint") return encoderProto.l.call(this, value, type);
-  if (type !== "L") return encoderProto.l.call(this, Number(value), type);
-  return [{ storer: ({ view }, offset) => view.setBigInt64(offset, value), byteLength: 8 }];
-};
+  /** Room for `n` more bytes (the buffer doubles, as Rust's Vec does). */
+  reserve(n: number): void {
+    if (this.pos + n <= this.bytes.length) return;
+    let size = this.bytes.length * 2;
+    while (size < this.pos + n) size *= 2;
+    const grown = new Uint8Array(size);
+    grown.set(this.bytes.subarray(0, this.pos));
+    this.bytes = grown;
+    this.view = new DataView(grown.buffer);
+  }
 
-class CheckedDecoder extends UbjsonDecoder {
-  emptyElementsLeft = 0;
-  override decode(buffer: ArrayBuffer) {
-    this.emptyElementsLeft = buffer.byteLength;
-    try {
-      return super.decode(buffer);
-    } catch (error) {
-      // The library recurses per container: ~10^5 nested '[' overflow the stack. That is the
-      // input's fault, reported as the library's own Error type.
-      if (error instanceof RangeError && /call stack/i.test(error.message)) throw new Error(`containers nested too deep for the decoder (${error.message})`);
-      throw error;
+  byte(b: number): void {
+    this.reserve(1);
+    this.bytes[this.pos++] = b;
+  }
+
+  raw(b: Uint8Array): void {
+    this.reserve(b.length);
+    this.bytes.set(b, this.pos);
+    this.pos += b.length;
+  }
+
+  /** An integer in the smallest marker that holds it. */
+  int(v: number): void {
+    if (!Number.isInteger(v)) throw new Error(`${v} is not an integer`);
+    this.reserve(9);
+    const { view } = this;
+    if (v >= -128 && v <= 127) {
+      this.bytes[this.pos] = Int8;
+      view.setInt8(this.pos + 1, v);
+      this.pos += 2;
+    } else if (v >= 0 && v <= 255) {
+      this.bytes[this.pos] = Uint8;
+      this.bytes[this.pos + 1] = v;
+      this.pos += 2;
+    } else if (v >= -32768 && v <= 32767) {
+      this.bytes[this.pos] = Int16;
+      view.setInt16(this.pos + 1, v);
+      this.pos += 3;
+    } else if (v >= -2147483648 && v <= 2147483647) {
+      this.bytes[this.pos] = Int32;
+      view.setInt32(this.pos + 1, v);
+      this.pos += 5;
+    } else {
+      this.int64(BigInt(v));
     }
   }
-}
-(CheckedDecoder.prototype as unknown as DecoderInternals).m = function (this: DecoderInternals, lookahead: boolean): string {
-  const marker = decoderProto.m.call(this, lookahead);
-  if (marker === "N") throw new Error("Unexpected EOF");
-  return marker;
-};
-// A container's declared #count is checked before the library uses it. Elements of a typed
-// container of Z/T/F take no bytes and the library fills Array(count): `[$Z#l` with count 2^24
-// built a 16M-element array (121 MiB) from 9 bytes, and 2^31-1 ran the page out of memory. So
-// those elements share a budget of one per input byte per decode (memory stays linear in the
-// input), and any other container may not declare more elements than bytes are left (each takes
-// at least one: that only fails early).
-interface Budgeted extends DecoderInternals {
-  emptyElementsLeft: number;
-}
-(CheckedDecoder.prototype as unknown as DecoderInternals).Z = function (this: Budgeted) {
-  const header = decoderProto.Z.call(this);
-  const { type, count } = header;
-  if (count === undefined) return header;
-  if (type === "Z" || type === "T" || type === "F") {
-    this.emptyElementsLeft -= count;
-    if (this.emptyElementsLeft < 0) throw new Error(`container count ${count} of ${type} elements exceeds the cap of one such element per input byte`);
-  } else {
-    const left = this.D.array.byteLength - this.S;
-    if (count > left) throw new Error(`container count ${count} exceeds the ${left} bytes left in the input`);
-  }
-  return header;
-};
 
-/** The payload as the whole ArrayBuffer the library wants (a view into a larger buffer is copied). */
-function arrayBufferOf(payload: Uint8Array): ArrayBuffer {
-  const { buffer } = payload;
-  if (buffer instanceof ArrayBuffer && payload.byteOffset === 0 && payload.byteLength === buffer.byteLength) return buffer;
-  return payload.slice().buffer;
+  bigint(v: bigint): void {
+    if (v >= -2147483648n && v <= 2147483647n) this.int(Number(v));
+    else this.int64(v);
+  }
+
+  int64(v: bigint): void {
+    if (v < -(2n ** 63n) || v >= 2n ** 63n) throw new Error(`${v} does not fit UBJSON's int64`);
+    this.reserve(9);
+    this.bytes[this.pos] = Int64;
+    this.view.setBigInt64(this.pos + 1, v);
+    this.pos += 9;
+  }
+
+  double(v: number): void {
+    this.reserve(9);
+    this.bytes[this.pos] = Float64;
+    this.view.setFloat64(this.pos + 1, v);
+    this.pos += 9;
+  }
+
+  /** A string's length and UTF-8 bytes, without the S marker (object keys have none). */
+  str(s: string): void {
+    const n = s.length;
+    // ASCII first: its byte length is known before the bytes are written.
+    this.reserve(n + 9);
+    const start = this.pos;
+    this.int(n);
+    const at = this.pos;
+    const bytes = this.bytes;
+    let i = 0;
+    for (; i < n; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x80) break;
+      bytes[at + i] = c;
+    }
+    if (i === n) {
+      this.pos = at + n;
+      return;
+    }
+    this.pos = start;
+    const encoded = utf8.encode(s);
+    this.int(encoded.length);
+    this.raw(encoded);
+  }
+}
+
+type Write = (w: Writer, value: unknown) => void;
+
+/** A writer for one schema type, compiled once per dataset (outside any timed region). */
+function writerOf(type: FieldType): Write {
+  if (typeof type === "string") {
+    switch (type) {
+      case "string":
+        return (w, v) => {
+          w.byte(Str);
+          w.str(v as string);
+        };
+      case "int32":
+        return (w, v) => w.int(v as number);
+      case "int64":
+        return (w, v) => (typeof v === "bigint" ? w.bigint(v) : w.int(v as number));
+      case "double":
+        return (w, v) => w.double(v as number);
+      case "bool":
+        return (w, v) => w.byte(v ? True : False);
+    }
+  }
+  if (type.kind === "repeated") {
+    const item = writerOf(type.of);
+    return (w, v) => {
+      const items = v as readonly unknown[];
+      w.byte(ArrayStart);
+      for (let i = 0; i < items.length; i++) item(w, items[i]);
+      w.byte(ArrayEnd);
+    };
+  }
+  const fields = type.fields.map(([name, fieldType]) => {
+    const key = new Writer();
+    key.str(name);
+    return { name, key: key.bytes.slice(0, key.pos), write: writerOf(fieldType) };
+  });
+  return (w, v) => {
+    const record = v as Record<string, unknown>;
+    w.byte(ObjectStart);
+    for (const field of fields) {
+      w.raw(field.key);
+      field.write(w, record[field.name]);
+    }
+    w.byte(ObjectEnd);
+  };
+}
+
+/** {"records": [...]} for one dataset's record type. */
+function encoderOf(record: FieldType): (records: readonly unknown[]) => Uint8Array {
+  const item = writerOf(record);
+  const head = new Writer();
+  head.byte(ObjectStart);
+  head.str("records");
+  head.byte(ArrayStart);
+  const prefix = head.bytes.slice(0, head.pos);
+  return (records) => {
+    const w = new Writer();
+    w.raw(prefix);
+    for (let i = 0; i < records.length; i++) item(w, records[i]);
+    w.byte(ArrayEnd);
+    w.byte(ObjectEnd);
+    return w.bytes.subarray(0, w.pos);
+  };
+}
+
+// ---- decoding ---------------------------------------------------------------------------------
+
+class Reader {
+  readonly view: DataView;
+  pos = 0;
+  depth = 0;
+  /**
+   * Elements of $Z/$T/$F containers take no bytes: Draft 12 lets 9 bytes declare 2^31 of them.
+   * They share a budget of one per input byte per decode, so memory stays linear in the input;
+   * every other container may not declare more elements than bytes are left (each takes one).
+   */
+  emptyElementsLeft: number;
+
+  constructor(readonly bytes: Uint8Array) {
+    this.view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.emptyElementsLeft = bytes.length;
+  }
+
+  fail(what: string): never {
+    throw new Error(`${what} at offset ${this.pos}`);
+  }
+
+  need(n: number, what: string): void {
+    if (this.pos + n > this.bytes.length) this.fail(`Unexpected EOF reading ${what}`);
+  }
+
+  /** The next marker, skipping no-ops. */
+  marker(): number {
+    for (;;) {
+      if (this.pos >= this.bytes.length) this.fail("Unexpected EOF where a marker is due");
+      const m = this.bytes[this.pos++]!;
+      if (m !== NoOp) return m;
+    }
+  }
+
+  /** A length or count: an integer marker and a non-negative value. */
+  length(what: string): number {
+    const m = this.marker();
+    const n = this.integer(m, what);
+    if (typeof n === "bigint" ? n < 0n || n > BigInt(Number.MAX_SAFE_INTEGER) : n < 0) this.fail(`Invalid length/count ${n} of ${what}`);
+    return Number(n);
+  }
+
+  integer(m: number, what: string): number | bigint {
+    const { view } = this;
+    const at = this.pos;
+    switch (m) {
+      case Int8:
+        this.need(1, what);
+        this.pos += 1;
+        return view.getInt8(at);
+      case Uint8:
+        this.need(1, what);
+        this.pos += 1;
+        return view.getUint8(at);
+      case Int16:
+        this.need(2, what);
+        this.pos += 2;
+        return view.getInt16(at);
+      case Int32:
+        this.need(4, what);
+        this.pos += 4;
+        return view.getInt32(at);
+      case Int64:
+        this.need(8, what);
+        this.pos += 8;
+        return view.getBigInt64(at);
+      default:
+        this.pos -= 1;
+        return this.fail(`Invalid length/count: marker ${markerName(m)} is not an integer (${what})`);
+    }
+  }
+
+  string(what: string): string {
+    const n = this.length(what);
+    this.need(n, what);
+    const { bytes } = this;
+    const start = this.pos;
+    this.pos += n;
+    // Short ASCII strings (most keys and values here) without the decoder call's overhead.
+    if (n <= 32) {
+      let s = "";
+      let i = start;
+      for (; i < start + n; i++) {
+        const c = bytes[i]!;
+        if (c >= 0x80) break;
+        s += String.fromCharCode(c);
+      }
+      if (i === start + n) return s;
+    }
+    try {
+      return utf8Strict.decode(bytes.subarray(start, start + n));
+    } catch {
+      this.pos = start;
+      return this.fail(`Invalid data: ${what} is not UTF-8`);
+    }
+  }
+
+  value(m: number): unknown {
+    const { view } = this;
+    const at = this.pos;
+    switch (m) {
+      case Null:
+        return null;
+      case True:
+        return true;
+      case False:
+        return false;
+      case Int8:
+      case Uint8:
+      case Int16:
+      case Int32:
+      case Int64:
+        return this.integer(m, "an integer");
+      case Float32:
+        this.need(4, "a float32");
+        this.pos += 4;
+        return view.getFloat32(at);
+      case Float64:
+        this.need(8, "a float64");
+        this.pos += 8;
+        return view.getFloat64(at);
+      case Str:
+        return this.string("a string");
+      case HighPrecision:
+        return this.string("a high-precision number");
+      case Char:
+        this.need(1, "a char");
+        this.pos += 1;
+        return String.fromCharCode(view.getUint8(at));
+      case ArrayStart:
+        return this.array();
+      case ObjectStart:
+        return this.object();
+      default:
+        this.pos -= 1;
+        return this.fail(`Unexpected type ${markerName(m)}`);
+    }
+  }
+
+  enter(): void {
+    if (++this.depth > MAX_DEPTH) this.fail(`containers nested too deep for the decoder (more than ${MAX_DEPTH} levels)`);
+  }
+
+  /** An optimised container's $type and #count, after its opening marker (count -1: unsized). */
+  header(): { type: number; count: number } {
+    let type = -1;
+    if (this.bytes[this.pos] === TypeMarker) {
+      this.pos += 1;
+      this.need(1, "a container type");
+      type = this.bytes[this.pos++]!;
+      if (this.bytes[this.pos] !== CountMarker) this.fail("Expected count marker after a container type");
+    }
+    if (this.bytes[this.pos] !== CountMarker) return { type, count: -1 };
+    this.pos += 1;
+    const count = this.length("a container count");
+    if (type === Null || type === True || type === False) {
+      this.emptyElementsLeft -= count;
+      if (this.emptyElementsLeft < 0) this.fail(`container count ${count} of ${String.fromCharCode(type)} elements exceeds the cap of one such element per input byte`);
+    } else {
+      const left = this.bytes.length - this.pos;
+      if (count > left) this.fail(`container count ${count} exceeds the ${left} bytes left in the input`);
+    }
+    return { type, count };
+  }
+
+  array(): unknown[] {
+    this.enter();
+    const { type, count } = this.header();
+    const out: unknown[] = [];
+    if (count >= 0) {
+      for (let i = 0; i < count; i++) out.push(this.value(type >= 0 ? type : this.marker()));
+    } else {
+      for (;;) {
+        const m = this.marker();
+        if (m === ArrayEnd) break;
+        out.push(this.value(m));
+      }
+    }
+    this.depth -= 1;
+    return out;
+  }
+
+  object(): Record<string, unknown> {
+    this.enter();
+    const { type, count } = this.header();
+    const out: Record<string, unknown> = {};
+    const entry = () => {
+      const key = this.string("an object key");
+      const value = this.value(type >= 0 ? type : this.marker());
+      // A key "__proto__" is data, not the object's prototype.
+      if (key === "__proto__") Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
+    };
+    if (count >= 0) {
+      for (let i = 0; i < count; i++) entry();
+    } else {
+      for (;;) {
+        // Keys have no marker of their own: their length's integer marker comes first.
+        while (this.bytes[this.pos] === NoOp) this.pos += 1;
+        if (this.pos >= this.bytes.length) this.fail("Unexpected EOF in an object");
+        if (this.bytes[this.pos] === ObjectEnd) {
+          this.pos += 1;
+          break;
+        }
+        entry();
+      }
+    }
+    this.depth -= 1;
+    return out;
+  }
+}
+
+function markerName(m: number): string {
+  return m >= 0x20 && m < 0x7f ? `'${String.fromCharCode(m)}'` : `0x${m.toString(16).padStart(2, "0")}`;
+}
+
+/** One UBJSON value filling the whole payload. */
+export function decodeUbjson(payload: Uint8Array): unknown {
+  const r = new Reader(payload);
+  const value = r.value(r.marker());
+  while (r.bytes[r.pos] === NoOp) r.pos += 1;
+  if (r.pos !== payload.length) r.fail(`Invalid data: ${payload.length - r.pos} bytes after the value`);
+  return value;
 }
 
 export const ubjsonCodec: Codec = {
@@ -130,32 +448,28 @@ export const ubjsonCodec: Codec = {
     id: "ubjson",
     mediaType: "application/ubjson",
     decodeModes: ["typed", "tree"],
-    library: "@shelacek/ubjson",
-    libraryVersion: libraryVersion("@shelacek/ubjson"),
+    library: "codecbench ubjson (project-owned, Draft 12)",
+    libraryVersion: libraryVersion("codecbench-web"),
     notes:
-      "Draft 12, unsized containers; int64 written as the smallest integer marker or 'L' (the library has no int64: two built methods wrapped), " +
-      "read through int64Handling as bigint; end of input where a marker is due is an error (the library looped until out of memory); " +
-      "container counts capped by the input's size (the library filled Array(count) for typed null/bool containers); " +
-      "tree = the library's decode without widening",
+      "no maintained JS library has int64 (src/codecs/ubjson.ts says why); written from the dataset's schema as Rust writes it " +
+      "(smallest integer markers, float64 for doubles, unsized containers); decode reads every Draft 12 form, 'L' as bigint; tree = plain JS values",
     timedRegions: [
-      { operation: "encode", contains: ["serialize"], note: "UbjsonEncoder.encode of the model objects (int64 patch) into one ArrayBuffer, viewed as bytes without a copy" },
+      { operation: "encode", contains: ["serialize", "utf8"], note: "the model objects walked by a writer compiled from the schema into one growing buffer, viewed as bytes without a copy" },
       {
         operation: "typed",
-        contains: ["parse", "model-conversion"],
-        note: "UbjsonDecoder.decode ('L' read as bigint through int64Handling); the conversion widens int64 fields that came in narrower markers to bigint (datasets with int64 only)",
+        contains: ["parse", "utf8", "model-conversion"],
+        note: "the generic decode ('L' as bigint); the conversion widens int64 fields that came in narrower markers to bigint (datasets with int64 only)",
       },
-      { operation: "tree", contains: ["parse"], note: "UbjsonDecoder.decode ('L' as bigint, the only way the library reads it), no conversion" },
+      { operation: "tree", contains: ["parse", "utf8"], note: "the generic decode into plain JS values, no conversion" },
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    const encoder = new Int64Encoder();
-    const decoder = new CheckedDecoder({ int64Handling: ({ view }, offset) => view.getBigInt64(offset) });
+    const encode = encoderOf(dataset.record);
     const widen = int64Widener(dataset.record);
-    const decode = (payload: Uint8Array): unknown => decoder.decode(arrayBufferOf(payload));
     return {
-      encode: (records) => new Uint8Array(encoder.encode({ records })),
-      decodeTyped: widen ? (payload) => widen(recordsOf(decode(payload))) : (payload) => recordsOf(decode(payload)),
-      decodeTree: decode,
+      encode,
+      decodeTyped: widen ? (payload) => widen(recordsOf(decodeUbjson(payload))) : (payload) => recordsOf(decodeUbjson(payload)),
+      decodeTree: decodeUbjson,
       treeToRecords: (tree) => treeToRecords(dataset.record, tree),
     };
   },
