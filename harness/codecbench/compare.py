@@ -205,7 +205,7 @@ class Shift:
 
     def sentence(self) -> str:
         return (f"{self.language} {self.operation} ×{self.median_ratio:.3f} "
-                f"({self.slower} of {self.cells} slower)")
+                f"({self.slower} of {self.cells} above 1)")
 
 
 def shifts(table: pd.DataFrame) -> list[Shift]:

@@ -501,7 +501,7 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
     elif csv.exists():
         df = pd.read_csv(csv, keep_default_na=False, na_values={
             c: [""] for c in ("median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread",
-                              "ns_per_record", "alloc_bytes_per_op")})
+                              "ns_per_record", "alloc_bytes_per_op", "gzip_bytes", "zstd_bytes")})
         df["round_ns_per_op"] = df["round_ns_per_op"].map(
             lambda v: [float(x) for x in json.loads(v)] if isinstance(v, str) and v else [])
         for col in ("verified", "steady", "aa_twin"):
@@ -519,6 +519,9 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
                 "runtime_version", "build_profile", "cpu_model", "hostname", "os", "cell_id",
                 "payload_blob_id"):
         df[col] = df[col].fillna("").astype(str)
+    # Compressed sizes: NaN where unknown (runs recorded before control measured them, too).
+    for col in ("gzip_bytes", "zstd_bytes"):
+        df[col] = pd.to_numeric(df[col], errors="coerce")
     # They called the consumer's fetch "transfer": it is the download leg.
     df["operation"] = df["operation"].replace({"transfer": "download"})
     for col in ("environment_details", "extras"):
