@@ -301,6 +301,11 @@ class _Builder:
                                     f"({h.get('platform', '')}); {pk}"))
             if h.get("control"):
                 rows.append(("control", h["control"]))
+            mem = h.get("hostMemory") or {}
+            if mem:
+                rows.append(("host memory", "; ".join(
+                    [f"transparent huge pages: {mem['transparentHugepages']}"] * ("transparentHugepages" in mem)
+                    + [f"DAMON reclaims: {mem['damon']}"] * ("damon" in mem))))
         rows.append(("report written", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")))
         self.add(TableBlock(pd.DataFrame([r for r in rows if r[1]], columns=["", "value"]), cls="kv"))
 

@@ -537,6 +537,38 @@ def read_run_doc(run_dir: Path) -> dict:
 
 # ---- result files -----------------------------------------------------------------------------
 
+def _read(path: Path) -> str:
+    try:
+        return path.read_text().strip()
+    except OSError:
+        return ""
+
+
+def host_memory(sys_root: Path = Path("/sys")) -> dict:
+    """What the kernel does to memory behind the benchmark's back, as far as /sys tells: the
+    transparent huge page mode, and DAMON schemes that page memory out (a guest reclaiming idle
+    pages evicts file pages such as a browser's binary, which are then read back into other
+    physical pages). Empty where /sys does not say (not Linux)."""
+    out = {}
+    thp = _read(sys_root / "kernel/mm/transparent_hugepage/enabled")
+    if "[" in thp:
+        out["transparentHugepages"] = thp.split("[")[1].split("]")[0]
+    schemes = []
+    for kd in sorted((sys_root / "kernel/mm/damon/admin/kdamonds").glob("[0-9]*")):
+        if _read(kd / "state") != "on":
+            continue
+        for ctx in sorted((kd / "contexts").glob("[0-9]*")):
+            aggr_us = _read(ctx / "monitoring_attrs/intervals/aggr_us")
+            for sc in sorted((ctx / "schemes").glob("[0-9]*")):
+                action, age = _read(sc / "action"), _read(sc / "access_pattern/age/min")
+                idle = (f" of memory idle ≥ {int(age) * int(aggr_us) / 1e6:g} s"
+                        if age.isdigit() and aggr_us.isdigit() else "")
+                schemes.append(f"{action}{idle} ({_read(ctx / 'operations') or '?'})")
+    if schemes:
+        out["damon"] = "; ".join(schemes)
+    return out
+
+
 def harness_environment(control_addr: str = "") -> dict:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -553,6 +585,7 @@ def harness_environment(control_addr: str = "") -> dict:
         "cpuCount": os.cpu_count(),
         "control": control_addr,
         "packages": {p: v(p) for p in ("codecbench", "grpcio", "protobuf", "pandas", "pyarrow")},
+        "hostMemory": host_memory(),
     }
 
 

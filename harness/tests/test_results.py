@@ -268,3 +268,22 @@ def test_table_renders_every_column(tmp_path):
     assert "rust-1 → rust-1 ≡" not in text, "one producer: no other producer's bytes to share"
     assert "95 % rerun interval" in text
     assert "2 row(s) include trials whose warm-up hit sampling.maxWarmupMs" in text  # typed and lazy
+
+
+def test_host_memory_names_thp_and_damon_reclaim_from_sys(tmp_path):
+    from codecbench.results import host_memory
+
+    assert host_memory(tmp_path) == {}, "nothing to say where /sys says nothing"
+    (tmp_path / "kernel/mm/transparent_hugepage").mkdir(parents=True)
+    (tmp_path / "kernel/mm/transparent_hugepage/enabled").write_text("always [madvise] never\n")
+    ctx = tmp_path / "kernel/mm/damon/admin/kdamonds/0/contexts/0"
+    (ctx / "schemes/0/access_pattern/age").mkdir(parents=True)
+    (ctx / "monitoring_attrs/intervals").mkdir(parents=True)
+    (tmp_path / "kernel/mm/damon/admin/kdamonds/0/state").write_text("on\n")
+    (ctx / "operations").write_text("paddr\n")
+    (ctx / "monitoring_attrs/intervals/aggr_us").write_text("5000000\n")
+    (ctx / "schemes/0/action").write_text("pageout\n")
+    (ctx / "schemes/0/access_pattern/age/min").write_text("12\n")
+    assert host_memory(tmp_path) == {"transparentHugepages": "madvise", "damon": "pageout of memory idle ≥ 60 s (paddr)"}
+    (tmp_path / "kernel/mm/damon/admin/kdamonds/0/state").write_text("off\n")
+    assert "damon" not in host_memory(tmp_path), "a stopped kdamond reclaims nothing"
