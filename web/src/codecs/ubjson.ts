@@ -243,6 +243,14 @@ class Reader {
     if (this.pos + n > this.bytes.length) this.fail(`Unexpected EOF reading ${what}`);
   }
 
+  /** The offset of the next `n` bytes, which the read position then passes. */
+  take(n: number, what: string): number {
+    this.need(n, what);
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
+
   /** The next marker, skipping no-ops. */
   marker(): number {
     for (;;) {
@@ -262,28 +270,17 @@ class Reader {
 
   integer(m: number, what: string): number | bigint {
     const { view } = this;
-    const at = this.pos;
     switch (m) {
       case Int8:
-        this.need(1, what);
-        this.pos += 1;
-        return view.getInt8(at);
+        return view.getInt8(this.take(1, what));
       case Uint8:
-        this.need(1, what);
-        this.pos += 1;
-        return view.getUint8(at);
+        return view.getUint8(this.take(1, what));
       case Int16:
-        this.need(2, what);
-        this.pos += 2;
-        return view.getInt16(at);
+        return view.getInt16(this.take(2, what));
       case Int32:
-        this.need(4, what);
-        this.pos += 4;
-        return view.getInt32(at);
+        return view.getInt32(this.take(4, what));
       case Int64:
-        this.need(8, what);
-        this.pos += 8;
-        return view.getBigInt64(at);
+        return view.getBigInt64(this.take(8, what));
       default:
         this.pos -= 1;
         return this.fail(`Invalid length/count: marker ${markerName(m)} is not an integer (${what})`);
@@ -292,10 +289,8 @@ class Reader {
 
   string(what: string): string {
     const n = this.length(what);
-    this.need(n, what);
+    const start = this.take(n, what);
     const { bytes } = this;
-    const start = this.pos;
-    this.pos += n;
     // Short ASCII strings (most keys and values here) without the decoder call's overhead.
     if (n <= 32) {
       let s = "";
@@ -317,7 +312,6 @@ class Reader {
 
   value(m: number): unknown {
     const { view } = this;
-    const at = this.pos;
     switch (m) {
       case Null:
         return null;
@@ -332,21 +326,15 @@ class Reader {
       case Int64:
         return this.integer(m, "an integer");
       case Float32:
-        this.need(4, "a float32");
-        this.pos += 4;
-        return view.getFloat32(at);
+        return view.getFloat32(this.take(4, "a float32"));
       case Float64:
-        this.need(8, "a float64");
-        this.pos += 8;
-        return view.getFloat64(at);
+        return view.getFloat64(this.take(8, "a float64"));
       case Str:
         return this.string("a string");
       case HighPrecision:
         return this.string("a high-precision number");
       case Char:
-        this.need(1, "a char");
-        this.pos += 1;
-        return String.fromCharCode(view.getUint8(at));
+        return String.fromCharCode(view.getUint8(this.take(1, "a char")));
       case ArrayStart:
         return this.array();
       case ObjectStart:
