@@ -573,9 +573,11 @@ def cmd_compare(args) -> int:
                     "transferNoiseFloorB": _noise_json(table.attrs.get("transfer_noise_b"), True),
                     "agreement": {"pairs": agree.pairs, "insideEachOthersIntervals": agree.inside,
                                   "insideOneWay": agree.one_way, "expectedInside": agree.expected,
+                                  "insideAfterColumnShift": agree.inside_adjusted,
                                   "medianAbsDifference": agree.median_abs_diff},
                     "shifts": [{"language": m.language, "operation": m.operation, "cells": m.cells,
-                                "medianRatio": m.median_ratio, "slower": m.slower} for m in moved],
+                                "medianRatio": m.median_ratio, "slower": m.slower,
+                                "cellsJudgedAgainstIt": m.adjusts, "verdict": m.verdict} for m in moved],
                     "rows": cmp.to_json(table)})
     else:
         con = display.console()
@@ -587,6 +589,12 @@ def cmd_compare(args) -> int:
         counts = cmp.counts(table)
         con.print(f"{matched} matching measurement(s): " + (", ".join(f"{n} {v}" for v, n in counts.items())
                                                           or "nothing in common"))
+        # A whole column that moved is one verdict (compare.py, "Whole columns"), said up front.
+        for m in moved:
+            if m.verdict != "no significant change":
+                con.print(f"column {m.language} {m.operation}: {m.verdict} (×{m.median_ratio:.3f}, "
+                          f"{m.slower} of {m.cells} cells above 1)",
+                          style="bold red" if m.verdict == "slower" else "bold green")
         hidden = sum(counts.get(v, 0) for v in quiet)
         if not args.all and hidden:
             con.print(f"({hidden} not listed: {', '.join(v for v in quiet if counts.get(v))}; --all lists them)")

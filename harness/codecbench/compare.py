@@ -16,7 +16,20 @@ distribution-free rerun interval (stats.median_ci). The verdict of a matched pai
 - now fails / fixed / fails in both: a measurement that failed (or was not verified) in B, in A,
   or in both; only in A / only in B: no match in the other run.
 
-`slower` and `now fails` are regressions: `codecbench compare` exits 1 when there is any.
+Whole columns. Two runs on a shared machine also differ by a factor common to every cell one
+language measured in one operation (the machine's speed drifts over tens of minutes; docs/DESIGN.md
+rule 3), which no interval computed inside one run can see. So compare judges a column and its
+cells apart. A *column* (the measurements one language timed in one operation, matched and
+verified in both runs) moved by the median of its ratios; with at least MIN_COLUMN_CELLS of them
+that median is its shift, and its verdict is slower (faster) when more than half of its cells are
+slower (faster) by the rule above, each judged by itself, AND the cells moved one way (a two-sided
+sign test at 5 %). Each cell of such
+a column is then judged after dividing B by its column's shift: a cell is slower when it moved
+beyond its column, by the rule above. A change in one codec moves its cells past the column; a
+change in the machine, the runtime or code every codec shares moves the column, and is judged once.
+
+`slower` and `now fails` are regressions, of a cell or a column: `codecbench compare` exits 1 when
+there is any.
 """
 
 from __future__ import annotations
@@ -35,8 +48,14 @@ KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer
 REGRESSIONS = ("slower", "now fails")
 RULE = ("slower: B/A > threshold and > both runs' noise floors, and the 95 % rerun intervals of "
         "the medians over trials do not overlap (B's lower bound > A's upper bound); faster: the same "
-        "the other way; otherwise no significant change (a tie). Exit 1 on any slower or newly "
-        "failing measurement.")
+        "the other way; otherwise no significant change (a tie). In a column of ≥ 6 matched cells "
+        "(one language, one operation) B is first divided by the column's shift (the median B/A), "
+        "which is judged once: slower when more than half of its cells are slower by themselves and "
+        "the cells moved one way (sign test, 5 %). Exit 1 on any slower or newly failing measurement "
+        "or column.")
+# A column's shift is estimated (and cells judged against it) from this many matched cells on: the
+# median of fewer would move with one changed cell, and a sign test of fewer cannot reach 5 %.
+MIN_COLUMN_CELLS = 6
 
 
 @dataclass
@@ -84,9 +103,11 @@ def entries(df: pd.DataFrame, run_doc: dict | None = None, cells: pd.DataFrame |
     return out
 
 
-def verdict(a: Side | None, b: Side | None, threshold: float, noise_floor: float = 1.0) -> tuple[str, float]:
+def verdict(a: Side | None, b: Side | None, threshold: float, noise_floor: float = 1.0,
+            shift: float = 1.0) -> tuple[str, float]:
     """The verdict of one matched pair and the ratio B/A; `noise_floor` is the larger of the two
-    runs' noise floors (a ratio ≥ 1)."""
+    runs' noise floors (a ratio ≥ 1); `shift` the pair's column shift, which B is divided by before
+    it is judged (1.0: none)."""
     if a is None:
         return "only in B", math.nan
     if b is None:
@@ -98,9 +119,56 @@ def verdict(a: Side | None, b: Side | None, threshold: float, noise_floor: float
     if not a.ok:
         return "fixed", math.nan
     ratio = b.median / a.median if a.median > 0 else math.nan
-    if math.isnan(ratio) or not stats.differ(a.interval(), b.interval(), noise_floor, threshold):
+    bi = b.interval()
+    bi = stats.Interval(bi.median / shift, bi.lo / shift, bi.hi / shift, bi.n, bi.coverage)
+    if math.isnan(ratio) or not stats.differ(a.interval(), bi, noise_floor, threshold):
         return "no significant change", ratio
-    return ("slower" if ratio > 1 else "faster"), ratio
+    return ("slower" if ratio > shift else "faster"), ratio
+
+
+def column_of(key: tuple) -> tuple[str, str]:
+    """(measuring language, operation) of a comparison key: the producer's for encode and upload,
+    the consumer's otherwise."""
+    k = dict(zip(KEY, key))
+    op = k["operation"]
+    return (k["producer_language"] if op in ("encode", "upload") else k["consumer_language"]), op
+
+
+def sign_test(up: int, n: int) -> float:
+    """Two-sided exact sign test: P(a split at least as uneven as `up` of `n` | no shift)."""
+    if n == 0:
+        return 1.0
+    k = max(up, n - up)
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k, n + 1)) / 2 ** n)
+
+
+def column_shifts(ea: dict, eb: dict, threshold: float, floor_of: dict) -> dict[tuple, "Shift"]:
+    """Per (language, operation), the shift of its matched, verified measurements and its verdict."""
+    ratios: dict[tuple, list[float]] = {}
+    alone: dict[tuple, list[str]] = {}  # each cell's verdict judged by itself, not against the column
+    for key, a in ea.items():
+        b = eb.get(key)
+        if b is None or not (a.ok and b.ok) or not a.median > 0 or not b.median > 0:
+            continue
+        col = column_of(key)
+        ratios.setdefault(col, []).append(b.median / a.median)
+        alone.setdefault(col, []).append(verdict(a, b, threshold, floor_of[key])[0])
+    out = {}
+    for (lang, op), rs in ratios.items():
+        med = float(np.median(rs))
+        up = sum(1 for r in rs if r > 1)
+        down = sum(1 for r in rs if r < 1)
+        adjusts = len(rs) >= MIN_COLUMN_CELLS
+        v = "no significant change"
+        # The column moved when most of its cells moved beyond their own intervals, the threshold
+        # and the floors, and the cells moved one way: a shift inside cells' wide intervals (transfer
+        # legs that are sometimes 1 ms and sometimes 6) is no verdict, however many moved up.
+        if adjusts and sign_test(up, up + down) < 0.05:
+            for side in ("slower", "faster"):
+                if alone[(lang, op)].count(side) * 2 > len(rs):
+                    v = side
+        out[(lang, op)] = Shift(str(lang), str(op), len(rs), med, up, adjusts, v)
+    return out
 
 
 def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
@@ -117,10 +185,15 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
     measured = [n.worst for n in (transfer_a, transfer_b) if n.groups]
     transfer_floor = max(measured) if measured else floor
     ea, eb = entries(df_a, doc_a, cells_a), entries(df_b, doc_b, cells_b)
+    keys = list(ea) + [k for k in eb if k not in ea]
+    floor_of = {key: transfer_floor if key[3] in ("upload", "download") else floor for key in keys}
+    columns = column_shifts(ea, eb, threshold, floor_of)
     rows = []
-    for key in list(ea) + [k for k in eb if k not in ea]:
+    for key in keys:
         a, b = ea.get(key), eb.get(key)
-        v, ratio = verdict(a, b, threshold, transfer_floor if key[3] in ("upload", "download") else floor)
+        col = columns.get(column_of(key))
+        shift = col.median_ratio if col is not None and col.adjusts else 1.0
+        v, ratio = verdict(a, b, threshold, floor_of[key], shift)
         row = dict(zip(KEY, key))
         for name, side in (("a", a), ("b", b)):
             side = side or Side()
@@ -129,11 +202,13 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
                         f"{name}_coverage": side.coverage, f"{name}_unsteady": side.unsteady,
                         f"{name}_payload_bytes": side.payload_bytes, f"{name}_failure": side.failure,
                         f"{name}_workers": side.workers})
-        row.update({"ratio": ratio, "verdict": v})
+        row.update({"ratio": ratio, "column_shift": shift,
+                    "adjusted_ratio": ratio / shift if not math.isnan(ratio) else math.nan, "verdict": v})
         rows.append(row)
     out = pd.DataFrame(rows)
     # Set again after sorting: a new frame does not keep them in every pandas version.
-    floors = dict(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b)
+    floors = dict(noise_a=noise_a, noise_b=noise_b, transfer_noise_a=transfer_a, transfer_noise_b=transfer_b,
+                  shifts=sorted(columns.values(), key=lambda c: (c.language, c.operation)))
     out.attrs.update(floors)
     if out.empty:
         return out
@@ -169,13 +244,16 @@ class Agreement:
     median_abs_diff: float
     one_way: float = math.nan
     expected: float = math.nan
+    inside_adjusted: float = math.nan  # `inside` after dividing B by its column's shift
 
     def sentence(self) -> str:
         if not self.pairs:
             return "agreement: no measurement timed in both runs"
+        adjusted = "" if math.isnan(self.inside_adjusted) or self.inside_adjusted == self.inside else (
+            f"; {self.inside_adjusted:.0%} after each column's shift")
         return (f"agreement: {self.inside:.0%} of {self.pairs} medians lie inside each other's 95 % "
                 f"rerun intervals ({self.one_way:.0%} one way; identical conditions would give about "
-                f"{self.expected:.0%}); median |B/A − 1| = {self.median_abs_diff:.1%}")
+                f"{self.expected:.0%}{adjusted}); median |B/A − 1| = {self.median_abs_diff:.1%}")
 
 
 def agreement(table: pd.DataFrame) -> Agreement:
@@ -187,8 +265,12 @@ def agreement(table: pd.DataFrame) -> Agreement:
     a_in_b = both["a_median_ns_per_op"].between(both["b_lo_ns_per_op"], both["b_hi_ns_per_op"])
     b_in_a = both["b_median_ns_per_op"].between(both["a_lo_ns_per_op"], both["a_hi_ns_per_op"])
     expected = (both["a_coverage"].astype(float) * both["b_coverage"].astype(float)).mean()
+    s = both["column_shift"].astype(float) if "column_shift" in both else 1.0
+    a_in_b_adj = (both["a_median_ns_per_op"] * s).between(both["b_lo_ns_per_op"], both["b_hi_ns_per_op"])
+    b_in_a_adj = (both["b_median_ns_per_op"] / s).between(both["a_lo_ns_per_op"], both["a_hi_ns_per_op"])
     return Agreement(len(both), float((a_in_b & b_in_a).mean()), float((both["ratio"] - 1).abs().median()),
-                     float((a_in_b.mean() + b_in_a.mean()) / 2), float(expected))
+                     float((a_in_b.mean() + b_in_a.mean()) / 2), float(expected),
+                     float((a_in_b_adj & b_in_a_adj).mean()))
 
 
 @dataclass(frozen=True)
@@ -202,30 +284,28 @@ class Shift:
     cells: int
     median_ratio: float
     slower: int
+    adjusts: bool = False  # enough cells: its cells are judged after dividing B by the shift
+    verdict: str = "no significant change"
 
     def sentence(self) -> str:
+        judged = "" if not self.adjusts else (
+            f", {self.verdict}" if self.verdict != "no significant change" else ", no significant change")
         return (f"{self.language} {self.operation} ×{self.median_ratio:.3f} "
-                f"({self.slower} of {self.cells} above 1)")
+                f"({self.slower} of {self.cells} above 1{judged})")
 
 
 def shifts(table: pd.DataFrame) -> list[Shift]:
     """Per measuring language (the producer's for encode and upload, the consumer's otherwise) and
-    operation, the median B/A over the measurements timed in both runs."""
-    if table.empty:
-        return []
-    both = table[table["ratio"].notna()].copy()
-    if both.empty:
-        return []
-    both["language"] = [p if op in ("encode", "upload") else c for op, p, c in
-                        zip(both["operation"], both["producer_language"], both["consumer_language"])]
-    out = []
-    for (lang, op), g in both.groupby(["language", "operation"], sort=True):
-        out.append(Shift(str(lang), str(op), len(g), float(g["ratio"].median()), int((g["ratio"] > 1).sum())))
-    return out
+    operation, the median B/A over the measurements matched and verified in both runs, with its
+    verdict (compare() computes them)."""
+    return list(table.attrs.get("shifts", []))
 
 
 def regressions(table: pd.DataFrame) -> int:
-    return 0 if table.empty else int(table["verdict"].isin(REGRESSIONS).sum())
+    """Slower or newly failing measurements, plus slower columns."""
+    if table.empty:
+        return 0
+    return int(table["verdict"].isin(REGRESSIONS).sum()) + sum(1 for m in shifts(table) if m.verdict == "slower")
 
 
 def to_json(table: pd.DataFrame) -> list[dict]:

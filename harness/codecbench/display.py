@@ -317,9 +317,18 @@ def compare_table(table: pd.DataFrame, title: str = "") -> Table:
             "fixed", "fails in both") else ""
         out.add_row(Text(r["verdict"], style=VERDICT_STYLES.get(r["verdict"], "")), r["dataset"], r["codec"],
                     r["decode_mode"] or "—", r["operation"], fmt_int(r["record_count"]), pc,
-                    side(r, "a"), side(r, "b"), "—" if _nan(ratio) else f"×{ratio:.2f}",
+                    side(r, "a"), side(r, "b"), _ratio_text(ratio, r.get("column_shift", 1.0)),
                     _short(note or "", 50))
     return out
+
+
+def _ratio_text(ratio, shift) -> str:
+    """B/A, and what is left of it after its column's shift when compare judged it that way."""
+    if _nan(ratio):
+        return "—"
+    if _nan(shift) or shift == 1.0:
+        return f"×{ratio:.2f}"
+    return f"×{ratio:.2f} (÷ column ×{shift:.3f} = ×{ratio / shift:.2f})"
 
 
 def runs_table(runs) -> Table:

@@ -205,6 +205,91 @@ def test_a_change_inside_the_intervals_or_the_noise_floor_is_not_significant(tmp
     assert r["verdict"] == "no significant change"
 
 
+def _column(doc, lang, op):
+    return next(m for m in doc["shifts"] if (m["language"], m["operation"]) == (lang, op))
+
+
+def test_a_drifting_machine_moves_a_column_and_cries_no_wolf(tmp_path):
+    # The machine 8 % slower for every decode Rust timed in B (drift shared by a whole column,
+    # docs/DESIGN.md rule 3), and one decoder 12 % slower in all: beyond the 1.10 threshold by
+    # itself, but only 3.7 % beyond its column. Judged against the column, that is a tie.
+    def drift(df):
+        scale(df, 1.08, operation="decode", language="rust")
+        scale(df, 1.12 / 1.08, **PLANT, consumer="rust-1")
+    make_run(tmp_path, "a")
+    make_run(tmp_path, "b", drift)
+    res, doc = cmp(tmp_path, "a", "b")
+    assert res.returncode == 0, res.stdout + res.stderr
+    col = _column(doc, "rust", "decode")
+    assert col["medianRatio"] == pytest.approx(1.08) and col["cellsJudgedAgainstIt"]
+    assert col["verdict"] == "no significant change", "8 % is under the threshold"
+    r = row(doc, **PLANT, **PLANT_WHO)
+    assert r["ratio"] == pytest.approx(1.12) and r["adjusted_ratio"] == pytest.approx(1.12 / 1.08)
+    assert r["column_shift"] == pytest.approx(1.08) and r["verdict"] == "no significant change"
+    assert set(doc["counts"]) <= {"no significant change", "fails in both"}, doc["counts"]
+    # Inside each other's intervals once the column's shift is taken out, not before.
+    assert doc["agreement"]["insideAfterColumnShift"] > doc["agreement"]["insideEachOthersIntervals"]
+
+
+def test_a_decoder_slower_while_the_machine_got_faster_is_flagged(tmp_path):
+    # Every Rust decode 8 % faster in B (a quieter machine), except one decoder, 5 % slower: raw
+    # B/A ×1.05 is under the threshold, but against its column it is 1.05 / 0.92 = ×1.14: slower.
+    def quieter(df):
+        scale(df, 0.92, operation="decode", language="rust")
+        scale(df, 1.05 / 0.92, **PLANT, consumer="rust-1")
+    make_run(tmp_path, "a")
+    make_run(tmp_path, "b", quieter)
+    res, doc = cmp(tmp_path, "a", "b")
+    assert res.returncode == 1, res.stdout + res.stderr
+    for producer in ("rust", "java", "browser"):
+        r = row(doc, **PLANT, producer_language=producer, consumer_language="rust")
+        assert r["ratio"] == pytest.approx(1.05) and r["verdict"] == "slower", r
+    assert doc["counts"]["slower"] == 3 and _column(doc, "rust", "decode")["verdict"] == "no significant change"
+    text = run_cli("compare", "a", "b", "--results-dir", str(tmp_path), env=NO_CONTROL)
+    assert "÷ column ×0.920 = ×1.14" in " ".join(text.stdout.split())
+
+
+def test_a_whole_column_slower_is_one_regression(tmp_path):
+    # Every decode Rust timed 30 % slower (a runtime or shared-code regression): one column verdict,
+    # not 73 cell verdicts, and the gate fails.
+    make_run(tmp_path, "a")
+    make_run(tmp_path, "b", lambda df: scale(df, 1.3, operation="decode", language="rust"), source=FIXTURE_B)
+    res, doc = cmp(tmp_path, "a", "b")
+    assert res.returncode == 1, res.stdout + res.stderr
+    col = _column(doc, "rust", "decode")
+    assert col["verdict"] == "slower" and col["medianRatio"] == pytest.approx(1.3, rel=0.03)
+    assert doc["regressions"] == 1 and "slower" not in doc["counts"], doc["counts"]
+    assert all(m["verdict"] == "no significant change" for m in doc["shifts"] if m is not col)
+    text = run_cli("compare", "a", "b", "--results-dir", str(tmp_path), env=NO_CONTROL)
+    assert text.returncode == 1 and "column rust decode: slower (×1.2" in " ".join(text.stdout.split())
+
+
+def test_column_shift_needs_enough_cells_and_one_direction():
+    assert compare.sign_test(6, 6) == pytest.approx(2 / 64)
+    assert compare.sign_test(0, 6) == pytest.approx(2 / 64)
+    assert compare.sign_test(3, 6) == 1.0 and compare.sign_test(0, 0) == 1.0
+    side = lambda m: compare.Side(median=m, lo=m * 0.98, hi=m * 1.02, trials=9, coverage=0.96, ok=True)
+    key = lambda i: ("dummy", "json", "typed", "decode", i, "rust", "rust")
+    # Five cells all ×1.5: too few to estimate a shift from; the cells are judged one by one.
+    few = compare.column_shifts({key(i): side(100) for i in range(5)}, {key(i): side(150) for i in range(5)},
+                                1.1, {key(i): 1.0 for i in range(5)})
+    assert not few[("rust", "decode")].adjusts and few[("rust", "decode")].verdict == "no significant change"
+    # Six cells all ×1.5, inside intervals as wide as the transfer legs' (1 ms or 6 ms): a shift,
+    # but no cell slower by itself, so no column verdict.
+    wide = lambda m: compare.Side(median=m, lo=m / 8, hi=m * 8, trials=5, coverage=0.94, ok=True)
+    loose = compare.column_shifts({key(i): wide(100) for i in range(6)}, {key(i): wide(150) for i in range(6)},
+                                  1.1, {key(i): 1.0 for i in range(6)})
+    assert loose[("rust", "decode")].median_ratio == pytest.approx(1.5)
+    assert loose[("rust", "decode")].verdict == "no significant change"
+    tight = compare.column_shifts({key(i): side(100) for i in range(6)}, {key(i): side(150) for i in range(6)},
+                                  1.1, {key(i): 1.0 for i in range(6)})
+    assert tight[("rust", "decode")].verdict == "slower"
+    # Six cells, median ×1.5 but split three up, three down: no consistent shift.
+    b = {key(i): side(150 if i < 3 else 90) for i in range(6)}
+    mixed = compare.column_shifts({key(i): side(100) for i in range(6)}, b, 1.1, {key(i): 1.0 for i in range(6)})
+    assert mixed[("rust", "decode")].adjusts and mixed[("rust", "decode")].verdict == "no significant change"
+
+
 def test_verdict_needs_the_ratio_beyond_the_noise_floor():
     a = compare.Side(median=100, lo=98, hi=102, trials=5, coverage=0.94, ok=True)
     b = compare.Side(median=120, lo=118, hi=123, trials=5, coverage=0.94, ok=True)
