@@ -563,6 +563,7 @@ def cmd_compare(args) -> int:
     slower = cmp.regressions(table)
     noise = {k: table.attrs.get(f"noise_{k}") for k in ("a", "b")}
     agree = cmp.agreement(table)
+    by_lang = cmp.agreement_by_language(table)
     moved = cmp.shifts(table)
     if args.json:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
@@ -574,7 +575,11 @@ def cmd_compare(args) -> int:
                     "agreement": {"pairs": agree.pairs, "insideEachOthersIntervals": agree.inside,
                                   "insideOneWay": agree.one_way, "expectedInside": agree.expected,
                                   "insideAfterColumnShift": agree.inside_adjusted,
-                                  "medianAbsDifference": agree.median_abs_diff},
+                                  "medianAbsDifference": agree.median_abs_diff,
+                                  "byLanguage": {lang: {"pairs": a.pairs, "insideEachOthersIntervals": a.inside,
+                                                        "insideAfterColumnShift": a.inside_adjusted,
+                                                        "medianAbsDifference": a.median_abs_diff}
+                                                 for lang, a in by_lang.items()}},
                     "shifts": [{"language": m.language, "operation": m.operation, "cells": m.cells,
                                 "medianRatio": m.median_ratio, "slower": m.slower,
                                 "cellsJudgedAgainstIt": m.adjusts, "verdict": m.verdict} for m in moved],
@@ -605,6 +610,10 @@ def cmd_compare(args) -> int:
             if transfer is not None and transfer.groups:
                 con.print(f"{name} ({d.name}) {transfer.sentence(transfer=True)}")
         con.print(agree.sentence())
+        if len(by_lang) > 1:
+            con.print("by language, inside each other's intervals (after each column's shift), median |B/A − 1|: "
+                      + "; ".join(f"{lang} {a.inside:.0%} ({a.inside_adjusted:.0%}), {a.median_abs_diff:.1%}"
+                                  for lang, a in by_lang.items()))
         if moved:
             con.print("whole columns, median B/A: " + "; ".join(m.sentence() for m in moved))
         con.print(f"rule: {cmp.RULE}", style="dim")

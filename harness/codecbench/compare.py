@@ -273,6 +273,15 @@ def agreement(table: pd.DataFrame) -> Agreement:
                      float((a_in_b_adj & b_in_a_adj).mean()))
 
 
+def agreement_by_language(table: pd.DataFrame) -> dict[str, Agreement]:
+    """Agreement per measuring language (column_of): languages differ in how much a rerun moves."""
+    if table.empty:
+        return {}
+    langs = [column_of(tuple(r))[0] for r in table[KEY].itertuples(index=False)]
+    return {lang: agreement(g) for lang, g in table.groupby(pd.Series(langs, index=table.index), sort=True)
+            if agreement(g).pairs}
+
+
 @dataclass(frozen=True)
 class Shift:
     """How one language's whole column of one operation moved from A to B: the median ratio B/A

@@ -229,6 +229,14 @@ def test_a_drifting_machine_moves_a_column_and_cries_no_wolf(tmp_path):
     assert set(doc["counts"]) <= {"no significant change", "fails in both"}, doc["counts"]
     # Inside each other's intervals once the column's shift is taken out, not before.
     assert doc["agreement"]["insideAfterColumnShift"] > doc["agreement"]["insideEachOthersIntervals"]
+    # Per language: only Rust's column moved, so only Rust's medians left the other run's intervals.
+    by = doc["agreement"]["byLanguage"]
+    assert set(by) >= {"rust", "java", "browser"}, by
+    assert by["java"]["insideEachOthersIntervals"] == by["browser"]["insideEachOthersIntervals"] == 1.0
+    # (Rust's transfer legs did not move: its decode column is 73 of its 168 measurements.)
+    assert by["rust"]["insideEachOthersIntervals"] < 0.75 < 0.95 < by["rust"]["insideAfterColumnShift"], by["rust"]
+    text = run_cli("compare", "a", "b", "--results-dir", str(tmp_path), env=NO_CONTROL)
+    assert "by language, inside each other's intervals (after each column's shift)" in " ".join(text.stdout.split())
 
 
 def test_a_decoder_slower_while_the_machine_got_faster_is_flagged(tmp_path):
