@@ -1119,8 +1119,8 @@ class _Builder:
         self.add(Bullets([
             "Each cell (one operation of one dataset × count × codec × producer, and × consumer × mode "
             "for decode) is measured in independent trials, each in a fresh process (a child Rust process, "
-            "a fresh JVM, a fresh Web Worker), interleaved with every other cell's trials in a seeded "
-            f"random order (trial order seed {seed or 'not recorded'}).",
+            "a fresh JVM, a fresh headless Chromium), interleaved with every other cell's trials in a "
+            f"seeded random order (trial order seed {seed or 'not recorded'}).",
             f"Figures: the {stats.METHOD}. ± is the interval's half-width in % of the median, (n) the "
             f"number of trials; above ±{WIDE_CI:.0%} it is marked \"!\". Rounds within a trial are a "
             "diagnostic (measurements.parquet keeps every round).",
@@ -1130,6 +1130,12 @@ class _Builder:
             f"Noise floor: {self.noise.sentence().removeprefix('noise floor: ')}. Two figures differ only "
             "when their 95 % intervals do not overlap AND their ratio exceeds the noise floor; otherwise "
             "they are a tie, and no winner is declared among ties (\"tie\" in the relative tables).",
+            "What an interval cannot see: it covers what varies from trial to trial inside this run. A "
+            "shared machine's speed also wanders by a few per cent over minutes, moving a language's "
+            "cells together and some codecs more than others, and a rerun samples other minutes, so a "
+            "back-to-back rerun's medians fall inside these intervals less often than 95 % (the shares "
+            "measured on a shared 2-core VM are in the README, \"What the interval cannot see\"). "
+            "`codecbench compare` judges each language's whole column once and each cell against it.",
             "Several cells of one language measuring the same thing (two workers, or byte-identical "
             "payloads): their trial figures are pooled.",
             "Timed regions: encode = the application's objects → bytes in memory, decode = bytes → the "
