@@ -23,9 +23,8 @@ cells apart. A *column* (the measurements one language timed in one operation, m
 verified in both runs) moved by the median of its ratios; with at least MIN_COLUMN_CELLS of them
 that median is its shift, and its verdict is slower (faster) when more than half of its cells are
 slower (faster) by the rule above, each judged by itself, AND the cells moved one way (a two-sided
-sign test at 5 %). Each cell of such
-a column is then judged after dividing B by its column's shift: a cell is slower when it moved
-beyond its column, by the rule above. A change in one codec moves its cells past the column; a
+sign test at 5 %). Each cell of such a column is then judged after dividing B by its column's
+shift: a cell is slower when it moved beyond its column, by the rule above. A change in one codec moves its cells past the column; a
 change in the machine, the runtime or code every codec shares moves the column, and is judged once.
 
 `slower` and `now fails` are regressions, of a cell or a column: `codecbench compare` exits 1 when
@@ -119,9 +118,7 @@ def verdict(a: Side | None, b: Side | None, threshold: float, noise_floor: float
     if not a.ok:
         return "fixed", math.nan
     ratio = b.median / a.median if a.median > 0 else math.nan
-    bi = b.interval()
-    bi = stats.Interval(bi.median / shift, bi.lo / shift, bi.hi / shift, bi.n, bi.coverage)
-    if math.isnan(ratio) or not stats.differ(a.interval(), bi, noise_floor, threshold):
+    if math.isnan(ratio) or not stats.differ(a.interval(), b.interval().scaled(1 / shift), noise_floor, threshold):
         return "no significant change", ratio
     return ("slower" if ratio > shift else "faster"), ratio
 
@@ -278,8 +275,8 @@ def agreement_by_language(table: pd.DataFrame) -> dict[str, Agreement]:
     if table.empty:
         return {}
     langs = [column_of(tuple(r))[0] for r in table[KEY].itertuples(index=False)]
-    return {lang: agreement(g) for lang, g in table.groupby(pd.Series(langs, index=table.index), sort=True)
-            if agreement(g).pairs}
+    by_lang = {lang: agreement(g) for lang, g in table.groupby(pd.Series(langs, index=table.index), sort=True)}
+    return {lang: a for lang, a in by_lang.items() if a.pairs}
 
 
 @dataclass(frozen=True)
@@ -297,8 +294,7 @@ class Shift:
     verdict: str = "no significant change"
 
     def sentence(self) -> str:
-        judged = "" if not self.adjusts else (
-            f", {self.verdict}" if self.verdict != "no significant change" else ", no significant change")
+        judged = f", {self.verdict}" if self.adjusts else ""
         return (f"{self.language} {self.operation} ×{self.median_ratio:.3f} "
                 f"({self.slower} of {self.cells} above 1{judged})")
 

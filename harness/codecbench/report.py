@@ -302,10 +302,10 @@ class _Builder:
             if h.get("control"):
                 rows.append(("control", h["control"]))
             mem = h.get("hostMemory") or {}
-            if mem:
-                rows.append(("host memory", "; ".join(
-                    [f"transparent huge pages: {mem['transparentHugepages']}"] * ("transparentHugepages" in mem)
-                    + [f"DAMON reclaims: {mem['damon']}"] * ("damon" in mem))))
+            said = [f"{label}: {mem[key]}" for key, label in (("transparentHugepages", "transparent huge pages"),
+                                                               ("damon", "DAMON reclaims")) if key in mem]
+            if said:
+                rows.append(("host memory", "; ".join(said)))
         rows.append(("report written", datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")))
         self.add(TableBlock(pd.DataFrame([r for r in rows if r[1]], columns=["", "value"]), cls="kv"))
 

@@ -209,16 +209,22 @@ def _column(doc, lang, op):
     return next(m for m in doc["shifts"] if (m["language"], m["operation"]) == (lang, op))
 
 
+def _column_and_cell(tmp_path, column: float, cell: float):
+    """Runs a and b of one fixture, b with every Rust decode × `column` and PLANT's decoder (all
+    producers) × `cell` in all; compare's result."""
+    def change(df):
+        scale(df, column, operation="decode", language="rust")
+        scale(df, cell / column, **PLANT, consumer="rust-1")
+    make_run(tmp_path, "a")
+    make_run(tmp_path, "b", change)
+    return cmp(tmp_path, "a", "b")
+
+
 def test_a_drifting_machine_moves_a_column_and_cries_no_wolf(tmp_path):
     # The machine 8 % slower for every decode Rust timed in B (drift shared by a whole column,
     # docs/DESIGN.md rule 3), and one decoder 12 % slower in all: beyond the 1.10 threshold by
     # itself, but only 3.7 % beyond its column. Judged against the column, that is a tie.
-    def drift(df):
-        scale(df, 1.08, operation="decode", language="rust")
-        scale(df, 1.12 / 1.08, **PLANT, consumer="rust-1")
-    make_run(tmp_path, "a")
-    make_run(tmp_path, "b", drift)
-    res, doc = cmp(tmp_path, "a", "b")
+    res, doc = _column_and_cell(tmp_path, 1.08, 1.12)
     assert res.returncode == 0, res.stdout + res.stderr
     col = _column(doc, "rust", "decode")
     assert col["medianRatio"] == pytest.approx(1.08) and col["cellsJudgedAgainstIt"]
@@ -242,12 +248,7 @@ def test_a_drifting_machine_moves_a_column_and_cries_no_wolf(tmp_path):
 def test_a_decoder_slower_while_the_machine_got_faster_is_flagged(tmp_path):
     # Every Rust decode 8 % faster in B (a quieter machine), except one decoder, 5 % slower: raw
     # B/A ×1.05 is under the threshold, but against its column it is 1.05 / 0.92 = ×1.14: slower.
-    def quieter(df):
-        scale(df, 0.92, operation="decode", language="rust")
-        scale(df, 1.05 / 0.92, **PLANT, consumer="rust-1")
-    make_run(tmp_path, "a")
-    make_run(tmp_path, "b", quieter)
-    res, doc = cmp(tmp_path, "a", "b")
+    res, doc = _column_and_cell(tmp_path, 0.92, 1.05)
     assert res.returncode == 1, res.stdout + res.stderr
     for producer in ("rust", "java", "browser"):
         r = row(doc, **PLANT, producer_language=producer, consumer_language="rust")

@@ -292,3 +292,24 @@ def test_exports_for_a_pr_or_a_wiki(results_dir):
     assert all(isinstance(r["record_count"], int) for r in doc["rows"])
     assert all(r["value"] is None or isinstance(r["value"], (int, float)) for r in doc["leaderboards"])
     assert not (results_dir / run_id() / "report.html").exists(), "an export writes nothing"
+
+
+def test_report_names_the_host_memory_policies_it_was_given(results_dir):
+    # run.json's harness.hostMemory (results.host_memory) becomes one row of the run table; a run
+    # recorded without it has no such row.
+    run_dir = results_dir / run_id()
+    doc = json.loads((run_dir / "run.json").read_text())
+    doc["harness"]["hostMemory"] = {"transparentHugepages": "madvise", "damon": "pageout of memory idle ≥ 60 s (paddr)"}
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    report.write_report(run_dir)
+    run = (run_dir / "report.md").read_text(encoding="utf-8").split("## Run")[1].split("## ")[0]
+    assert ("| host memory | transparent huge pages: madvise; DAMON reclaims: pageout of memory idle ≥ 60 s "
+            "(paddr) |") in run
+    doc["harness"]["hostMemory"] = {"transparentHugepages": "never"}
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    report.write_report(run_dir)
+    assert "| host memory | transparent huge pages: never |" in (run_dir / "report.md").read_text(encoding="utf-8")
+    del doc["harness"]["hostMemory"]
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    report.write_report(run_dir)
+    assert "host memory" not in (run_dir / "report.md").read_text(encoding="utf-8")
