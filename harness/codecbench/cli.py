@@ -558,7 +558,16 @@ def cmd_compare(args) -> int:
             err("their ratios would mix those differences with any change in the code; rerun under the "
                 "same conditions, or pass --allow-mismatch to compare anyway")
             return EXIT_MISMATCH
-    table = cmp.compare(frames[0], frames[1], args.threshold, docs[0], docs[1])
+    from . import calibration
+    # The host term applies when both runs were measured on the host it was measured on.
+    hosts = {calibration.host_key(d) for d in docs}
+    cal = None
+    if len(hosts) == 1:
+        try:
+            cal = calibration.load(results_dir(args), hosts.pop())
+        except ValueError as exc:
+            raise CliError(str(exc), EXIT_USAGE) from None
+    table = cmp.compare(frames[0], frames[1], args.threshold, docs[0], docs[1], calibration=cal)
     matched = 0 if table.empty else int((~table["verdict"].isin(["only in A", "only in B"])).sum())
     slower = cmp.regressions(table)
     noise = {k: table.attrs.get(f"noise_{k}") for k in ("a", "b")}
@@ -575,11 +584,14 @@ def cmd_compare(args) -> int:
                     "agreement": {"pairs": agree.pairs, "insideEachOthersIntervals": agree.inside,
                                   "insideOneWay": agree.one_way, "expectedInside": agree.expected,
                                   "insideAfterColumnShift": agree.inside_adjusted,
+                                  "insideHostIntervals": agree.inside_host, "hostPairs": agree.host_pairs,
                                   "medianAbsDifference": agree.median_abs_diff,
                                   "byLanguage": {lang: {"pairs": a.pairs, "insideEachOthersIntervals": a.inside,
                                                         "insideAfterColumnShift": a.inside_adjusted,
+                                                        "insideHostIntervals": a.inside_host,
                                                         "medianAbsDifference": a.median_abs_diff}
                                                  for lang, a in by_lang.items()}},
+                    "calibration": cal.to_json() if cal else None,
                     "shifts": [{"language": m.language, "operation": m.operation, "cells": m.cells,
                                 "medianRatio": m.median_ratio, "slower": m.slower,
                                 "cellsJudgedAgainstIt": m.adjusts, "verdict": m.verdict} for m in moved],
@@ -611,9 +623,14 @@ def cmd_compare(args) -> int:
                 con.print(f"{name} ({d.name}) {transfer.sentence(transfer=True)}")
         con.print(agree.sentence())
         if len(by_lang) > 1:
-            con.print("by language, inside each other's intervals (after each column's shift), median |B/A − 1|: "
-                      + "; ".join(f"{lang} {a.inside:.0%} ({a.inside_adjusted:.0%}), {a.median_abs_diff:.1%}"
+            con.print("by language, inside each other's intervals (after each column's shift; host intervals), "
+                      "median |B/A − 1|: "
+                      + "; ".join(f"{lang} {a.inside:.0%} ({a.inside_adjusted:.0%}; "
+                                  f"{'–' if not a.host_pairs else format(a.inside_host, '.0%')}), {a.median_abs_diff:.1%}"
                                   for lang, a in by_lang.items()))
+        con.print(cal.sentence() if cal else
+                  "host intervals: none (no run-to-run term measured on this host: `codecbench calibrate` after "
+                  "running a scenario twice)", style="dim")
         if moved:
             con.print("whole columns, median B/A: " + "; ".join(m.sentence() for m in moved))
         con.print(f"rule: {cmp.RULE}", style="dim")
@@ -622,6 +639,64 @@ def cmd_compare(args) -> int:
             "operation, count, producer and consumer language)")
         return EXIT_MISMATCH
     return EXIT_FAILED if slower else EXIT_OK
+
+
+def cmd_calibrate(args) -> int:
+    """Measures this host's run-to-run term from runs repeated unchanged (calibration.py) and
+    writes it to the results folder, where report and compare read it."""
+    from . import calibration
+    from . import compare as cmp
+
+    out = results_dir(args)
+    if args.runs:
+        dirs = []
+        for r in args.runs:
+            d = locate_run(r, args)
+            if d is None:
+                raise CliError(f"calibrate: no results for {r!r} (neither a results folder nor {out / r})", EXIT_USAGE)
+            dirs.append(d)
+    else:
+        dirs = sorted(d for d in out.iterdir() if d.is_dir() and _has_results(d) and (d / "run.json").exists()) \
+            if out.is_dir() else []
+    docs = {d: results.read_run_doc(d) for d in dirs}
+    finished = [d for d in dirs if (docs[d].get("run") or {}).get("status") == "RUN_STATUS_FINISHED"]
+    if not finished:
+        raise CliError(f"calibrate: no finished run in {', '.join(map(str, args.runs)) if args.runs else out}", EXIT_USAGE)
+    # One host: the newest run's (the machine this is most likely run on).
+    newest = max(finished, key=lambda d: (docs[d].get("run") or {}).get("createdAt", ""))
+    host = calibration.host_key(docs[newest])
+    others = sorted({calibration.host_key(docs[d]) for d in finished} - {host})
+    if others and args.runs:
+        raise CliError(f"calibrate: the runs were measured on {len(others) + 1} hosts; pass runs of one host "
+                       f"(the newest is on {host})", EXIT_USAGE)
+    groups: dict[tuple, list[Path]] = {}
+    for d in finished:
+        if calibration.host_key(docs[d]) == host:
+            groups.setdefault(calibration.group_key(docs[d]), []).append(d)
+    repeated = {k: v for k, v in groups.items() if len(v) >= 2}
+    if not repeated:
+        raise CliError("calibrate: no scenario was run twice unchanged on this host (same scenario file, same "
+                       "source commit): run one twice, e.g. `codecbench run harness/scenarios/aa-rust-browser.yaml "
+                       "--local` two times, then calibrate again", EXIT_USAGE)
+    used = [d for v in repeated.values() for d in v]
+    entries = {d: cmp.entries(results.read_measurements(d), docs[d]) for d in used}
+    cal = calibration.calibrate([[entries[d] for d in v] for v in repeated.values()], host, [d.name for d in used])
+    if not cal.terms:
+        raise CliError("calibrate: the repeated runs have no column (one language, one operation) of "
+                       f"≥ {cmp.MIN_COLUMN_CELLS} cells verified in every run; nothing to measure a column's level from",
+                       EXIT_USAGE)
+    path = calibration.save(cal, out)
+    if args.json:
+        print_json(cal.to_json() | {"file": str(path)})
+        return EXIT_OK
+    con = display.console()
+    for k, v in sorted(repeated.items()):
+        con.print(f"{k[0]} ({len(v)} runs): {', '.join(d.name for d in sorted(v))}")
+    for t in cal.terms:
+        con.print(f"  {t.sentence()}; {t.cells} cells")
+    con.print(f"wrote {path}: report and compare on this host now widen each interval by these terms "
+              "(the host interval)")
+    return EXIT_OK
 
 
 # ---- run ----------------------------------------------------------------------------------------
@@ -1021,6 +1096,20 @@ def build_parser() -> argparse.ArgumentParser:
     cmpp.add_argument("--json", action="store_true")
     cmpp.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     cmpp.set_defaults(fn=cmd_compare)
+
+    cal = sub.add_parser(
+        "calibrate", help="measure this host's run-to-run term from scenarios run twice or more, unchanged",
+        description="Every scenario run at least twice unchanged on this host (same file, same source "
+                    "commit) tells how far a whole run's cells move from run to run, beyond what "
+                    "its trials saw. calibrate measures that per language and operation and writes "
+                    "results/calibration.json; report and compare then give each cell a host "
+                    "interval (its rerun interval widened by the term). Method: "
+                    "harness/codecbench/calibration.py.")
+    cal.add_argument("runs", nargs="*", metavar="RUN",
+                     help="runs to use (default: every finished run in the results folder from the newest run's host)")
+    cal.add_argument("--json", action="store_true")
+    cal.add_argument("--results-dir", help="where results/<run-id>/ are and calibration.json is written")
+    cal.set_defaults(fn=cmd_calibrate)
 
     val = sub.add_parser("validate", help="check scenario files without running them (exit 2 if any is invalid)")
     val.add_argument("scenario", nargs="+")

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from . import stats
+from .calibration import widen
 from .results import cells_frame, lang_of, language_map, run_noise_floor
 
 KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer_language",
@@ -169,10 +170,12 @@ def column_shifts(ea: dict, eb: dict, threshold: float, floor_of: dict) -> dict[
 
 
 def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
-            doc_a: dict | None = None, doc_b: dict | None = None) -> pd.DataFrame:
+            doc_a: dict | None = None, doc_b: dict | None = None, calibration=None) -> pd.DataFrame:
     """One row per key found in either run, with both sides, the ratio and the verdict. The table's
     attrs hold both runs' noise floors (stats.NoiseFloor) under "noise_a" and "noise_b", and their
-    transfer floors (download A/A groups) under "transfer_noise_a" and "transfer_noise_b"."""
+    transfer floors (download A/A groups) under "transfer_noise_a" and "transfer_noise_b". With this
+    host's `calibration` (calibration.Calibration), each side also has its host interval
+    (a_host_lo_ns_per_op, …): its rerun interval widened by its column's run-to-run term."""
     cells_a, cells_b = cells_frame(df_a), cells_frame(df_b)
     noise_a, noise_b = run_noise_floor(cells_a), run_noise_floor(cells_b)
     floor = max(noise_a.worst, noise_b.worst)
@@ -199,6 +202,11 @@ def compare(df_a: pd.DataFrame, df_b: pd.DataFrame, threshold: float = 1.10,
                         f"{name}_coverage": side.coverage, f"{name}_unsteady": side.unsteady,
                         f"{name}_payload_bytes": side.payload_bytes, f"{name}_failure": side.failure,
                         f"{name}_workers": side.workers})
+        term = calibration.term(*column_of(key)) if calibration is not None else None
+        for name, side in (("a", a), ("b", b)):
+            host = widen(side.interval(), term) if side is not None and term is not None else None
+            row.update({f"{name}_host_lo_ns_per_op": host.lo if host else math.nan,
+                        f"{name}_host_hi_ns_per_op": host.hi if host else math.nan})
         row.update({"ratio": ratio, "column_shift": shift,
                     "adjusted_ratio": ratio / shift if not math.isnan(ratio) else math.nan, "verdict": v})
         rows.append(row)
@@ -242,15 +250,19 @@ class Agreement:
     one_way: float = math.nan
     expected: float = math.nan
     inside_adjusted: float = math.nan  # `inside` after dividing B by its column's shift
+    inside_host: float = math.nan  # `inside` of the host intervals (this host's run-to-run term)
+    host_pairs: int = 0  # pairs whose column has a host term
 
     def sentence(self) -> str:
         if not self.pairs:
             return "agreement: no measurement timed in both runs"
         adjusted = "" if math.isnan(self.inside_adjusted) or self.inside_adjusted == self.inside else (
             f"; {self.inside_adjusted:.0%} after each column's shift")
+        host = "" if not self.host_pairs else (
+            f"; {self.inside_host:.0%} of the {self.host_pairs} with a host term inside each other's host intervals")
         return (f"agreement: {self.inside:.0%} of {self.pairs} medians lie inside each other's 95 % "
                 f"rerun intervals ({self.one_way:.0%} one way; identical conditions would give about "
-                f"{self.expected:.0%}{adjusted}); median |B/A − 1| = {self.median_abs_diff:.1%}")
+                f"{self.expected:.0%}{adjusted}{host}); median |B/A − 1| = {self.median_abs_diff:.1%}")
 
 
 def agreement(table: pd.DataFrame) -> Agreement:
@@ -265,9 +277,17 @@ def agreement(table: pd.DataFrame) -> Agreement:
     s = both["column_shift"].astype(float) if "column_shift" in both else 1.0
     a_in_b_adj = (both["a_median_ns_per_op"] * s).between(both["b_lo_ns_per_op"], both["b_hi_ns_per_op"])
     b_in_a_adj = (both["b_median_ns_per_op"] / s).between(both["a_lo_ns_per_op"], both["a_hi_ns_per_op"])
+    inside_host, host_pairs = math.nan, 0
+    if "a_host_lo_ns_per_op" in both:
+        hosted = both[both["a_host_lo_ns_per_op"].notna() & both["b_host_lo_ns_per_op"].notna()]
+        host_pairs = len(hosted)
+        if host_pairs:
+            inside_host = float((hosted["a_median_ns_per_op"].between(hosted["b_host_lo_ns_per_op"], hosted["b_host_hi_ns_per_op"])
+                                 & hosted["b_median_ns_per_op"].between(hosted["a_host_lo_ns_per_op"], hosted["a_host_hi_ns_per_op"])
+                                 ).mean())
     return Agreement(len(both), float((a_in_b & b_in_a).mean()), float((both["ratio"] - 1).abs().median()),
                      float((a_in_b.mean() + b_in_a.mean()) / 2), float(expected),
-                     float((a_in_b_adj & b_in_a_adj).mean()))
+                     float((a_in_b_adj & b_in_a_adj).mean()), inside_host, host_pairs)
 
 
 def agreement_by_language(table: pd.DataFrame) -> dict[str, Agreement]:

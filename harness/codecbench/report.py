@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from . import results, stats  # noqa: E402
+from . import calibration, results, stats  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
 from .units import fmt_num, fmt_time  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
@@ -223,6 +223,13 @@ class _Builder:
         scenario = run.get("scenario") or {}
         self.scenario = scenario
         self.codecs = codec_order(self.df["codec"], scenario.get("codecs") or [])
+        # This host's run-to-run term, when `codecbench calibrate` measured one for the host this run
+        # was on (calibration.py): each figure then also gets its host interval.
+        try:
+            self.calibration = calibration.load(run_dir.parent, calibration.host_key(self.doc))
+        except ValueError as exc:
+            self.calibration = None
+            self.calibration_error = str(exc)
         self.blocks: list = []
         self.plots: list[Path] = []
         self.warnings: list[str] = []
@@ -289,6 +296,8 @@ class _Builder:
             ("trial order seed", str(sampling.get("orderSeed", "")) or "not recorded (a run from before trials)"),
             ("figures", stats.METHOD),
             ("noise floor", self.noise.sentence().removeprefix("noise floor: ")),
+            ("host run-to-run term", self.calibration.sentence().split(": ", 1)[1] if self.calibration is not None
+             else getattr(self, "calibration_error", "") or "not measured on this host (`codecbench calibrate`)"),
             ("transfer noise floor", self.transfer_noise.sentence(transfer=True).removeprefix("transfer noise floor: ")),
             ("seed", str(sc.get("seed", "1"))),
         ]
@@ -662,10 +671,17 @@ class _Builder:
                                                              r["coverage"]) for _, r in ser.iterrows()}
         unsteady = {(r["row"], r["record_count"]): int(r["unsteady"]) for _, r in ser.iterrows()}
         names = ["codec", "mode", "language"] if op == "decode" else ["codec", "language"]
+        hosted = {}
+        if self.calibration is not None:
+            hosted = {k: calibration.widen(iv, self.calibration.term(k[0][-1], op)) for k, iv in ivs.items()
+                      if self.calibration.term(k[0][-1], op) is not None}
+        host_note = (" With \"host\", the half-width of the host interval: a rerun on this host, its "
+                     "measured run-to-run term included." if hosted else "")
         self.add(self.pivot_table(piv, names, fmt_num, "ns per record", intervals=ivs, unsteady=unsteady,
+                                  host_intervals=hosted,
                                   caption=f"Median {op} time per record (ns) over trials, ± half-width of its "
                                           f"95 % interval, (n) trials; \"!\" marks an interval wider than "
-                                          f"±{WIDE_CI:.0%}, \"~k\" k unsteady trials."))
+                                          f"±{WIDE_CI:.0%}, \"~k\" k unsteady trials.{host_note}"))
         self.add(self.relative_table(piv, names, "fastest", intervals=ivs))
         # Plot: one panel per language.
         langs = sorted(set(ser["language"]), key=_lang_key)
@@ -981,9 +997,10 @@ class _Builder:
 
     # -- tables
     def pivot_table(self, piv: pd.DataFrame, names: list[str], fmt, unit: str, intervals=None,
-                    unsteady=None, caption: str = "") -> TableBlock:
+                    unsteady=None, caption: str = "", host_intervals=None) -> TableBlock:
         """Rows × record counts; with `intervals` ({(row, count): stats.Interval}) each value shows
-        the ± half-width of its interval and its trial count."""
+        the ± half-width of its interval and its trial count, and with `host_intervals` (the same
+        keys) the half-width of its host interval too."""
         cols = names + [f"{int(c):,} rec" for c in piv.columns]
         rows, classes = [], []
         for key, vals in piv.iterrows():
@@ -994,6 +1011,8 @@ class _Builder:
                 text = fmt(v)
                 if iv is not None and not _nan(v):
                     text += f"{fmt_ci(iv.half_width_pct)} ({iv.n})"
+                    hv = (host_intervals or {}).get((key, c))
+                    text += f" host{fmt_ci(hv.half_width_pct)}" if hv is not None else ""
                     k = (unsteady or {}).get((key, c), 0)
                     text += f" ~{k}" if k else ""
                 row.append(text)
@@ -1135,7 +1154,12 @@ class _Builder:
             "cells together and some codecs more than others, and a rerun samples other minutes, so a "
             "back-to-back rerun's medians fall inside these intervals less often than 95 % (the shares "
             "measured on a shared 2-core VM are in the README, \"What the interval cannot see\"). "
-            "`codecbench compare` judges each language's whole column once and each cell against it.",
+            "`codecbench compare` judges each language's whole column once and each cell against it. "
+            + (f"Host intervals: {self.calibration.sentence()}; a figure's host interval widens each side "
+               "of its interval by that term (harness/codecbench/calibration.py) and says where a rerun on "
+               "this host lands." if self.calibration is not None else
+               "Host intervals: none, no run-to-run term was measured on this host (run a scenario twice, "
+               "then `codecbench calibrate`)."),
             "Several cells of one language measuring the same thing (two workers, or byte-identical "
             "payloads): their trial figures are pooled.",
             "Timed regions: encode = the application's objects → bytes in memory, decode = bytes → the "

@@ -15,6 +15,7 @@ import os
 import platform
 import re
 import socket
+import subprocess
 import sys
 from pathlib import Path
 from typing import Iterable
@@ -586,7 +587,24 @@ def harness_environment(control_addr: str = "") -> dict:
         "control": control_addr,
         "packages": {p: v(p) for p in ("codecbench", "grpcio", "protobuf", "pandas", "pyarrow")},
         "hostMemory": host_memory(),
+        "source": source_version(),
     }
+
+
+def source_version(repo: Path | None = None) -> dict:
+    """The commit the harness ran from, and whether tracked files differed from it: runs of one
+    scenario repeat one experiment only on one source (calibration.group_key). Empty outside git."""
+    repo = repo or Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
+                                timeout=10).stdout.strip()
+        if not commit:
+            return {}
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    return {"commit": commit + ("-dirty" if dirty else ""), "dirty": bool(dirty)}
 
 
 def worker_environments(measurements: Iterable) -> dict[str, dict]:
