@@ -7,8 +7,8 @@ both hold for the whole run, so no interval computed inside it can see them (doc
 "What one run's interval cannot see"). They can be measured from outside: run one scenario
 several times on this host, unchanged, and split the spread of its cells' medians across runs.
 
-For every group of runs of one scenario (same name, same scenario text, same source commit when
-recorded, same host; k ≥ 2 runs) and every column with at least compare.MIN_COLUMN_CELLS cells
+For every group of runs of one scenario (same name, same scenario text, same measuring code when
+recorded: results.source_version, same host; k ≥ 2 runs) and every column with at least compare.MIN_COLUMN_CELLS cells
 verified in all k runs, with y[r, c] the log median of cell c in run r:
 
     centred   d[r, c] = y[r, c] − mean over runs of y[·, c]
@@ -55,11 +55,13 @@ def host_key(run_doc: dict) -> str:
 
 
 def group_key(run_doc: dict) -> tuple[str, str, str, str]:
-    """Runs that repeat one experiment: scenario name, its text, the source commit, the host."""
+    """Runs that repeat one experiment: scenario name, its text, the measuring code's tree
+    (results.source_version; the commit for runs that recorded only that), the host."""
     run = run_doc.get("run", {}) or {}
     name = (run.get("scenario") or {}).get("name") or run.get("name", "")
     text = json.dumps(run_doc.get("scenarioAsWritten") or run.get("scenario") or {}, sort_keys=True)
-    source = ((run_doc.get("harness") or {}).get("source") or {}).get("commit", "")
+    src = (run_doc.get("harness") or {}).get("source") or {}
+    source = src.get("measuring") or src.get("commit", "")
     return str(name), hashlib.sha256(str(text).encode()).hexdigest()[:12], str(source), host_key(run_doc)
 
 
@@ -96,7 +98,7 @@ class Term:
 
     def sentence(self) -> str:
         return (f"{self.language} {self.operation}: column ±{self.column_sd:.1%}, cell ±{self.cell_sd:.1%} "
-                f"(sd; {self.df} df from {self.groups} scenario{'s' if self.groups != 1 else ''})")
+                f"(sd; {self.df} df from {self.groups} set{'s' if self.groups != 1 else ''} of repeated runs)")
 
 
 @dataclass

@@ -676,7 +676,7 @@ def cmd_calibrate(args) -> int:
     repeated = {k: v for k, v in groups.items() if len(v) >= 2}
     if not repeated:
         raise CliError("calibrate: no scenario was run twice unchanged on this host (same scenario file, same "
-                       "source commit): run one twice, e.g. `codecbench run harness/scenarios/aa-rust-browser.yaml "
+                       "measuring code): run one twice, e.g. `codecbench run harness/scenarios/aa-rust-browser.yaml "
                        "--local` two times, then calibrate again", EXIT_USAGE)
     used = [d for v in repeated.values() for d in v]
     entries = {d: cmp.entries(results.read_measurements(d), docs[d]) for d in used}
@@ -1099,8 +1099,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     cal = sub.add_parser(
         "calibrate", help="measure this host's run-to-run term from scenarios run twice or more, unchanged",
-        description="Every scenario run at least twice unchanged on this host (same file, same source "
-                    "commit) tells how far a whole run's cells move from run to run, beyond what "
+        description="Every scenario run at least twice unchanged on this host (same file, same measuring code"
+                    ") tells how far a whole run's cells move from run to run, beyond what "
                     "its trials saw. calibrate measures that per language and operation and writes "
                     "results/calibration.json; report and compare then give each cell a host "
                     "interval (its rerun interval widened by the term). Method: "

@@ -592,19 +592,32 @@ def harness_environment(control_addr: str = "") -> dict:
 
 
 def source_version(repo: Path | None = None) -> dict:
-    """The commit the harness ran from, and whether tracked files differed from it: runs of one
-    scenario repeat one experiment only on one source (calibration.group_key). Empty outside git."""
+    """The commit the harness ran from and the git tree of the code that measures (proto, codecs,
+    the workers: `measuring`, with "-dirty" when tracked files there differ from it). Runs of one
+    scenario repeat one experiment only on one measuring tree (calibration.group_key); a change to
+    the harness or the docs does not make them another. Empty outside git."""
     repo = repo or Path(__file__).resolve().parents[2]
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                              timeout=10).stdout.strip()
+
     try:
-        commit = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], capture_output=True, text=True,
-                                timeout=10).stdout.strip()
+        commit = git("rev-parse", "HEAD")
         if not commit:
             return {}
-        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10).stdout.strip()
+        paths = [p for p in MEASURING_PATHS if (repo / p).exists()]
+        trees = git("rev-parse", *[f"HEAD:{p}" for p in paths]).split()
+        dirty = git("status", "--porcelain", "--untracked-files=no", "--", *paths)
     except (OSError, subprocess.SubprocessError):
         return {}
-    return {"commit": commit + ("-dirty" if dirty else ""), "dirty": bool(dirty)}
+    import hashlib
+    measuring = hashlib.sha1(" ".join(trees).encode()).hexdigest()[:16] + ("-dirty" if dirty else "")
+    return {"commit": commit, "measuring": measuring, "dirty": bool(dirty)}
+
+
+# What a worker's figures depend on: the contract, the codecs' shared files and the three workers.
+MEASURING_PATHS = ("proto", "codecs", "rust", "java", "web")
 
 
 def worker_environments(measurements: Iterable) -> dict[str, dict]:

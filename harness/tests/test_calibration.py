@@ -11,7 +11,7 @@ import shutil
 import numpy as np
 import pytest
 
-from codecbench import calibration, stats
+from codecbench import calibration, results, stats
 from codecbench.compare import Side
 
 from conftest import DATA, run_cli
@@ -110,6 +110,11 @@ def test_runs_repeat_one_experiment_only_with_one_scenario_source_and_host():
     other = json.loads(json.dumps(doc))
     other.setdefault("harness", {})["source"] = {"commit": "abc"}
     assert calibration.group_key(other) != k
+    # The measuring code's tree decides, not the commit (a docs or harness change is the same experiment).
+    again = json.loads(json.dumps(other))
+    other["harness"]["source"]["measuring"] = again["harness"]["source"]["measuring"] = "tree1"
+    again["harness"]["source"]["commit"] = "def"
+    assert calibration.group_key(other) == calibration.group_key(again)
     other = json.loads(json.dumps(doc))
     other["harness"]["hostname"] = "elsewhere"
     assert calibration.group_key(other) != k and calibration.host_key(other) != calibration.host_key(doc)
@@ -118,6 +123,13 @@ def test_runs_repeat_one_experiment_only_with_one_scenario_source_and_host():
     other.pop("scenarioAsWritten", None)
     doc.pop("scenarioAsWritten", None)
     assert calibration.group_key(other) != calibration.group_key(doc)
+
+
+def test_a_run_records_the_tree_of_the_code_that_measures():
+    src = results.source_version()
+    assert src["commit"] and src["measuring"], src
+    assert src == results.source_version()  # the same tree, the same record
+    assert results.source_version(DATA) == {} or "measuring" in results.source_version(DATA)
 
 
 def test_calibrate_writes_the_term_and_compare_and_report_use_it(tmp_path):
