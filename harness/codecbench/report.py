@@ -225,10 +225,10 @@ class _Builder:
         self.codecs = codec_order(self.df["codec"], scenario.get("codecs") or [])
         # This host's run-to-run term, when `codecbench calibrate` measured one for the host this run
         # was on (calibration.py): each figure then also gets its host interval.
+        self.calibration, self.calibration_error = None, ""
         try:
             self.calibration = calibration.load(run_dir.parent, calibration.host_key(self.doc))
         except ValueError as exc:
-            self.calibration = None
             self.calibration_error = str(exc)
         self.blocks: list = []
         self.plots: list[Path] = []
@@ -297,7 +297,7 @@ class _Builder:
             ("figures", stats.METHOD),
             ("noise floor", self.noise.sentence().removeprefix("noise floor: ")),
             ("host run-to-run term", self.calibration.sentence().split(": ", 1)[1] if self.calibration is not None
-             else getattr(self, "calibration_error", "") or "not measured on this host (`codecbench calibrate`)"),
+             else self.calibration_error or "not measured on this host (`codecbench calibrate`)"),
             ("transfer noise floor", self.transfer_noise.sentence(transfer=True).removeprefix("transfer noise floor: ")),
             ("seed", str(sc.get("seed", "1"))),
         ]
@@ -671,10 +671,8 @@ class _Builder:
                                                              r["coverage"]) for _, r in ser.iterrows()}
         unsteady = {(r["row"], r["record_count"]): int(r["unsteady"]) for _, r in ser.iterrows()}
         names = ["codec", "mode", "language"] if op == "decode" else ["codec", "language"]
-        hosted = {}
-        if self.calibration is not None:
-            hosted = {k: calibration.widen(iv, self.calibration.term(k[0][-1], op)) for k, iv in ivs.items()
-                      if self.calibration.term(k[0][-1], op) is not None}
+        terms = {k: self.calibration.term(k[0][-1], op) for k in ivs} if self.calibration is not None else {}
+        hosted = {k: calibration.widen(ivs[k], t) for k, t in terms.items() if t is not None}
         host_note = (" With \"host\", the half-width of the host interval: a rerun on this host, its "
                      "measured run-to-run term included." if hosted else "")
         self.add(self.pivot_table(piv, names, fmt_num, "ns per record", intervals=ivs, unsteady=unsteady,

@@ -9,6 +9,7 @@ prints.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -611,7 +612,6 @@ def source_version(repo: Path | None = None) -> dict:
         dirty = git("status", "--porcelain", "--untracked-files=no", "--", *paths)
     except (OSError, subprocess.SubprocessError):
         return {}
-    import hashlib
     measuring = hashlib.sha1(" ".join(trees).encode()).hexdigest()[:16] + ("-dirty" if dirty else "")
     return {"commit": commit, "measuring": measuring, "dirty": bool(dirty)}
 
