@@ -91,6 +91,13 @@ def _pick(rows: pd.DataFrame, lang: str, langs: dict[str, str], side: str) -> pd
     return pick.sort_values(["producer", side]).iloc[0]
 
 
+def _originals_first(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows that are not A/A twins; the twins only when nothing else measured that work (a run
+    cancelled after a twin's trial): a twin repeats its original's work, it is not a second entry."""
+    originals = rows[~rows["aa_twin"]]
+    return originals if not originals.empty else rows
+
+
 def _sizes(r: pd.Series, n: int) -> dict[str, float]:
     """Raw, gzip and zstd bytes per record of one summary row's payload (NaN where unknown)."""
     per = (lambda v: float(v) / n if n and v is not None and not pd.isna(v) and float(v) > 0 else math.nan)
@@ -126,7 +133,8 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
     default = max(floors.values(), default=1.0) if floors else float(noise_floor)
     if summary.empty:
         return []
-    s = summary[~summary["aa_twin"].astype(bool)].copy()
+    s = summary.copy()
+    s["aa_twin"] = s["aa_twin"].astype(bool)
     s["encode_lang"] = s["producer"].map(lambda w: lang_of(w, langs))
     s["decode_lang"] = s["consumer"].map(lambda w: lang_of(w, langs) if w else "")
     out = []
@@ -143,13 +151,13 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
             e2e: dict[str, tuple[float, stats.Interval]] = {}
             for codec in codecs:
                 rows = d[d["codec"] == codec]
-                e = rows[(rows["encode_lang"] == lang) & (rows["encode_trials"] > 0)]
+                e = _originals_first(rows[(rows["encode_lang"] == lang) & (rows["encode_trials"] > 0)])
                 if not e.empty:
                     r = e.sort_values("producer").iloc[0]
                     enc[codec] = (float(r["encode_ns_per_record"]), interval_of(r, "encode_"))
                 for mode in MODES:
-                    r = _pick(rows[(rows["mode"] == mode) & (rows["decode_lang"] == lang)
-                                   & (rows["decode_trials"] > 0) & rows["verified"].astype(bool)],
+                    r = _pick(_originals_first(rows[(rows["mode"] == mode) & (rows["decode_lang"] == lang)
+                                                    & (rows["decode_trials"] > 0) & rows["verified"].astype(bool)]),
                               lang, langs, "consumer")
                     if r is None:
                         continue

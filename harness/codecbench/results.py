@@ -407,7 +407,9 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             same = [d for d in downloads.get(key + (dec["consumer"],), []) if not d["aa_twin"]]
             dl = same[0] if same else None
         real_dec = dec if dec["operation"] == "decode" else None
-        used.add(key)
+        if not dec["aa_twin"]:
+            # Twin rows are left out of leaderboards: an encode joined only to twins keeps its own row.
+            used.add(key)
         parts = [p for p in (enc, up, dl, real_dec) if p is not None]
         failure = _failures([{"operation": p["operation"], "failure": p["failure"]} for p in parts]
                             + ([{"operation": "decode", "failure": dec["failure"]}] if real_dec is None else []))

@@ -116,6 +116,15 @@ def test_a_language_decodes_its_own_payload_first_and_end_to_end_is_only_its_own
     assert boards["java"].columns["end to end"]["json"].value == 20.0
 
 
+def test_a_twin_stands_in_only_when_its_original_measured_nothing():
+    # A run cancelled after one trial of a twin and none of its original: the twin's figure is
+    # what was measured of that work, so the board shows it rather than nothing.
+    s = frame(row("json", "rust-1", "rust-1", dec=(400, 396, 404), aa=True),
+              {**row("json", "rust-1", "rust-1"), "verified": False})
+    [b] = L.boards(s, LANGS, 1.0)
+    assert b.columns["decode typed"]["json"].value == 4.0
+
+
 def test_about_zero_best_shows_absolute_values():
     s = frame(row("json", "rust-1", "rust-1", enc=(0, 0, 0), dec=(100, 99, 101)),
               row("bson", "rust-1", "rust-1", enc=(50, 49, 51), dec=(100, 99, 101)))

@@ -118,6 +118,17 @@ def test_summary_joins_encode_upload_download_and_decode():
     assert row["end_to_end_lo_ns_per_op"] == pytest.approx(1000 + 9000 + 7000 + 2000)
 
 
+def test_an_encode_whose_only_decode_is_an_aa_twin_keeps_a_row_of_its_own():
+    # A cancelled run can end with an encode and its A/A twin's decode measured, and no other
+    # decode of that payload: leaderboards drop twin rows, so the encode needs its own row.
+    ms = [meas(ENC, "e0", cell="enc"),
+          meas(DEC, "d0", mode="typed", consumer="rust-1", cell="dec~aa", twin=True)]
+    summary = results.summary_frame(results.measurements_frame(ms))
+    assert sorted(summary["aa_twin"].tolist()) == [False, True]
+    own = summary[~summary["aa_twin"].astype(bool)].iloc[0]
+    assert own["consumer"] == "" and own["encode_trials"] == 1
+
+
 def test_end_to_end_needs_all_four_legs():
     ms = [m for m in synthetic() if m.operation != UP]
     summary = results.summary_frame(results.measurements_frame(ms))
