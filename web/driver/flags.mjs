@@ -7,7 +7,16 @@
 // decode ×2000, 16 trials, max/min 1.29 with the defaults, 1.07 with this). 16 MiB per
 // semi-space is the most V8 grows it to on 64-bit, i.e. the state a long-running page reaches;
 // fixing it is the browser's "fixed allocator state" (docs/DESIGN.md, rule 3).
-export const V8_FLAGS = "--min-semi-space-size=16 --max-semi-space-size=16";
+//
+// Allocation-site pretenuring off. V8 decides per allocation site, from how many of its objects
+// the early scavenges found alive, to allocate them straight in old space, and reverts that
+// seconds later once they die young. Whether a trial's first collections caught a decode's records
+// alive is timing, so trials of identical work ran in one state or the other: dummy protobuf typed
+// decode ×1000 at 3.7 or 5.0 µs/record, some trials stepping from 5 to 3.7 mid-measurement
+// (web/tools/stability, 14 trials: max/min 1.47). A 3 s warm-up ends every trial in the fast state
+// (max/min 1.23); this flag starts it there (max/min 1.20, the same median) without the wait. A
+// benchmark's decoded records die young, so this is the state a long-running loop reaches.
+export const V8_FLAGS = "--min-semi-space-size=16 --max-semi-space-size=16 --no-allocation-site-pretenuring";
 
 // The flags that work as root on these machines; the background-networking ones stop Chromium
 // from retrying a closed network. Timer throttling off: background tabs are workers too.

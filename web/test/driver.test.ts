@@ -51,10 +51,11 @@ describe("the driver", () => {
     await driver.waitForLine(/1 tab\(s\) open/, 60_000);
     const chromium = children(driver.process.pid!);
     expect(chromium.length).toBeGreaterThan(0);
-    // Chromium runs with the fixed V8 young generation (flags.mjs) and the page was told so.
+    // Chromium runs with the fixed V8 young generation and no pretenuring (flags.mjs), and the page was told so.
     const cmdline = readFileSync(`/proc/${chromium[0]}/cmdline`, "utf8").split("\0");
     expect(cmdline).toContain(`--js-flags=${V8_FLAGS}`);
     expect(V8_FLAGS).toMatch(/--min-semi-space-size=16 --max-semi-space-size=16/);
+    expect(V8_FLAGS).toMatch(/--no-allocation-site-pretenuring/);
     await expect.poll(() => control.attaches.length, { timeout: 30_000 }).toBeGreaterThan(0);
     expect(control.attaches[0]!.environment!.details["v8Flags"]).toBe(V8_FLAGS);
     await driver.stop("SIGKILL");

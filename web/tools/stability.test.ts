@@ -71,7 +71,9 @@ it("prints per-trial figures", async () => {
   const control = new FakeControl();
   const server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
   const extra = (process.env.CHROMIUM_FLAGS ?? "").split(" ").filter(Boolean);
-  if (process.env.GC_TRACE) extra.push(`--js-flags=${V8_FLAGS} --trace-gc`);
+  // V8_EXTRA: V8 flags added to the driver's (one --js-flags, since a later one replaces it).
+  const v8 = [V8_FLAGS, process.env.GC_TRACE ? "--trace-gc" : "", process.env.V8_EXTRA ?? ""].filter(Boolean).join(" ");
+  if (v8 !== V8_FLAGS) extra.push(`--js-flags=${v8}`);
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-stability-"));
   const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, userDataDir, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE, pipe: true });
   try {
