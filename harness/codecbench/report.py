@@ -1136,8 +1136,9 @@ class _Builder:
         self.add(Bullets([
             "Each cell (one operation of one dataset × count × codec × producer, and × consumer × mode "
             "for decode) is measured in independent trials, each in a fresh process (a child Rust process, "
-            "a fresh JVM, a fresh headless Chromium), interleaved with every other cell's trials in a "
-            f"seeded random order (trial order seed {seed or 'not recorded'}).",
+            "a fresh JVM, a fresh headless Chromium), interleaved with every other cell's trials in "
+            "passes (trial k of every cell before any trial k+1), each pass in a seeded random order "
+            f"(trial order seed {seed or 'not recorded'}).",
             f"Figures: the {stats.METHOD}. ± is the interval's half-width in % of the median, (n) the "
             f"number of trials; above ±{WIDE_CI:.0%} it is marked \"!\". Rounds within a trial are a "
             "diagnostic (measurements.parquet keeps every round).",

@@ -3,9 +3,9 @@
 //!   encode: dataset x count x codec x producer
 //!   decode: dataset x count x codec x producer x consumer x decode mode
 //! Each cell becomes `sampling.trials` tasks (its trials). Every encode cell also gets a prepare
-//! task (encode, verify, store the payload; nothing timed), and those run first; every trial then
-//! runs in a random order drawn from `sampling.orderSeed`, so no cell is always first or always
-//! follows the same neighbour
+//! task (encode, verify, store the payload; nothing timed), and those run first; the trials then
+//! run in passes (every cell's trial k before any trial k+1), each pass in a random order drawn
+//! from `sampling.orderSeed`, so no cell is always first or always follows the same neighbour
 //! (DESIGN.md rule 3). Per consumer, `sampling.aaCells` decode cells are planned twice (A/A twins)
 //! so every run measures its own noise floor (rule 7). A cell that no worker can run is left out; a
 //! scenario that leaves nothing to run, or names something unknown, is rejected with a message
@@ -285,13 +285,20 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
             lim.max_tasks));
     }
 
-    // (cell, trial, prepare): the prepare tasks first, in random order; then every trial.
+    // (cell, trial, prepare): the prepare tasks first, in random order; then the trials in passes,
+    // pass k holding trial k of every cell in an order of its own. A fully shuffled order let one
+    // cell's trials bunch in a slow stretch of a machine whose speed drifts over minutes; in
+    // passes every cell has one trial in each k-th of the run, so cells compared with each other
+    // (A/A groups, codecs in one column) sampled the same stretches.
     let mut first: Vec<(usize, u32, bool)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0, true)).collect();
-    let mut rest: Vec<(usize, u32, bool)> =
-        (0..cells.len()).filter(|&i| timed(&cells[i])).flat_map(|i| (0..sampling.trials).map(move |t| (i, t, false))).collect();
     first.shuffle(&mut rng);
-    rest.shuffle(&mut rng);
-    let order: Vec<(usize, u32, bool)> = first.into_iter().chain(rest).collect();
+    let timed_ids: Vec<usize> = (0..cells.len()).filter(|&i| timed(&cells[i])).collect();
+    let mut order = first;
+    for trial in 0..sampling.trials {
+        let mut pass: Vec<(usize, u32, bool)> = timed_ids.iter().map(|&i| (i, trial, false)).collect();
+        pass.shuffle(&mut rng);
+        order.extend(pass);
+    }
     let prepare_task: std::collections::HashMap<usize, usize> =
         order.iter().enumerate().filter(|(_, (_, _, p))| *p).map(|(pos, (c, _, _))| (*c, pos)).collect();
     let tasks = order
@@ -417,6 +424,15 @@ mod tests {
         assert!(firsts.len() > 3, "the first trial must vary with the seed: {firsts:?}");
         let encode_firsts = (1..20).filter(|&seed| order(seed)[2].0.starts_with("encode/")).count();
         assert!(encode_firsts < 10, "encode trials are not always first: {encode_firsts} of 19");
+        // In passes: every cell's trial k runs before any cell's trial k + 1, and each pass has an
+        // order of its own (the cell after a given cell is not the same in every pass).
+        let trials: Vec<u32> = o[2..].iter().map(|(_, t)| *t).collect();
+        assert!(trials.windows(2).all(|w| w[0] <= w[1]), "trials out of passes: {trials:?}");
+        let cells = o.iter().filter(|(_, t)| *t == 0).count() - 2;
+        let passes: Vec<Vec<&String>> = o[2..].chunks(cells).map(|p| p.iter().map(|(c, _)| c).collect()).collect();
+        assert_eq!(passes.len(), 5);
+        assert!(passes.iter().all(|p| p.len() == cells && p.iter().collect::<std::collections::HashSet<_>>().len() == cells));
+        assert!(passes.windows(2).any(|w| w[0] != w[1]), "every pass in the same order");
         // A seed is always recorded.
         let (s, _) = plan("r", &scenario(), &ws).unwrap();
         assert_ne!(s.sampling.unwrap().order_seed, 0);
