@@ -21,7 +21,8 @@ import { canonicalPb } from "../test/vectors";
 // and json typed, dummy x RECORDS, in a seeded random order, with the A/A run's sampling; prints
 // every trial's median, rounds and warm-up, under the driver's flags (driver/flags.mjs). CHROMIUM_FLAGS
 // adds launch flags (a later --js-flags replaces the driver's V8 flags);
-// GC_TRACE=1 adds --js-flags=--trace-gc (Chromium's stderr, in the output). Per trial it also prints the
+// GC_TRACE=1 adds --trace-gc (Chromium's stderr, in the output) and V8_EXTRA="--flag ..." other V8
+// flags, both to the driver's in one --js-flags. Per trial it also prints the
 // Web Worker thread's CPU and run-queue wait (Linux schedstat), Chromium's other threads' CPU and
 // the whole machine's busy CPU, to tell a slow trial's cause: the code, V8's background work, or
 // other load on the machine.
@@ -71,7 +72,7 @@ it("prints per-trial figures", async () => {
   const control = new FakeControl();
   const server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
   const extra = (process.env.CHROMIUM_FLAGS ?? "").split(" ").filter(Boolean);
-  // V8_EXTRA: V8 flags added to the driver's (one --js-flags, since a later one replaces it).
+  // One --js-flags: a later one replaces the driver's.
   const v8 = [V8_FLAGS, process.env.GC_TRACE ? "--trace-gc" : "", process.env.V8_EXTRA ?? ""].filter(Boolean).join(" ");
   if (v8 !== V8_FLAGS) extra.push(`--js-flags=${v8}`);
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-stability-"));
