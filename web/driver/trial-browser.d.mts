@@ -11,6 +11,8 @@ export interface TrialBrowserOptions {
   log?: (line: string) => void;
   /** Chromium's launch flags (default: flags.mjs CHROMIUM_FLAGS). */
   args?: string[];
+  /** Chromium's stderr to this process's (e.g. V8's --trace-gc); off by default. */
+  dumpio?: boolean;
 }
 export declare function runInFreshBrowser(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number; onLaunch?: (browser: Browser) => void }): Promise<WireTrialRun>;
 export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<void>;

@@ -73,7 +73,7 @@ function failure(message) {
  * its WireTrialRun; every fault (launch, page, timeout, crash) is a failed trial, never a throw.
  * `log(line)` records launches and faults.
  */
-export async function runInFreshBrowser({ executablePath, origin, token = "", input, timeoutMs, log = () => {}, args = CHROMIUM_FLAGS, onLaunch = () => {} }) {
+export async function runInFreshBrowser({ executablePath, origin, token = "", input, timeoutMs, log = () => {}, args = CHROMIUM_FLAGS, dumpio = false, onLaunch = () => {} }) {
   const start = performance.now();
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-trial-"));
   let browser;
@@ -84,7 +84,7 @@ export async function runInFreshBrowser({ executablePath, origin, token = "", in
       // A pipe, as for the worker's Chromium: if the driver dies, this browser exits with it.
       // A copy: puppeteer takes --disable-features out of the array it is given (to merge it with
       // its own), so a shared array would lose it from the second launch on.
-      browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true,
+      browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true, dumpio,
         // DevTools calls otherwise give up after puppeteer's default 180 s; the trial's own limit rules.
         protocolTimeout: timeoutMs + 60_000, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
       onLaunch(browser);
@@ -128,7 +128,7 @@ export async function runInFreshBrowser({ executablePath, origin, token = "", in
  * `codecbenchTrialBrowserAbort`, which closes the Chromium of the trial in flight (control ended
  * its task): that trial then answers as failed at once.
  */
-export async function exposeTrialBrowser(page, { executablePath, origin, token, log, args }) {
+export async function exposeTrialBrowser(page, { executablePath, origin, token, log, args, dumpio }) {
   // The trial in flight: its Chromium once launched, and whether control abandoned it (an abort
   // may come before the launch finished; the browser is then killed as soon as it exists).
   let current;
@@ -140,7 +140,7 @@ export async function exposeTrialBrowser(page, { executablePath, origin, token, 
       if (trial.abandoned) browser.process()?.kill("SIGKILL");
     };
     try {
-      return await runInFreshBrowser({ executablePath, origin, token, input, timeoutMs, log, args, onLaunch });
+      return await runInFreshBrowser({ executablePath, origin, token, input, timeoutMs, log, args, dumpio, onLaunch });
     } finally {
       if (current === trial) current = undefined;
     }

@@ -21,7 +21,7 @@ import { canonicalPb } from "../test/vectors";
 // and json typed, dummy x RECORDS, in a seeded random order, with the A/A run's sampling; prints
 // every trial's median, rounds and warm-up, under the driver's flags (driver/flags.mjs). CHROMIUM_FLAGS
 // adds launch flags (a later --js-flags replaces the driver's V8 flags);
-// GC_TRACE=1 adds --trace-gc (Chromium's stderr, in the output) and V8_EXTRA="--flag ..." other V8
+// GC_TRACE=1 adds --trace-gc (every Chromium's stderr, the trials' included, in the output) and V8_EXTRA="--flag ..." other V8
 // flags, both to the driver's in one --js-flags. Per trial it also prints the
 // Web Worker thread's CPU and run-queue wait (Linux schedstat), Chromium's other threads' CPU and
 // the whole machine's busy CPU, to tell a slow trial's cause: the code, V8's background work, or
@@ -39,7 +39,8 @@ const MODE = process.env.DECODE_MODE ?? "typed";
 // TRIALS_IN=web-worker: trials in the tab's own Web Workers (one launch) instead of the driver's
 // fresh Chromium per trial; the thread figures below only see the tab's own Chromium.
 const FRESH = (process.env.TRIALS_IN ?? "fresh-browser") === "fresh-browser";
-const sampling = { warmupMs: Number(process.env.WARMUP_MS ?? 200), maxWarmupMs: 10_000, rounds: 10, minRoundMs: 10, taskTimeoutS: 300 };
+// MIN_ROUND_MS: the rounds' length (10 ms; aa.yaml's library sampling uses 50).
+const sampling = { warmupMs: Number(process.env.WARMUP_MS ?? 200), maxWarmupMs: 10_000, rounds: 10, minRoundMs: Number(process.env.MIN_ROUND_MS ?? 10), taskTimeoutS: 300 };
 
 /** The dataset's canonical vector records repeated to n records (dummy with distinct ids). */
 function records(n: number): Uint8Array {
@@ -80,7 +81,7 @@ it("prints per-trial figures", async () => {
   try {
     const openTab = async () => {
       const tab = await browser.newPage();
-      if (FRESH) await exposeTrialBrowser(tab, { executablePath: chromiumPath, origin: server.origin, args: [...CHROMIUM_FLAGS, ...extra] });
+      if (FRESH) await exposeTrialBrowser(tab, { executablePath: chromiumPath, origin: server.origin, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE });
       await tab.goto(server.origin, { waitUntil: "domcontentloaded" });
       return tab;
     };
