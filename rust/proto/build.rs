@@ -31,7 +31,39 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .message_attribute(".codecbench.v1.MatrixRow", "#[derive(serde::Serialize, serde::Deserialize)] #[serde(transparent)]")
         .field_attribute(".codecbench.v1.DummyRecord.id", "#[serde(rename = \"_id\")]")
         .field_attribute(".codecbench.v1.NumericRecord.id", "#[serde(rename = \"_id\")]");
+    // A double field also reads an integer: JavaScript writers (cbor-x, @msgpack/msgpack) write a
+    // whole-number double such as 2166.0 as an integer, and ciborium, unlike serde_json or
+    // rmp-serde, refuses an integer where a float is asked for. Found from the descriptors, so a
+    // new dataset needs no entry here.
+    for field in double_fields(&root.join("codecbench/v1/datasets.proto"), &root, &out)? {
+        builder = builder.field_attribute(field, "#[serde(deserialize_with = \"crate::serde_number::f64_from_number\")]");
+    }
     builder.compile_protos(&files, &[root.clone()])?;
     println!("cargo:rerun-if-changed={}", root.display());
     Ok(())
+}
+
+/// The singular `double` fields of the dataset messages in `file`, as prost-build paths.
+fn double_fields(file: &std::path::Path, root: &std::path::Path, out: &std::path::Path) -> Result<Vec<String>, Box<dyn std::error::Error>> {
+    use prost::Message;
+    use prost_types::field_descriptor_proto::{Label, Type};
+    let set = out.join("datasets_only.bin");
+    let status = std::process::Command::new(env::var("PROTOC")?)
+        .arg(format!("--descriptor_set_out={}", set.display()))
+        .arg(format!("-I{}", root.display()))
+        .arg(file)
+        .status()?;
+    if !status.success() {
+        return Err(format!("protoc failed on {}", file.display()).into());
+    }
+    let set = prost_types::FileDescriptorSet::decode(std::fs::read(set)?.as_slice())?;
+    let mut fields = Vec::new();
+    for f in &set.file {
+        for m in f.message_type.iter().filter(|m| DATASET_MESSAGES.contains(&m.name())) {
+            for field in m.field.iter().filter(|x| x.r#type() == Type::Double && x.label() != Label::Repeated) {
+                fields.push(format!(".{}.{}.{}", f.package(), m.name(), field.name()));
+            }
+        }
+    }
+    Ok(fields)
 }

@@ -1,11 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { bsonCodec } from "../src/codecs/bson";
+import { cborCodec } from "../src/codecs/cbor";
 import { jsonCodec } from "../src/codecs/json";
 import { msgpackCodec } from "../src/codecs/msgpack";
 import { protobufCodec } from "../src/codecs/protobuf";
 import { ubjsonCodec } from "../src/codecs/ubjson";
+import { compareRecords } from "../src/model/compare";
 import { datasetById } from "../src/model/registry";
-import { vector } from "./vectors";
+import { canonicalPb, vector } from "./vectors";
 
 // Corrupt payloads are errors, never partial or made-up records.
 
@@ -162,6 +164,118 @@ describe("msgpack rejects", () => {
     }
     // A fixarray of 3 in 3 bytes is fine.
     expect(msgpack.decodeTree!(new Uint8Array([0x93, 0x01, 0x02, 0x03]))).toEqual([1, 2, 3]);
+  });
+});
+
+describe("cbor rejects", () => {
+  const cbor = cborCodec.prepare(dummy);
+  const records = dummy.fromCanonical(canonicalPb("dummy"));
+  // The browser's own payload (a copy: encode returns a view of cbor-x's shared buffer).
+  const good = new Uint8Array(cbor.encode(records));
+  const bytes = (hex: string) => new Uint8Array(Buffer.from(hex.replace(/ /g, ""), "hex"));
+  const modes = [cbor.decodeTyped, cbor.decodeTree!];
+  it("every truncation of a payload, in every mode, as ending early", () => {
+    const accepted = [];
+    for (let length = 0; length < good.length; length++) {
+      for (const decode of modes) {
+        try {
+          decode(good.subarray(0, length));
+          accepted.push(length);
+        } catch (error) {
+          expect((error as Error).constructor).toBe(Error);
+          expect((error as Error).message).toMatch(/^(Unexpected end of CBOR data|CBOR payload ends inside a value: cbor-x failed with RangeError: Offset is outside the bounds of the DataView)$/);
+        }
+      }
+    }
+    expect(accepted).toEqual([]);
+    expect(() => cbor.decodeTyped(good.subarray(0, good.length - 5))).toThrow(/^Unexpected end of CBOR data$/);
+    // A float64 or 8-byte integer head cut off fails in DataView's bounds check.
+    for (const hex of ["fb 00", "1b 0000"]) expect(() => cbor.decodeTyped(bytes(hex))).toThrow(/^CBOR payload ends inside a value: cbor-x failed with RangeError: Offset is outside the bounds of the DataView$/);
+    expect(() => cbor.decodeTyped(new Uint8Array(0))).toThrow(/^Unexpected end of CBOR data$/);
+  });
+  it("bytes after the payload's value", () => {
+    for (const decode of modes) expect(() => decode(new Uint8Array([...good, 0xf6]))).toThrow(/^Data read, but end of buffer not reached$/);
+  });
+  it("declared lengths beyond the input, in every mode, without allocating them (the library checks before it allocates)", () => {
+    const cases: [string, RegExp][] = [
+      // Array of 2^64-1 elements in 9 bytes: refused from the length's high word.
+      ["9b ffffffffffffffff", /^JavaScript does not support arrays, maps, or strings with length over 4294967295$/],
+      ["9b 00000000ffffffff", /^Array length exceeds 112810000$/],
+      ["9a 00ffffff", /^Unexpected end of CBOR data$/],
+      // Four nested arrays of 2^24-1 (the msgpack case that took 385 MiB there).
+      ["9a00ffffff 9a00ffffff 9a00ffffff 9a00ffffff", /^Unexpected end of CBOR data$/],
+      ["ba 00ffffff", /^Property count exceeds 16710000$/],
+      ["ba 000fffff", /^Unexpected end of CBOR data$/],
+      ["bb 00000000ffffffff", /^Property count exceeds 16710000$/],
+      ["7a 7fffffff", /^Unexpected end of CBOR data$/],
+      ["5a 7fffffff", /^Unexpected end of CBOR data$/],
+      ["a1 677265636f726473 9a 00ffffff 00", /^Unexpected end of CBOR data$/],
+    ];
+    // Nested arrays that each fit the bytes left but add up beyond them: 2,000 headers of 5,000
+    // elements (6,000 bytes) would allocate 2,000 arrays of 5,000 slots; the library's per-decode
+    // budget refuses the second.
+    const nested = new Uint8Array(Array.from({ length: 2000 }, () => [0x99, 0x13, 0x88]).flat());
+    for (const decode of modes) {
+      const before = process.memoryUsage.rss();
+      const started = performance.now();
+      for (const [hex, message] of cases) expect(() => decode(bytes(hex)), hex).toThrow(message);
+      expect(() => decode(nested)).toThrow(/^Unexpected end of CBOR data$/);
+      expect(performance.now() - started).toBeLessThan(100);
+      expect((process.memoryUsage.rss() - before) / 2 ** 20).toBeLessThan(32);
+    }
+    // Small arrays and maps that fit are fine.
+    expect(cbor.decodeTree!(bytes("83 010203"))).toEqual([1, 2, 3]);
+    expect(cbor.decodeTree!(bytes("a1 6161 82 0102"))).toEqual({ a: [1, 2] });
+  });
+  it("a value of the wrong shape", () => {
+    expect(() => cbor.decodeTyped(bytes("a0"))).toThrow(/^payload has no "records" array$/);
+    expect(() => cbor.decodeTyped(bytes("a1 677265636f726473 01"))).toThrow(/^payload has no "records" array$/);
+    expect(() => cbor.decodeTyped(bytes("80"))).toThrow(/^payload is not a document/);
+    // A Map (tag 259) has no "records" property: typed decode takes plain objects only.
+    expect(() => cbor.decodeTyped(bytes("d90103 a1 677265636f726473 80"))).toThrow(/^payload has no "records" array$/);
+  });
+  it("a field of the wrong type: decoded as it is, named by verification", () => {
+    const wrong = records.map((record, i) => (i === 1 ? { ...(record as object), index: "one", balance: true } : record));
+    const decoded = cbor.decodeTyped(new Uint8Array(cbor.encode(wrong)));
+    expect((decoded[1] as { index: unknown }).index).toBe("one");
+    expect(compareRecords(dummy.record, records, decoded)).toMatch(/^record 1 field index/);
+    // An int64 field holding a string is left alone by the widening, for verification to name.
+    const numeric = datasetById("numeric");
+    const numericRecords = numeric.fromCanonical(canonicalPb("numeric")).slice(0, 2) as { coordinates: { timestamp: unknown }[] }[];
+    const bad = numericRecords.map((record, i) => (i === 0 ? { ...record, coordinates: [{ ...record.coordinates[0], timestamp: "soon" }, ...record.coordinates.slice(1)] } : record));
+    const codec = cborCodec.prepare(numeric);
+    const back = codec.decodeTyped(new Uint8Array(codec.encode(bad))) as typeof numericRecords;
+    expect(back[0]!.coordinates[0]!.timestamp).toBe("soon");
+    expect(compareRecords(numeric.record, numericRecords, back)).toMatch(/^record 0 field coordinates/);
+  });
+  it("malformed content of cbor-x's own tags, as one Error naming what the engine threw, leaving nothing behind", () => {
+    const cases: [string, RegExp][] = [
+      // Tag 105 (cbor-x's legacy record) around a string, tag 2 (bignum) around null, tag 29 (shared reference) with nothing shared.
+      ["d869 626969", /^malformed CBOR: cbor-x failed with TypeError: Cannot create property 'slowReads' on string 'i'$/],
+      ["c2 f6", /^malformed CBOR: cbor-x failed with TypeError: Cannot read properties of null/],
+      ["d81d 00", /^malformed CBOR: cbor-x failed with TypeError: Cannot read properties of null/],
+      // Tag 71 (BigUint64Array) around 3 bytes.
+      ["d847 43000000", /^malformed CBOR: cbor-x failed with RangeError: byte length of BigUint64Array should be a multiple of 8$/],
+      // Tag 27 (generic object) naming RegExp with an invalid pattern.
+      ["d81b 83 6652656745787061 28 60", /^malformed CBOR: cbor-x failed with SyntaxError: Invalid regular expression/],
+    ];
+    for (const decode of modes) {
+      for (const [hex, message] of cases) {
+        let error: unknown;
+        try {
+          decode(bytes(hex));
+        } catch (caught) {
+          error = caught;
+        }
+        expect((error as Error).constructor, hex).toBe(Error);
+        expect((error as Error).message, hex).toMatch(message);
+        expect(compareRecords(dummy.record, records, cbor.decodeTyped(good))).toBeNull();
+      }
+    }
+  });
+  it("containers nested deeper than the stack, as the codec's Error", () => {
+    const deep = new Uint8Array([...new Array(200_000).fill(0x81), 0x01]);
+    for (const decode of modes) expect(() => decode(deep)).toThrow(/^malformed CBOR: cbor-x failed with RangeError: Maximum call stack size exceeded$/);
   });
 });
 

@@ -46,6 +46,11 @@ function ownError(codec: string, mode: DecodeMode, error: Error): boolean {
         error instanceof DecodeError ||
         (error instanceof RangeError && /^(Insufficient data|Extra \d+ of \d+ byte|Offset is outside the bounds of the DataView)/.test(error.message))
       );
+    case "cbor":
+      // cbor-x's own plain Errors ("Unexpected end of CBOR data", "Data read, but end of buffer
+      // not reached", "Unknown token 28", length limits); engine errors from inside the library
+      // come rewrapped by cbor.ts as plain Errors starting "malformed CBOR:".
+      return error.constructor === Error;
     case "ubjson":
       // ubjson.ts throws plain Errors, each naming the offset.
       return error.constructor === Error && /^(Unexpected EOF|Unexpected type|Expected count marker|Invalid length\/count|Invalid data|container count|containers nested too deep)/.test(error.message);

@@ -113,6 +113,10 @@ const HEADERS: readonly (readonly number[])[] = [
   [0x04, 0x61, 0x00], // bson array "a", then its int32 size
   [0x02, 0x61, 0x00], // bson string "a", then its int32 length
   [0x0a], // protobuf field 1, length-delimited, then (here) 4 bytes read as a varint length
+  [0x9a], // cbor array, 32-bit length
+  [0xba], // cbor map, 32-bit length
+  [0x7a], // cbor text string, 32-bit length
+  [0x5a], // cbor byte string, 32-bit length
 ];
 const COUNTS = [0x7fffffff, 0xffffffff, 0x00ffffff, 0x0000ffff, 0x00000003];
 
@@ -159,8 +163,8 @@ function mutate(base: Uint8Array, change: Mutation, seeds: readonly Uint8Array[]
     }
     case "header": {
       const count = COUNTS[change.count]!;
-      // ubjson is big-endian; the others little-endian (protobuf reads the bytes as a varint).
-      const bigEndian = HEADERS[change.header]![0] === 0x5b || HEADERS[change.header]![0] === 0x7b || HEADERS[change.header]![0] === 0x53;
+      // ubjson and cbor are big-endian; the others little-endian (protobuf reads the bytes as a varint).
+      const bigEndian = [0x5b, 0x7b, 0x53, 0x9a, 0xba, 0x7a, 0x5a].includes(HEADERS[change.header]![0]!);
       const bytes = new Uint8Array(4);
       new DataView(bytes.buffer).setUint32(0, count, !bigEndian);
       return new Uint8Array([...base.subarray(0, at), ...HEADERS[change.header]!, ...bytes, ...base.subarray(at)]);

@@ -2,6 +2,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { BSON } from "bson";
 import { describe, expect, it } from "vitest";
 import { bsonCodec } from "../src/codecs/bson";
+import { cborCodec } from "../src/codecs/cbor";
 import { decodeRecords, encodeRecords } from "../src/codecs/codec";
 import { jsonCodec } from "../src/codecs/json";
 import { msgpackCodec } from "../src/codecs/msgpack";
@@ -89,6 +90,15 @@ describe.each(cases)("%s int64 beyond 2^53", (_id, dataset, records) => {
     expect(compareRecords(dataset.record, records, decodeRecords(prepared, payload))).toBeNull();
   });
 
+  it("survives cbor exactly, written as 8-byte integers (major type 0/1, not a tag-2/3 bignum)", () => {
+    const prepared = cborCodec.prepare(dataset);
+    const payload = encodeRecords(prepared, records);
+    const hex = Buffer.from(payload).toString("hex");
+    expect(hex).toContain(`1b${"7fffffffffffffff"}`);
+    expect(hex).toContain(`3b${"7fffffffffffffff"}`); // -2^63 = -1 - (2^63-1)
+    expect(compareRecords(dataset.record, records, decodeRecords(prepared, payload))).toBeNull();
+  });
+
   it("survives protobuf exactly", () => {
     const prepared = protobufCodec.prepare(dataset);
     expect(compareRecords(dataset.record, records, decodeRecords(prepared, encodeRecords(prepared, records)))).toBeNull();
@@ -105,7 +115,7 @@ describe("int64 values that fit in fewer bits", () => {
   const small = numeric.fromCanonical(
     toBinary(NumericDatasetSchema, create(NumericDatasetSchema, { records: [{ id: "s", coordinates: [1n, -1n, 200n, 30_000n, -30_000n, 2n ** 31n - 1n].map((timestamp) => ({ timestamp })) }] })),
   );
-  it.each([ubjsonCodec, msgpackCodec].map((codec) => [codec.info.id, codec] as const))("come back as bigint from %s", (_id, codec) => {
+  it.each([ubjsonCodec, msgpackCodec, cborCodec].map((codec) => [codec.info.id, codec] as const))("come back as bigint from %s", (_id, codec) => {
     const prepared = codec.prepare(numeric);
     const decoded = decodeRecords(prepared, encodeRecords(prepared, small));
     expect(compareRecords(numeric.record, small, decoded)).toBeNull();

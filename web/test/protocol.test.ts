@@ -53,6 +53,7 @@ describe("worker protocol", () => {
       ["protobuf", ["typed"]],
       ["ubjson", ["typed", "tree"]],
       ["msgpack", ["typed", "tree"]],
+      ["cbor", ["typed", "tree"]],
     ]);
     // Every codec declares what each of its timed regions holds: encode and every decode mode.
     const vocabulary = new Set(["serialize", "parse", "utf8", "model-conversion", "validation", "copy", "field-lookup"]);
@@ -73,6 +74,7 @@ describe("worker protocol", () => {
     expect(versions["@bufbuild/protobuf"]).toBe(installed("@bufbuild/protobuf"));
     expect(versions["codecbench ubjson (project-owned, Draft 12)"]).toBe((JSON.parse(readFileSync(`${repoRoot}web/package.json`, "utf8")) as { version: string }).version);
     expect(versions["@msgpack/msgpack"]).toBe(installed("@msgpack/msgpack"));
+    expect(versions["cbor-x"]).toBe(installed("cbor-x"));
     expect(versions["bson (js-bson)"]).toBe(installed("bson"));
   });
 
@@ -215,7 +217,7 @@ describe("worker protocol", () => {
     start(control);
     const reports = await control.waitForReports(4);
     expect(reports.map((r) => r.failure)).toEqual([
-      `encode failed: unknown codec "xml" (this worker offers json, bson, protobuf, ubjson, msgpack)`,
+      `encode failed: unknown codec "xml" (this worker offers json, bson, protobuf, ubjson, msgpack, cbor)`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
       `decode failed: codec bson has no decode mode "eager" (it has typed, tree, lazy)`,

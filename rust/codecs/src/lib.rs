@@ -4,6 +4,7 @@
 //! Every codec encodes the same logical value, `{"records": [...]}` (proto/README.md), from the
 //! Rust native model: the contract's dataset types, which derive serde with the wire names.
 mod bson_codec;
+mod cbor;
 mod json;
 mod msgpack;
 mod payload;
@@ -14,6 +15,7 @@ pub mod vectors;
 use codecbench_datasets::Records;
 
 pub use bson_codec::Bson;
+pub use cbor::Cbor;
 pub use json::Json;
 pub use msgpack::Msgpack;
 pub use protobuf::Protobuf;
@@ -64,6 +66,7 @@ pub enum Tree {
     Bson(bson::Document),
     Msgpack(rmpv::Value),
     Ubjson(ubjson::Value),
+    Cbor(ciborium::Value),
 }
 
 impl Tree {
@@ -76,6 +79,7 @@ impl Tree {
                 Tree::Msgpack(v) => rmpv::ext::from_value(v).map_err(CodecError::from_display)?,
                 // serde_json's Value as a go-between: a serde-to-serde copy, exact for i64 and f64.
                 Tree::Ubjson(v) => serde_json::to_value(&v).and_then(serde_json::from_value).map_err(CodecError::from_display)?,
+                Tree::Cbor(v) => v.deserialized().map_err(CodecError::from_display)?,
             };
             Ok(p.records)
         }
@@ -116,7 +120,7 @@ pub trait Codec: Send + Sync {
 
 /// Every codec of the Rust worker.
 pub fn registry() -> Vec<Box<dyn Codec>> {
-    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack)]
+    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor)]
 }
 
 pub fn find(id: &str) -> Option<Box<dyn Codec>> {

@@ -43,6 +43,7 @@ fn decode_modes_and_timed_regions_are_declared() {
     let modes = |id| find(id).unwrap().meta().decode_modes;
     assert_eq!(modes("json"), [TYPED, TREE]);
     assert_eq!(modes("msgpack"), [TYPED, TREE]);
+    assert_eq!(modes("cbor"), [TYPED, TREE]);
     assert_eq!(modes("ubjson"), [TYPED, TREE]);
     assert_eq!(modes("bson"), [TYPED, TREE, LAZY]);
     assert_eq!(modes("protobuf"), [TYPED]);
@@ -180,6 +181,59 @@ fn protobuf_payload_is_the_canonical_dataset_message() {
         let records = generate(d, 5, 2).unwrap();
         assert_eq!(Protobuf.encode(&records).unwrap(), records.to_canonical_bytes(), "{d}");
     }
+}
+
+/// Plain RFC 8949 CBOR, the forms other writers use: records as maps keyed by wire names; floats
+/// in the smallest exact width; an integer, a float16 or an indefinite-length map where Jackson or
+/// cbor-x put them decodes to the same records.
+#[test]
+fn cbor_is_plain_rfc_8949_and_reads_other_writers_forms() {
+    let records = generate("owners", 1, 1).unwrap();
+    let bytes = Cbor.encode(&records).unwrap();
+    // {"records": [ {...
+    assert_eq!(bytes[..10], *b"\xa1\x67records\x81");
+    assert!(matches!(bytes[10], 0xa0..=0xb7), "a definite-length map: {:#x}", bytes[10]);
+    let v: ciborium::Value = ciborium::from_reader(&bytes[..]).unwrap();
+    let rec = &v.as_map().unwrap()[0].1.as_array().unwrap()[0];
+    let keys: Vec<_> = rec.as_map().unwrap().iter().map(|(k, _)| k.as_text().unwrap().to_string()).collect();
+    assert_eq!(keys[..2], ["uid", "name"]);
+    // 1.5 is exact in float16 (f9 3e00), 100000.5 needs float32 (fa 47c35040)
+    let mut small = Vec::new();
+    ciborium::into_writer(&(1.5f64, 100000.5f64, 0.1f64), &mut small).unwrap();
+    assert_eq!(small, b"\x83\xf9\x3e\x00\xfa\x47\xc3\x50\x40\xfb\x3f\xb9\x99\x99\x99\x99\x99\x9a");
+    // A dummy record as Jackson writes it: indefinite-length maps, the double `balance` as float64;
+    // and as cbor-x may: the same double as an integer, then as float16.
+    let one = generate("dummy", 1, 1).unwrap();
+    let Records::Dummy(r) = &one else { unreachable!() };
+    let encoded = Cbor.encode(&one).unwrap();
+    let tree: ciborium::Value = ciborium::from_reader(&encoded[..]).unwrap();
+    let fields = tree.as_map().unwrap()[0].1.as_array().unwrap()[0].as_map().unwrap().clone();
+    let indefinite = |fields: &[(ciborium::Value, ciborium::Value)]| {
+        let mut out = b"\xbf\x67records\x81\xbf".to_vec();
+        for (k, v) in fields {
+            ciborium::into_writer(k, &mut out).unwrap();
+            ciborium::into_writer(v, &mut out).unwrap();
+        }
+        out.extend_from_slice(b"\xff\xff");
+        out
+    };
+    assert_eq!(Cbor.decode("dummy", &indefinite(&fields)).unwrap(), one, "indefinite-length maps");
+    let at = |name: &str| fields.iter().position(|(k, _)| k.as_text() == Some(name)).unwrap();
+    let mut expected = r[0].clone();
+    expected.balance = 3.0;
+    let mut changed = fields.clone();
+    changed[at("balance")].1 = ciborium::Value::Integer(3.into());
+    assert_eq!(Cbor.decode("dummy", &indefinite(&changed)).unwrap(), Records::Dummy(vec![expected.clone()]), "an integer in a double field");
+    changed[at("balance")].1 = ciborium::Value::Float(3.0);
+    let half = indefinite(&changed);
+    assert!(half.windows(3).any(|w| w == b"\xf9\x42\x00"), "3.0 written as float16");
+    assert_eq!(Cbor.decode("dummy", &half).unwrap(), Records::Dummy(vec![expected]), "a float16 in a double field");
+    // A fraction where an integer belongs is an error, not a truncation; so is trailing data.
+    changed[at("index")].1 = ciborium::Value::Float(1.5);
+    assert!(Cbor.decode("dummy", &indefinite(&changed)).is_err());
+    let mut trailing = encoded.clone();
+    trailing.push(0);
+    assert_eq!(Cbor.decode("dummy", &trailing).unwrap_err().0, "1 bytes after the payload's value");
 }
 
 #[test]

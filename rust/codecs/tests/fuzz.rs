@@ -137,6 +137,9 @@ const TOKENS: &[&[u8]] = &[
     // msgpack: array32, map32, str32, bin32, ext32 of 2^32-1; extreme integers
     b"\xdd\xff\xff\xff\xff", b"\xdf\xff\xff\xff\xff", b"\xdb\xff\xff\xff\xff", b"\xc6\xff\xff\xff\xff", b"\xc9\xff\xff\xff\xff\x01",
     b"\xcf\xff\xff\xff\xff\xff\xff\xff\xff", b"\xd3\x80\x00\x00\x00\x00\x00\x00\x00", b"\xc1",
+    // cbor: array, map, text and byte string of 2^64-1 and 2^31, indefinite starts, a break
+    b"\x9b\xff\xff\xff\xff\xff\xff\xff\xff", b"\xbb\xff\xff\xff\xff\xff\xff\xff\xff", b"\x7b\xff\xff\xff\xff\xff\xff\xff\xff",
+    b"\x5a\x80\x00\x00\x00", b"\x9f", b"\xbf", b"\x7f", b"\xff", b"\xf9\x7c\x00", b"\xc2\x49",
     // bson: element types, a 2^31 string
     b"\x02a\x00\x00\x00\x00\x80", b"\x03", b"\x04", b"\x10", b"\x12", b"\x01", b"\x13", b"\xff",
     // json
@@ -326,6 +329,11 @@ fn fuzz_msgpack() {
     fuzz("msgpack");
 }
 
+#[test]
+fn fuzz_cbor() {
+    fuzz("cbor");
+}
+
 /// The fuzz run's checks can fail: a codec that panics, or allocates a declared size, is caught.
 #[test]
 fn the_checks_catch_a_panic_and_a_big_allocation() {
@@ -356,6 +364,10 @@ fn declared_sizes_of_2_pow_31_are_refused_without_allocating_them() {
         // {"records": array32 of 2^32 - 1 elements}, and a str32 of 2^32 - 1 bytes
         ("msgpack", b"\x81\xa7records\xdd\xff\xff\xff\xff\xc0".to_vec()),
         ("msgpack", b"\x81\xa7records\xdb\xff\xff\xff\xffab".to_vec()),
+        // {"records": array of 2^64 - 1 elements}, a text string and a byte string of 2^31 - 1 bytes
+        ("cbor", b"\xa1\x67records\x9b\xff\xff\xff\xff\xff\xff\xff\xff\xf6".to_vec()),
+        ("cbor", b"\xa1\x67records\x7a\x7f\xff\xff\xffab".to_vec()),
+        ("cbor", b"\xa1\x67records\x81\xa1\x64name\x5a\x7f\xff\xff\xffab".to_vec()),
         // {"records": [#L 2^63-1 ...]}, [$Z#L 2^63-1] and [$T#l 2^31-1] (payload-less elements),
         // a string of 2^31 - 1 bytes
         ("ubjson", b"{i\x07records[#L\x7f\xff\xff\xff\xff\xff\xff\xffZ}".to_vec()),

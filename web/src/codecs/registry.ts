@@ -1,4 +1,5 @@
 import { bsonCodec } from "./bson";
+import { cborCodec } from "./cbor";
 import type { Codec } from "./codec";
 import { jsonCodec } from "./json";
 import { msgpackCodec } from "./msgpack";
@@ -7,7 +8,7 @@ import { ubjsonCodec } from "./ubjson";
 
 // Every codec the browser worker offers, by id. Adding a codec = one module + one line here.
 export const codecs: ReadonlyMap<string, Codec> = new Map(
-  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec].map((codec) => [codec.info.id, codec]),
+  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec, cborCodec].map((codec) => [codec.info.id, codec]),
 );
 
 export function codecById(id: string): Codec {

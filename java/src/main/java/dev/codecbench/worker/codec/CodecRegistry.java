@@ -21,6 +21,7 @@ public final class CodecRegistry {
     add("protobuf", ProtobufCodec::new);
     add("ubjson", UbjsonCodec::new);
     add("msgpack", MsgpackCodec::new);
+    add("cbor", CborCodec::new);
   }
 
   private void add(String id, Supplier<Codec> factory) {

@@ -11,8 +11,8 @@ import java.util.List;
 
 /**
  * One pre-built ObjectReader and ObjectWriter per dataset over a configured mapper, for the
- * Jackson-based codecs (json, bson, msgpack): built once, so no per-call set-up happens inside a
- * timed region.
+ * Jackson-based codecs (json, bson, msgpack, cbor): built once, so no per-call set-up happens
+ * inside a timed region.
  */
 final class JacksonBindings {
   private final ObjectReader[] readers;

@@ -339,6 +339,16 @@ class CodecFuzzTest {
         "c6781eb71d", "9dc9082619e2c5",
         // ... and a str32 of 0x474dff8b bytes after the payload's value (read to reject it).
         "44db474dff8b"));
+    // {"records": text, bytes, array, map of 0x7fffffff; text and array of 2^63-1}; a chunk of
+    // 0x7fffffff bytes in an indefinite-length text; a run of 20,000 tags (Jackson: 100 MB).
+    byCodec.put("cbor", List.of("a1" + "677265636f726473" + "7a7fffffff" + "616263",
+        "a1" + "677265636f726473" + "5a7fffffff" + "616263",
+        "a1" + "677265636f726473" + "9a7fffffff" + "01",
+        "a1" + "677265636f726473" + "ba7fffffff" + "616101",
+        "a1" + "677265636f726473" + "7b7fffffffffffffff" + "616263",
+        "a1" + "677265636f726473" + "9b7fffffffffffffff" + "01",
+        "a1" + "677265636f726473" + "7f7a7fffffff" + "61ff",
+        "c1".repeat(20_000) + "a1" + "677265636f726473" + "80"));
     List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
     for (Codec c : CODECS.all()) {
       for (String h : byCodec.getOrDefault(c.id(), List.of())) {

@@ -1,15 +1,21 @@
 package dev.codecbench.worker.codec;
 
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.NumericRecord;
+import dev.codecbench.worker.model.NumericRecord.Coordinate;
+import dev.codecbench.worker.model.Records;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
@@ -70,17 +76,26 @@ class CorruptPayloadTest {
       case "msgpack" -> 1 + 1 + "records".length() + 1;
       // '{', key length (marker + 1 byte), "records", '[' (unsized), record's '{'.
       case "ubjson" -> 1 + 2 + "records".length() + 1;
+      // map header (a1 or bf), text "records" (0x67 + 7 bytes), the array's head (1 to 3 bytes
+      // for the vectors' record counts; 1 when indefinite), record's map header.
+      case "cbor" -> 1 + 1 + "records".length() + cborHeadLength(good[1 + 1 + "records".length()]);
       default -> throw new IllegalArgumentException(codec);
     };
   }
 
   /**
    * A byte that is not what belongs there: 'B' is neither JSON syntax here, nor a BSON element
-   * type, nor a UBJSON marker, and in msgpack an integer where a record map belongs. In protobuf
+   * type, nor a UBJSON marker, in msgpack an integer and in CBOR a 2-byte byte string where a
+   * record map belongs. In protobuf
    * 0x07 is a tag of field 0 with wire type 7, both invalid ('B' would be a valid tag).
    */
   private static byte brokenMarker(String codec) {
     return codec.equals("protobuf") ? (byte) 0x07 : (byte) 0x42;
+  }
+
+  private static int cborHeadLength(byte initial) {
+    int info = initial & 0x1f;
+    return 1 + (info < 24 || info == 31 ? 0 : 1 << (info - 24));
   }
 
   private static int varintLength(byte[] b, int at) {
@@ -89,6 +104,61 @@ class CorruptPayloadTest {
       n++;
     }
     return n;
+  }
+
+  /**
+   * cbor's corruptions with the precise error, on Java's payload of one numeric record (so they do
+   * not depend on another writer's layout): {@code validate} is what the worker runs first and
+   * gives the message when it applies (null: the payload passes it); the typed and tree decodes on
+   * their own (Jackson's message, of which the start is compared).
+   */
+  static Stream<Arguments> cborCases() throws CodecException {
+    var one = new Records<>(List.of(new NumericRecord("a", 1, 2, List.of(new Coordinate(1, 1.5, -2.0)))));
+    @SuppressWarnings("unchecked")
+    var numeric = (Dataset<NumericRecord>) Dataset.byId("numeric").orElseThrow();
+    String good = HexFormat.of().formatHex(CODECS.byId("cbor").orElseThrow().encode(numeric, one));
+    // {"records": text string declaring 2^31-1 bytes, followed by 3}
+    String huge = "a1677265636f726473" + "7a7fffffff" + "616263";
+    String latitude = "686c61746974756465fb3ff8000000000000"; // "latitude": 1.5 (float64)
+    String notADouble =
+        "Cannot deserialize value of type `double` from String \"x\": not a valid `double` value";
+    assertTrue(good.contains(latitude), good);
+    return Stream.of(
+        // Cut inside the key "index" (text of 5 bytes at byte 17).
+        Arguments.of("truncated", good.substring(0, 40),
+            "cbor decode: text string of 5 bytes at byte 17 runs past the 2 bytes left",
+            "cbor decode: Needed to read 5 bytes, reached end-of-input", null),
+        Arguments.of("last break cut", good.substring(0, good.length() - 2), null,
+            "cbor decode: Unexpected end-of-input in Object value: expected a property or close marker (0xFF)",
+            null),
+        Arguments.of("declared length beyond the input", huge,
+            "cbor decode: text string of 2147483647 bytes at byte 9 runs past the 3 bytes left",
+            "cbor decode: Unexpected end-of-input in VALUE_STRING", null),
+        Arguments.of("trailing value", good + "00", null,
+            "cbor decode: data after the payload's value (VALUE_NUMBER_INT)", null),
+        Arguments.of("trailing break", good + "ff", null,
+            "cbor decode: Unexpected Break (0xFF) token in Root context", null),
+        Arguments.of("text in a double field", good.replace(latitude, "686c617469747564656178"), null,
+            "cbor decode: " + notADouble, "cbor tree to records: " + notADouble));
+  }
+
+  @ParameterizedTest(name = "cbor {0}")
+  @MethodSource("cborCases")
+  void cborRejectsWithThePreciseError(String corruption, String hex, String validateMessage, String decodeStart,
+      String treeStart) {
+    Codec cbor = CODECS.byId("cbor").orElseThrow();
+    Dataset<?> numeric = Dataset.byId("numeric").orElseThrow();
+    byte[] payload = HexFormat.of().parseHex(hex);
+    if (validateMessage == null) {
+      assertDoesNotThrow(() -> cbor.validate(payload));
+    } else {
+      assertEquals(validateMessage, assertThrows(CodecException.class, () -> cbor.validate(payload)).getMessage());
+    }
+    CodecException typed = assertThrows(CodecException.class, () -> cbor.decodeTyped(numeric, payload));
+    assertTrue(typed.getMessage().startsWith(decodeStart), typed.getMessage());
+    CodecException tree =
+        assertThrows(CodecException.class, () -> treeToRecords(cbor, numeric, cbor.decodeTree(payload)));
+    assertTrue(tree.getMessage().startsWith(treeStart == null ? decodeStart : treeStart), tree.getMessage());
   }
 
   @org.junit.jupiter.api.Test

@@ -1,0 +1,91 @@
+// cbor-x's subpaths, not "cbor-x": under Node that entry loads the cbor-extract native addon for
+// strings, which the page never has; tests, fuzzing and vectors then run the page's JS decoder.
+import { Decoder } from "cbor-x/decode";
+import { Encoder } from "cbor-x/encode";
+import type { Dataset } from "../model/dataset";
+import { recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { int64Widener } from "./int64";
+import { treeToRecords } from "./tree";
+import { libraryVersion } from "./versions";
+
+// cbor: cbor-x, one map {"records": [...]}, records as maps keyed by wire names, plain RFC 8949
+// that ciborium and Jackson read. cbor-x's own extensions are off: useRecords: false (its default
+// record extension writes objects as tag-0xdfff record definitions no other library reads), no
+// structuredClone (tag 28/29 references), pack, bundleStrings, shared structures or
+// self-described header (all off unless asked for); tagUint8Array: false (Node would tag 64).
+// Objects are written as maps with a 2-byte count (0xb9 nnnn): valid, not the shortest form
+// (variableMapSize would be), which is what the library does by default.
+//
+// int64: the encoder writes a bigint as an 8-byte integer (0x1b / 0x3b, major type 0/1), and the
+// decoder gives 8-byte integers back as bigint (int64AsNumber off, the default); int64 values
+// another writer put in fewer bytes come back as numbers and are widened (int64.ts). Doubles: the
+// library writes an integral double in [-2^32, 2^32) (2166.0, and -0.0 as 0) as an integer and any
+// other as float64; it reads float16/32/64 and integers alike into a JS number.
+//
+// Corrupt input: cbor-x 1.6.9 checks every declared array, map, text and byte-string length
+// against the bytes left before it allocates (arrays also against a per-decode budget, so nested
+// headers cannot add up), and refuses 64-bit lengths over 2^32 outright; corrupt.test.ts proves
+// it, so no guard is added here. Bytes after the value are an error ("Data read, but end of
+// buffer not reached").
+
+const options = { useRecords: false, mapsAsObjects: true, tagUint8Array: false } as const;
+
+// cbor-x caches a DataView on the input array (source.dataView). A trial decodes one payload
+// object over and over, so each decode gets a fresh view of it, as an application decoding bytes
+// that just arrived pays that DataView every time.
+//
+// cbor-x's decoders of its tag extensions (records 105, shared references 28/29, typed arrays
+// 64-87, bignums 2/3, regexps 27, ...) trust the tagged content's shape and fail with whatever the
+// engine throws on a wrong one (`d8 69 62 69 69`: TypeError "Cannot create property 'slowReads' on
+// string 'i'"; `c2 f6`: TypeError on null; RegExp's SyntaxError), a head cut off fails in
+// DataView's RangeError and deep nesting in the stack's. Those are rethrown as one Error saying
+// so; the library's own Errors pass unchanged. The try costs nothing unless something is thrown.
+function decodeWith(decoder: Decoder, payload: Uint8Array): unknown {
+  try {
+    return decoder.decode(new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength));
+  } catch (error) {
+    if (error instanceof Error && error.constructor !== Error) {
+      // DataView's read past the end (V8's message) is a cut-off head; cbor-x's `incomplete` flag is not precise.
+      const cut = error instanceof RangeError && error.message === "Offset is outside the bounds of the DataView";
+      const what = cut ? "CBOR payload ends inside a value" : "malformed CBOR";
+      throw new Error(`${what}: cbor-x failed with ${error.name}: ${error.message}`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+export const cborCodec: Codec = {
+  info: {
+    id: "cbor",
+    mediaType: "application/cbor",
+    decodeModes: ["typed", "tree"],
+    library: "cbor-x",
+    libraryVersion: libraryVersion("cbor-x"),
+    notes:
+      "useRecords: false, tagUint8Array: false, no structured clone/packing (plain RFC 8949 maps keyed by wire names, maps with 2-byte counts); " +
+      "int64 as bigint written as 8-byte integers, narrower int64 integers widened to bigint on decode; integral doubles written as integers; " +
+      "declared lengths beyond the input refused by the library itself; engine errors from inside the library (its tag decoders, a cut-off head) rethrown as one Error; " +
+      "each decode reads a fresh view of the payload (the library caches a DataView on its input); tree = the library's decode with default options",
+    timedRegions: [
+      { operation: "encode", contains: ["serialize"], note: "Encoder.encode of the model objects writes into the library's shared buffer and returns a view of it (no copy)" },
+      {
+        operation: "typed",
+        contains: ["parse", "model-conversion"],
+        note: "Decoder.decode (maps as objects, 8-byte integers as bigint) of a fresh view of the payload; the conversion widens int64 fields that came in narrower integers to bigint (datasets with int64 only)",
+      },
+      { operation: "tree", contains: ["parse"], note: "Decoder.decode with the library's default decode options (useRecords: false, maps as objects), no conversion" },
+    ],
+  },
+  prepare(dataset: Dataset): PreparedCodec {
+    const encoder = new Encoder({ ...options });
+    const decoder = new Decoder({ ...options });
+    const treeDecoder = new Decoder({ useRecords: false });
+    const widen = int64Widener(dataset.record);
+    return {
+      encode: (records) => encoder.encode({ records }),
+      decodeTyped: widen ? (payload) => widen(recordsOf(decodeWith(decoder, payload))) : (payload) => recordsOf(decodeWith(decoder, payload)),
+      decodeTree: (payload) => decodeWith(treeDecoder, payload),
+      treeToRecords: (tree) => treeToRecords(dataset.record, tree),
+    };
+  },
+};
