@@ -1,5 +1,7 @@
 // cbor-x's subpaths, not "cbor-x": under Node that entry loads the cbor-extract native addon for
 // strings, which the page never has; tests, fuzzing and vectors then run the page's JS decoder.
+// cbor-extract stays an optional install of cbor-x; package.json pins it to 2.2.2 (overrides),
+// the newest whose platform packages the registry serves, so that `npm ci` finds a complete lock.
 import { Decoder } from "cbor-x/decode";
 import { Encoder } from "cbor-x/encode";
 import type { Dataset } from "../model/dataset";
