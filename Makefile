@@ -62,10 +62,12 @@ setup: toolchain apt grpcurl
 toolchain:
 	@bash scripts/check_toolchain.sh
 
-# Chromium for the browser worker; sqlite3 to look into results by hand.
+# Chromium for the browser worker; sqlite3 to look into results by hand; flatc (FlatBuffers'
+# schema compiler) generates the flatbuffers codecs' code from proto/ at build time.
 apt:
 	@missing=""; command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
+	command -v flatc >/dev/null || missing="$$missing flatbuffers-compiler"; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
 

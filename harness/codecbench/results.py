@@ -472,6 +472,34 @@ def add_end_to_end(summary: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
+def transfer_vs_raw_tcp(df: pd.DataFrame, langs: dict[str, str] | None = None) -> pd.DataFrame:
+    """Each transfer leg (upload, download) of each payload size and worker beside the raw loopback
+    TCP copy of the same bytes the worker timed in the same trial (extras raw_tcp_ns_per_op, the
+    Rust worker's; other workers report none): medians over trials, throughputs in MB/s (10^6 B/s)
+    and the leg's share of the raw throughput."""
+    from . import stats
+
+    cols = ["operation", "dataset", "codec", "record_count", "language", "payload_bytes", "trials",
+            "leg_ns_per_op", "raw_ns_per_op", "leg_mb_s", "raw_mb_s", "share_of_raw"]
+    t = df[df["operation"].isin(["upload", "download"]) & (df["failure"] == "")]
+    groups: dict[tuple, list] = {}
+    for r, extras in zip(_records(t), t["extras"]):
+        if not r["round_ns_per_op"]:
+            continue
+        raw = json.loads(extras or "{}").get("raw_tcp_ns_per_op")
+        lang = r["language"] or (lang_of(r["worker_id"], langs) if langs else "")
+        key = (r["operation"], r["dataset"], r["codec"], int(r["record_count"]), lang, int(r["payload_bytes"] or 0))
+        groups.setdefault(key, []).append((stats.trial_figure(r["round_ns_per_op"]), raw))
+    rows = []
+    for (op, ds, codec, count, lang, size), trials in groups.items():
+        leg = stats.median([f for f, _ in trials])
+        raws = [x for _, x in trials if x]
+        raw = stats.median(raws) if raws else math.nan
+        rows.append([op, ds, codec, count, lang, size, len(trials), leg, raw, size / leg * 1e3 if leg else math.nan,
+                     size / raw * 1e3 if raws and raw else math.nan, raw / leg if raws and leg else math.nan])
+    return pd.DataFrame(rows, columns=cols)
+
+
 def language_map(df: pd.DataFrame, run_doc: dict) -> dict[str, str]:
     """worker id → language, from the measurements and run.json's environments."""
     langs: dict[str, str] = {}

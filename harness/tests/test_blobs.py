@@ -104,3 +104,35 @@ def test_a_million_records_are_stored_in_bounded_memory(control, fake_worker):
     size = max(b.stat().st_size for b in (control.state_dir / "blobs").glob("*/*") if b.parent.name != "uploads")
     assert size > 10_000_000, f"the canonical blob holds 1 M records ({size} bytes)"
     assert tasks
+
+
+def test_a_100_mib_payload_passes_through_control_in_bounded_memory(control):
+    """A 100 MiB payload uploaded through PutBlob (1 MiB chunks, as workers send) and downloaded
+    through GetBlob: control appends chunks to a file and streams them back from it, so its peak
+    RSS grows by less than 32 MiB (issue 12's bound), and the bytes come back whole."""
+    import hashlib
+    import os
+    import uuid
+
+    size, chunk = 100 << 20, 1 << 20
+    block = os.urandom(chunk)  # 100 distinct chunks: each is the block with its index in front
+    sha = hashlib.sha256()
+    before = vm_hwm_kib(control.proc.pid)
+    with control.client() as c:
+        upload = uuid.uuid4().hex
+        blob_id = ""
+        for i in range(size // chunk):
+            data = i.to_bytes(4, "big") + block[4:]
+            sha.update(data)
+            blob_id = c.worker.PutBlob(ws.PutBlobRequest(upload_id=upload, offset=i * chunk, data=data,
+                                                         finish=i == size // chunk - 1), timeout=30).blob_id
+        assert blob_id == sha.hexdigest(), "the blob is named by the SHA-256 of its bytes"
+        after_upload = vm_hwm_kib(control.proc.pid)
+        down, received = hashlib.sha256(), 0
+        for ch in c.worker.GetBlob(ws.GetBlobRequest(blob_id=blob_id), timeout=120):
+            assert ch.offset == received and ch.total_size == size
+            down.update(ch.data)
+            received += len(ch.data)
+    growth = {"upload": (after_upload - before) / 1024, "upload+download": (vm_hwm_kib(control.proc.pid) - before) / 1024}
+    assert received == size and down.hexdigest() == blob_id
+    assert growth["upload+download"] < 32, f"control's peak RSS grew by {growth} MiB for a 100 MiB payload"

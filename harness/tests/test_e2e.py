@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from codecbench import processes
+from codecbench import processes, results
 from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
 
 from conftest import ART, CODECBENCH, DATA, run_cli, start_rust_worker, write_scenario
@@ -87,6 +87,10 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert {(m.dataset, m.codec) for m in ms if m.operation == UP} == set(product(datasets, codecs))
     assert {(m.dataset, m.codec) for m in ms if m.operation == DOWN} == set(product(datasets, codecs))
     assert resp.run.scenario.sampling.order_seed != 0, "control records the trial order seed"
+    # Every transfer leg carries the raw loopback TCP copy of the same bytes, timed beside it.
+    for m in ms:
+        if m.operation in (UP, DOWN):
+            assert m.extras["raw_tcp_ns_per_op"] > 0, m
 
     # What the user sees: the answer first (a leaderboard per dataset, a verdict per language),
     # not every row; and the files.
@@ -116,6 +120,9 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert {r["operation"] for r in json_codec["timedRegions"]} >= {"encode", "typed", "tree"}
     md = (run_dir / "report.md").read_text(encoding="utf-8")
     assert "| json | encode |" in md.split("## Timed regions")[1]
+    assert "### dummy: transfer against a raw loopback TCP copy" in md
+    raw = results.transfer_vs_raw_tcp(results.read_measurements(run_dir))
+    assert len(raw) == 8 and (raw["share_of_raw"] > 0).all() and (raw["raw_mb_s"] > 0).all(), raw
 
     # Every measurement is in SQLite, committed as it was reported.
     rows = sqlite_rows(control.state_dir, "SELECT * FROM measurements WHERE run_id = ?", (run_id,))

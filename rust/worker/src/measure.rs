@@ -50,7 +50,7 @@ pub enum Warmup {
     Capped,
 }
 
-fn median(xs: &[f64]) -> f64 {
+pub fn median(xs: &[f64]) -> f64 {
     let mut v = xs.to_vec();
     v.sort_by(f64::total_cmp);
     let n = v.len();

@@ -3,7 +3,7 @@
 //! there), time the transfer legs here (they are gRPC calls of this process), store the payload,
 //! report every measurement or a precise failure. A prepare task goes through the child too
 //! (encode + verify, nothing timed) so this long-lived process never holds the codec's heap.
-use crate::{blobs, client::Client, measure::measure, trial};
+use crate::{blobs, client::Client, measure::{measure, median}, rawtcp::RawTcp, trial};
 use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Sampling, Task};
 use std::sync::atomic::AtomicBool;
 use std::{path::PathBuf, sync::Arc, time::Duration};
@@ -109,10 +109,11 @@ impl Runner {
         }
         if task.measure_transfer {
             let client = self.client.clone();
-            let size = payload.len();
+            let payload = Arc::new(payload);
+            let bytes = payload.clone();
             let m = self
-                .time_transfer(Operation::Upload, size, task.sampling.unwrap_or_default(), move |handle| {
-                    handle.block_on(blobs::put(&mut client.clone(), &payload)).map(|_| ())
+                .time_transfer(Operation::Upload, payload, task.sampling.unwrap_or_default(), move |handle| {
+                    handle.block_on(blobs::put(&mut client.clone(), &bytes)).map(|_| ())
                 })
                 .await
                 .map_err(|e| Failed(e, report.measurements.clone()))?;
@@ -129,51 +130,67 @@ impl Runner {
         if payload.len() as u64 != task.payload_blob_size && task.payload_blob_size != 0 {
             return Err(Failed(format!("fetching payload failed: got {} bytes, the task says {}", payload.len(), task.payload_blob_size), vec![]));
         }
+        let payload = Arc::new(payload);
         let mut measurements = vec![];
         if task.measure_transfer {
             let (client, id) = (self.client.clone(), task.payload_blob_id.clone());
             let m = self
-                .time_transfer(Operation::Download, payload.len(), task.sampling.unwrap_or_default(), move |handle| {
+                .time_transfer(Operation::Download, payload.clone(), task.sampling.unwrap_or_default(), move |handle| {
                     handle.block_on(blobs::get(&mut client.clone(), &id)).map(|b| drop(std::hint::black_box(b)))
                 })
                 .await
                 .map_err(|e| Failed(e, vec![]))?;
             measurements.push(m);
         }
-        let (mut report, _) = self.trial(task, canonical, Arc::new(payload), &measurements).await?;
+        let (mut report, _) = self.trial(task, canonical, payload, &measurements).await?;
         measurements.append(&mut report.measurements);
         report.measurements = measurements;
         Ok(report)
     }
 
     /// Times one transfer leg here, by the same warm-up / steady state / rounds as every operation
-    /// (one op = the whole payload through one gRPC call sequence), on a blocking thread.
+    /// (one op = the whole payload through one gRPC call sequence), on a blocking thread; then the
+    /// same bytes the same way over a plain loopback TCP connection, the baseline the report sets
+    /// the leg against (`extras["raw_tcp_ns_per_op"]`, the median of its rounds).
     async fn time_transfer(
         &self,
         operation: Operation,
-        payload_bytes: usize,
+        payload: Arc<Vec<u8>>,
         sampling: Sampling,
         mut op: impl FnMut(&tokio::runtime::Handle) -> anyhow::Result<()> + Send + 'static,
     ) -> Result<Measurement, String> {
         let handle = tokio::runtime::Handle::current();
         let leg = if operation == Operation::Upload { "upload" } else { "download" };
-        let (sample, first_error) = tokio::task::spawn_blocking(move || {
+        let payload_bytes = payload.len();
+        let (sample, raw, first_error) = tokio::task::spawn_blocking(move || {
             let mut first_error = None;
-            let sample = measure(&sampling, || {
-                if let Err(e) = op(&handle)
+            let mut record = |r: anyhow::Result<()>| {
+                if let Err(e) = r
                     && first_error.is_none()
                 {
                     first_error = Some(format!("{e:#}"));
                 }
-            });
-            (sample, first_error)
+            };
+            let sample = measure(&sampling, || record(op(&handle)));
+            let raw = match RawTcp::connect(payload, operation) {
+                Ok(mut raw) => Some(measure(&sampling, || record(raw.copy().map(drop).map_err(|e| anyhow::anyhow!("raw TCP copy: {e}"))))),
+                Err(e) => {
+                    record(Err(anyhow::anyhow!("raw TCP copy: {e}")));
+                    None
+                }
+            };
+            (sample, raw, first_error)
         })
         .await
         .map_err(|e| format!("{leg} timing panicked: {e}"))?;
         if let Some(e) = first_error {
             return Err(format!("{leg} timing failed: {e}"));
         }
-        Ok(trial::measurement(operation, payload_bytes, &sample, &self.environment))
+        let mut m = trial::measurement(operation, payload_bytes, &sample, &self.environment);
+        if let Some(raw) = raw {
+            m.extras.insert("raw_tcp_ns_per_op".into(), median(&raw.round_ns_per_op));
+        }
+        Ok(m)
     }
 }
 
