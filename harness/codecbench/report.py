@@ -965,7 +965,28 @@ class _Builder:
                                     "answers), so on a small payload it measures the disk. Medians over trials; "
                                     "MB = 10^6 bytes."))
 
+    def peak_memory(self, ds: str) -> None:
+        p = results.extra_medians(self.df[self.df["dataset"] == ds], "peak_heap_bytes", self.langs)
+        p = p[p["operation"].isin(["encode", "decode"])]
+        if p.empty:
+            return
+        self.add(Heading(3, f"{ds}: peak memory (heap held at once by one operation)", f"{ds}-peak"))
+        p = p.assign(what=[f"{op} {mode}".strip() for op, mode in zip(p["operation"], p["decode_mode"])])
+        p = p.assign(row=list(zip(p["codec"], p["what"], p["language"])))
+        piv = p.pivot_table(index="row", columns="record_count", values="peak_heap_bytes", aggfunc="median")
+        piv = piv.reindex(sorted(piv.index, key=lambda k: (self.codecs.index(k[0]) if k[0] in self.codecs
+                                                            else 99, k[1], _lang_key(k[2]))))
+        missing = sorted(set(self.df[self.df["dataset"] == ds]["language"]) - set(p["language"]) - {""})
+        self.add(self.pivot_table(
+            piv, ["codec", "operation", "language"], fmt_bytes, "bytes per operation (whole payload)",
+            caption="The peak growth of the heap during one operation of the whole payload (median over "
+                    "trials), its result included: the RAM it needs at once, not what it allocates in "
+                    "total. Rust: the counting allocator follows the measuring thread's live bytes during "
+                    "one extra operation after the rounds (a moving reallocation counts both blocks)."
+                    + (f" Not measured for {', '.join(missing)}." if missing else "")))
+
     def memory(self, ds: str, d: pd.DataFrame) -> None:
+        self.peak_memory(ds)
         m = timed(d[d["alloc_bytes_per_op"].notna() & d["operation"].isin(["encode", "decode"])])
         if m.empty:
             return

@@ -472,6 +472,24 @@ def add_end_to_end(summary: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
+def extra_medians(df: pd.DataFrame, key: str, langs: dict[str, str] | None = None) -> pd.DataFrame:
+    """The median over trials of one measurement extra (e.g. peak_heap_bytes) per dataset, codec,
+    operation, decode mode, record count and language, where the worker reported it."""
+    from . import stats
+
+    cols = ["dataset", "codec", "operation", "decode_mode", "record_count", "language", "trials", key]
+    t = df[df["failure"] == ""]
+    groups: dict[tuple, list[float]] = {}
+    for r, extras in zip(_records(t), t["extras"]):
+        v = json.loads(extras or "{}").get(key)
+        if v is None:
+            continue
+        lang = r["language"] or (lang_of(r["worker_id"], langs) if langs else "")
+        k = (r["dataset"], r["codec"], r["operation"], r["decode_mode"], int(r["record_count"]), lang)
+        groups.setdefault(k, []).append(float(v))
+    return pd.DataFrame([[*k, len(v), stats.median(v)] for k, v in groups.items()], columns=cols)
+
+
 def transfer_vs_raw_tcp(df: pd.DataFrame, langs: dict[str, str] | None = None) -> pd.DataFrame:
     """Each transfer leg (upload, download) of each payload size and worker beside the raw loopback
     TCP copy of the same bytes the worker timed in the same trial (extras raw_tcp_ns_per_op, the

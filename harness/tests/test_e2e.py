@@ -91,6 +91,9 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     for m in ms:
         if m.operation in (UP, DOWN):
             assert m.extras["raw_tcp_ns_per_op"] > 0, m
+        if m.operation == ENC or (m.operation == DEC and m.decode_mode == "typed"):
+            # One op's peak heap: at least its output (a payload, or the records) is held at once.
+            assert m.extras["peak_heap_bytes"] >= min(m.payload_bytes, 1000), m
 
     # What the user sees: the answer first (a leaderboard per dataset, a verdict per language),
     # not every row; and the files.
@@ -121,6 +124,7 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     md = (run_dir / "report.md").read_text(encoding="utf-8")
     assert "| json | encode |" in md.split("## Timed regions")[1]
     assert "### dummy: transfer against a raw loopback TCP copy" in md
+    assert "### beers: peak memory (heap held at once by one operation)" in md
     raw = results.transfer_vs_raw_tcp(results.read_measurements(run_dir))
     assert len(raw) == 8 and (raw["share_of_raw"] > 0).all() and (raw["raw_mb_s"] > 0).all(), raw
 

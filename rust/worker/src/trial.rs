@@ -195,7 +195,7 @@ pub fn measurement(operation: Operation, payload_bytes: usize, s: &Sample, env: 
         verified: true,
         steady: s.steady,
         environment: Some(env.clone()),
-        extras: [("warmup_ms", Some(s.warmup_ms)), ("warmup_rounds", Some(s.warmup_rounds as f64)), ("rounds_ms", Some(s.rounds_ms)), ("rounds_runqueue_ms", s.rounds_runqueue_ms)]
+        extras: [("warmup_ms", Some(s.warmup_ms)), ("warmup_rounds", Some(s.warmup_rounds as f64)), ("rounds_ms", Some(s.rounds_ms)), ("rounds_runqueue_ms", s.rounds_runqueue_ms), ("peak_heap_bytes", Some(s.peak_heap_bytes as f64))]
             .into_iter()
             .filter_map(|(k, v)| Some((k.to_string(), v?)))
             .collect::<HashMap<_, _>>(),
