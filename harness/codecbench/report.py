@@ -659,6 +659,9 @@ class _Builder:
             t = t[[((c, m, l) not in pairs_same) or (pl == l) for c, m, l, pl in
                    zip(t["codec"], t["decode_mode"], t["language"], t["producer_language"])]]
             keys = ["codec", "decode_mode", "language"]
+        elif (t["decode_mode"] != "").any():
+            # Streaming encode cells beside the in-memory ones ("" mode).
+            keys = ["codec", "decode_mode", "language"]
         else:
             keys = ["codec", "language"]
         ser = self.series(t, keys)
@@ -671,7 +674,7 @@ class _Builder:
         ivs = {(r["row"], r["record_count"]): stats.Interval(r["median"], r["lo"], r["hi"], int(r["n"]),
                                                              r["coverage"]) for _, r in ser.iterrows()}
         unsteady = {(r["row"], r["record_count"]): int(r["unsteady"]) for _, r in ser.iterrows()}
-        names = ["codec", "mode", "language"] if op == "decode" else ["codec", "language"]
+        names = ["codec", "mode", "language"] if len(keys) == 3 else ["codec", "language"]
         terms = {k: self.calibration.term(k[0][-1], op) for k in ivs} if self.calibration is not None else {}
         hosted = {k: calibration.widen(ivs[k], t) for k, t in terms.items() if t is not None}
         host_note = (" With \"host\", the half-width of the host interval: a rerun on this host, its "

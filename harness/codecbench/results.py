@@ -382,7 +382,8 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             blob_producers.setdefault((c["dataset"], c["codec"], c["record_count"], c["payload_blob_id"]),
                                       set()).add(c["producer"])
         if c["operation"] == "encode":
-            encodes.setdefault(key, c)
+            # In memory ("") or streaming: a streaming decode row takes the streaming encode.
+            encodes.setdefault(key + (c["decode_mode"],), c)
         elif c["operation"] == "upload":
             uploads.setdefault(key, c)
         elif c["operation"] == "download":
@@ -401,7 +402,8 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     used = set()
     for dec in decodes:
         key = tuple(dec[k] for k in enc_key)
-        enc, up = encodes.get(key), uploads.get(key)
+        enc_mode = dec["decode_mode"] if key + (dec["decode_mode"],) in encodes else ""
+        enc, up = encodes.get(key + (enc_mode,)), uploads.get(key)
         dl = by_cell.get((dec["cell_key"], "download"))
         if dl is None:
             same = [d for d in downloads.get(key + (dec["consumer"],), []) if not d["aa_twin"]]
@@ -409,7 +411,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         real_dec = dec if dec["operation"] == "decode" else None
         if not dec["aa_twin"]:
             # Twin rows are left out of leaderboards: an encode joined only to twins keeps its own row.
-            used.add(key)
+            used.add(key + (enc_mode,))
         parts = [p for p in (enc, up, dl, real_dec) if p is not None]
         failure = _failures([{"operation": p["operation"], "failure": p["failure"]} for p in parts]
                             + ([{"operation": "decode", "failure": dec["failure"]}] if real_dec is None else []))
@@ -433,10 +435,10 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     for key, enc in encodes.items():
         if key in used:
             continue
-        up = uploads.get(key)
+        up = uploads.get(key[:-1]) if not key[-1] else None
         parts = [p for p in (enc, up) if p is not None]
         rows.append({
-            "dataset": enc["dataset"], "codec": enc["codec"], "mode": "",
+            "dataset": enc["dataset"], "codec": enc["codec"], "mode": key[-1],
             "record_count": int(enc["record_count"]), "producer": enc["producer"], "consumer": "",
             "cell_id": enc["cell_id"], "aa_twin": False,
             "payload_bytes": int(max(p["payload_bytes"] for p in parts)),
@@ -450,7 +452,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     out = add_end_to_end(out)
     order = {d: i for i, d in enumerate(DATASETS)}
     out["_d"] = out["dataset"].map(lambda d: order.get(d, len(order)))
-    out["_m"] = out["mode"].map(lambda m: {"typed": 0, "tree": 1, "lazy": 2}.get(m, 3))
+    out["_m"] = out["mode"].map(lambda m: {"typed": 0, "tree": 1, "lazy": 2, "streaming": 3}.get(m, 4))
     out = out.sort_values(["_d", "dataset", "record_count", "codec", "_m", "producer", "consumer", "aa_twin"],
                           kind="stable").drop(columns=["_d", "_m"]).reset_index(drop=True)
     return out

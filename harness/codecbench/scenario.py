@@ -19,7 +19,7 @@ from google.protobuf import json_format
 from .pb import scenario as scenario_pb2
 
 DATASETS = ("dummy", "numeric", "owners", "docs", "beers", "matrix")
-DECODE_MODES = ("typed", "tree", "lazy")
+DECODE_MODES = ("typed", "tree", "lazy", "streaming")
 OPERATIONS = {
     "encode": "OPERATION_ENCODE",
     "decode": "OPERATION_DECODE",

@@ -15,7 +15,10 @@ use codecbench_proto::v1::{CodecInfo, Operation, Sampling, Scenario, Task, TaskS
 use rand::{seq::IndexedRandom, seq::SliceRandom, Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy"];
+pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy", "streaming"];
+/// The mode that has an encode side too: a producer whose codec offers it gets a second encode
+/// cell that writes through a bounded, drained buffer instead of into one Vec (proto/README.md).
+pub const STREAMING: &str = "streaming";
 
 /// Scenario limits, declared once in the contract and checked by the harness too.
 #[derive(serde::Deserialize)]
@@ -84,7 +87,8 @@ struct Cell {
 /// The id of a cell: readable, and the same for every trial of it.
 pub fn cell_id(op: Operation, dataset: &str, count: u32, codec: &str, mode: &str, producer: &str, consumer: &str) -> String {
     match op {
-        Operation::Encode => format!("encode/{dataset}/{count}/{codec}/{producer}"),
+        Operation::Encode if mode.is_empty() => format!("encode/{dataset}/{count}/{codec}/{producer}"),
+        Operation::Encode => format!("encode/{dataset}/{count}/{codec}/{mode}/{producer}"),
         _ => format!("decode/{dataset}/{count}/{codec}/{mode}/{producer}>{consumer}"),
     }
 }
@@ -238,6 +242,16 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                         dataset: dataset.clone(), codec: codec.clone(), mode: String::new(), count, producer: p.id.clone(),
                         consumer: String::new(), measure_transfer: transfer, source: None, aa_twin: false,
                     });
+                    // A streaming encode cell: timed trials only, after the in-memory cell's prepare
+                    // task (its trials name that payload: the bytes are the same).
+                    let asked = s.decode_modes.is_empty() || s.decode_modes.iter().any(|m| m == STREAMING);
+                    if time_encode && asked && p.codec(codec).is_some_and(|i| i.decode_modes.iter().any(|m| m == STREAMING)) {
+                        cells.push(Cell {
+                            id: cell_id(Operation::Encode, dataset, count, codec, STREAMING, &p.id, ""), op: Operation::Encode,
+                            dataset: dataset.clone(), codec: codec.clone(), mode: STREAMING.into(), count, producer: p.id.clone(),
+                            consumer: String::new(), measure_transfer: false, source: Some(enc), aa_twin: false,
+                        });
+                    }
                     if !decode {
                         continue;
                     }
@@ -274,7 +288,9 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         }
     }
     cells.extend(twins);
-    let encodes = cells.iter().filter(|c| c.op == Operation::Encode).count();
+    // Every in-memory encode cell has one prepare task (the streaming ones reuse its payload).
+    let prepared = |c: &Cell| c.op == Operation::Encode && c.mode.is_empty();
+    let encodes = cells.iter().filter(|c| prepared(c)).count();
     let timed = |c: &Cell| c.op != Operation::Encode || time_encode;
     let timed_cells = cells.iter().filter(|c| timed(c)).count();
     // Adaptive trials may take a cell up to maxTrials: the cap holds for the whole run.
@@ -290,7 +306,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     // cell's trials bunch in a slow stretch of a machine whose speed drifts over minutes; in
     // passes every cell has one trial in each k-th of the run, so cells compared with each other
     // (A/A groups, codecs in one column) sampled the same stretches.
-    let mut first: Vec<(usize, u32, bool)> = (0..cells.len()).filter(|&i| cells[i].op == Operation::Encode).map(|i| (i, 0, true)).collect();
+    let mut first: Vec<(usize, u32, bool)> = (0..cells.len()).filter(|&i| prepared(&cells[i])).map(|i| (i, 0, true)).collect();
     first.shuffle(&mut rng);
     let timed_ids: Vec<usize> = (0..cells.len()).filter(|&i| timed(&cells[i])).collect();
     let mut order = first;
@@ -366,6 +382,28 @@ mod tests {
         let s = Scenario { operations: vec![Operation::Decode as i32, Operation::Transfer as i32], codecs: vec!["json".into()], ..seeded(7, 3) };
         let (_, tasks) = plan("r", &s, &ws).unwrap();
         assert_eq!(tasks.iter().filter(|t| t.summary.operation() == Operation::Encode && !t.task.prepare).count(), 2 * 3);
+    }
+
+    #[test]
+    fn a_streaming_codec_gets_a_streaming_encode_cell_that_reuses_the_prepared_payload() {
+        let ws = [worker("rust-1", "rust", &[("json", &["typed", "streaming"])]), worker("browser-1", "browser", &[("json", &["typed"])])];
+        let s = Scenario { codecs: vec!["json".into()], ..seeded(7, 2) };
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        let streaming: Vec<_> = tasks.iter().filter(|t| t.summary.operation() == Operation::Encode && t.task.decode_mode == STREAMING).collect();
+        assert_eq!(streaming.len(), 2, "one streaming encode cell (rust's), two trials");
+        for t in &streaming {
+            assert_eq!(t.summary.cell_id, "encode/dummy/10/json/streaming/rust-1");
+            assert!(!t.task.prepare && !t.task.store_payload && !t.task.measure_transfer);
+            let d = t.depends_on.expect("after the in-memory cell's prepare task");
+            assert!(tasks[d].task.prepare && tasks[d].summary.cell_id == "encode/dummy/10/json/rust-1");
+        }
+        assert_eq!(tasks.iter().filter(|t| t.task.prepare).count(), 2, "one prepare per in-memory encode cell");
+        let decode_streaming = tasks.iter().filter(|t| t.summary.operation() == Operation::Decode && t.task.decode_mode == STREAMING && !t.aa_twin);
+        assert_eq!(decode_streaming.count(), 2 * 2, "rust decodes both producers' payloads streaming");
+        // Not asked for: no streaming cells.
+        let s = Scenario { decode_modes: vec!["typed".into()], ..s };
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        assert!(tasks.iter().all(|t| t.task.decode_mode != STREAMING));
     }
 
     #[test]

@@ -434,7 +434,8 @@ impl Control {
             m.task_id = s.id.clone();
             m.dataset = s.dataset.clone();
             m.codec = s.codec.clone();
-            m.decode_mode = if m.operation() == Operation::Decode { s.decode_mode.clone() } else { String::new() };
+            // Decode cells carry their mode; encode cells only the streaming one ("" in memory).
+            m.decode_mode = if matches!(m.operation(), Operation::Decode | Operation::Encode) { s.decode_mode.clone() } else { String::new() };
             m.record_count = s.record_count;
             m.producer_worker_id = s.producer_worker_id.clone();
             m.consumer_worker_id = s.consumer_worker_id.clone();
