@@ -396,6 +396,13 @@ def _write_report(run_dir: Path, out: Path | None, to_stderr: bool = False) -> P
     return rep.html
 
 
+def control_memory_line(start: int, peak: int, df) -> str:
+    """Control's resident memory during the run, beside the largest payload that passed through."""
+    largest = int(df["payload_bytes"].max()) if len(df) else 0
+    return (f"control: resident {start / 2**20:.0f} MiB at the start, peak +{max(peak - start, 0) / 2**20:.1f} MiB "
+            f"during the run (largest payload {largest / 2**20:.1f} MiB)")
+
+
 def _print_run(resp, args, out_dir: Path, files: dict) -> int:
     run = resp.run
     failed = [t for t in resp.tasks if task_status_name(t.status) == "failed"]
@@ -433,6 +440,8 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
             by_status[task_status_name(t.status)] = by_status.get(task_status_name(t.status), 0) + 1
         counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
         con.print(f"\n{len(resp.tasks)} tasks: {counts}" + (f" — {run.message}" if run.message else ""))
+        if run.control_rss_start_bytes:
+            con.print(control_memory_line(run.control_rss_start_bytes, run.control_peak_rss_bytes, df))
         con.print(f"results: {files['csv']}  {files['parquet'].name}  {files['summary'].name}  {files['run'].name}")
     if failed or status == "failed":
         return EXIT_FAILED

@@ -125,6 +125,10 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert "| json | encode |" in md.split("## Timed regions")[1]
     assert "### dummy: transfer against a raw loopback TCP copy" in md
     assert "### beers: peak memory (heap held at once by one operation)" in md
+    # Control's own memory during the run: its resident set at the start and its peak.
+    assert resp.run.control_rss_start_bytes > 0 and resp.run.control_peak_rss_bytes >= resp.run.control_rss_start_bytes
+    assert re.search(r"control: resident \d+ MiB at the start, peak \+[\d.]+ MiB during the run", out), res.stdout
+    assert "| control memory | resident " in md
     raw = results.transfer_vs_raw_tcp(results.read_measurements(run_dir))
     assert len(raw) == 8 and (raw["share_of_raw"] > 0).all() and (raw["raw_mb_s"] > 0).all(), raw
 

@@ -3,6 +3,7 @@
 mod access;
 mod blobs;
 mod harness_service;
+mod memory;
 mod scenario;
 mod state;
 mod stats;

@@ -197,7 +197,9 @@ impl Control {
     // ---- runs -------------------------------------------------------------------------------
 
     /// Stores a planned run and starts it; returns its event stream (the run comes first).
-    pub fn start_run(&self, run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<UnboundedReceiver<RunEvent>> {
+    pub fn start_run(&self, mut run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<UnboundedReceiver<RunEvent>> {
+        run.control_rss_start_bytes = crate::memory::reset_peak();
+        run.control_peak_rss_bytes = run.control_rss_start_bytes;
         let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
         self.store.insert_run(&run, source, &summaries, &self.workers())?;
         let (tx, rx) = unbounded_channel();
@@ -514,6 +516,7 @@ impl Control {
             }
         }
         Self::recount(run);
+        run.run.control_peak_rss_bytes = crate::memory::peak();
         let completed = run.tasks.iter().all(|t| is_terminal(t.summary.status()));
         if completed {
             run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
@@ -589,6 +592,7 @@ impl Control {
             return;
         }
         Self::recount(run);
+        run.run.control_peak_rss_bytes = crate::memory::peak();
         run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
         run.run.finished_at = Some(now());
         if let Err(e) = self.store.update_run(&run.run) {

@@ -51,6 +51,8 @@ CREATE INDEX IF NOT EXISTS measurements_run ON measurements(run_id, id);
 /// Columns added since the first schema: a database written by an older control gains them.
 const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("runs", "workers", "BLOB"),
+    ("runs", "control_rss_start", "INTEGER NOT NULL DEFAULT 0"),
+    ("runs", "control_peak_rss", "INTEGER NOT NULL DEFAULT 0"),
     ("tasks", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("tasks", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("tasks", "prepare", "INTEGER NOT NULL DEFAULT 0"),
@@ -136,11 +138,12 @@ impl Store {
         let mut db = self.db();
         let tx = db.transaction()?;
         tx.execute(
-            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers, control_rss_start, control_peak_rss)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![run.id, run.name, source, status_name(run.status()), run.message, ts(&run.created_at), run.tasks_total,
                 run.scenario.clone().unwrap_or_default().encode_to_vec(),
-                ListWorkersResponse { workers: workers.to_vec() }.encode_to_vec()],
+                ListWorkersResponse { workers: workers.to_vec() }.encode_to_vec(), run.control_rss_start_bytes as i64,
+                run.control_peak_rss_bytes as i64],
         )?;
         for (seq, t) in tasks.iter().enumerate() {
             Self::insert_task_in(&tx, &run.id, seq, t)?;
@@ -198,8 +201,9 @@ impl Store {
 
     fn update_run_in(db: &Connection, run: &Run) -> Result<()> {
         db.execute(
-            "UPDATE runs SET status = ?2, message = ?3, finished_at = ?4, tasks_done = ?5, tasks_failed = ?6 WHERE id = ?1",
-            params![run.id, status_name(run.status()), run.message, ts(&run.finished_at), run.tasks_done, run.tasks_failed],
+            "UPDATE runs SET status = ?2, message = ?3, finished_at = ?4, tasks_done = ?5, tasks_failed = ?6, control_peak_rss = ?7 WHERE id = ?1",
+            params![run.id, status_name(run.status()), run.message, ts(&run.finished_at), run.tasks_done, run.tasks_failed,
+                run.control_peak_rss_bytes as i64],
         )?;
         Ok(())
     }
@@ -246,6 +250,8 @@ impl Store {
             tasks_done: row.get("tasks_done")?,
             tasks_failed: row.get("tasks_failed")?,
             message: row.get("message")?,
+            control_rss_start_bytes: row.get::<_, i64>("control_rss_start")? as u64,
+            control_peak_rss_bytes: row.get::<_, i64>("control_peak_rss")? as u64,
         })
     }
 

@@ -1,0 +1,36 @@
+//! Control's own resident memory, from /proc/self/status (Linux; std exposes none of it), so a run
+//! can say how much RAM control needed while its payloads passed through: the peak (VmHWM) is
+//! reset when a run starts by writing 5 to /proc/self/clear_refs (proc(5)).
+
+fn status_kib(field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line[field.len()..].trim().trim_end_matches("kB").trim().parse().ok()
+}
+
+/// Resets the peak to the current resident set and returns it, in bytes (0 where unknown).
+pub fn reset_peak() -> u64 {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+    status_kib("VmRSS:").map_or(0, |k| k * 1024)
+}
+
+/// The peak resident set since the last reset (or since start), in bytes (0 where unknown).
+pub fn peak() -> u64 {
+    status_kib("VmHWM:").map_or(0, |k| k * 1024)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_peak_follows_a_large_allocation_and_resets() {
+        let start = super::reset_peak();
+        assert!(start > 0, "VmRSS is readable here");
+        let big = vec![1u8; 64 << 20];
+        std::hint::black_box(&big);
+        let grown = super::peak() - start;
+        assert!(grown >= 60 << 20, "the peak grew by {grown} bytes for a 64 MiB buffer");
+        drop(big);
+        let after = super::reset_peak();
+        assert!(super::peak() < after + (8 << 20), "the reset brings the peak back to the current level");
+    }
+}
