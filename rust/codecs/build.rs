@@ -6,7 +6,7 @@ fn main() {
     let lock = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = fs::read_to_string(&lock).unwrap_or_default();
-    for lib in ["serde_json", "bson", "prost", "rmp-serde", "ciborium"] {
+    for lib in ["serde_json", "bson", "prost", "rmp-serde", "ciborium", "quick-xml"] {
         let version = text
             .split("[[package]]")
             .find(|p| p.contains(&format!("name = \"{lib}\"\n")))

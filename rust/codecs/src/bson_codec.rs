@@ -52,7 +52,7 @@ impl Codec for Bson {
         bson::Document::try_from(raw).map(Tree::Bson).map_err(CodecError::from_display)
     }
 
-    fn decode_lazy(&self, bytes: &[u8], fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {
+    fn decode_lazy(&self, _dataset: &str, bytes: &[u8], fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {
         let err = CodecError::from_display;
         let doc = RawDocument::from_bytes(bytes).map_err(err)?;
         let records = doc.get_array("records").map_err(err)?;

@@ -11,6 +11,7 @@ mod payload;
 mod protobuf;
 pub mod ubjson;
 pub mod vectors;
+mod xml;
 
 use codecbench_datasets::Records;
 
@@ -20,6 +21,7 @@ pub use json::Json;
 pub use msgpack::Msgpack;
 pub use protobuf::Protobuf;
 pub use ubjson::Ubjson;
+pub use xml::Xml;
 
 pub const TYPED: &str = "typed";
 pub const TREE: &str = "tree";
@@ -110,17 +112,18 @@ pub trait Codec: Send + Sync {
     }
 
     /// `lazy` mode: reads each of `fields` (dotted paths; for matrix rows, a cell index) from every
-    /// record of the raw document without materialising it, and hands `visit` (field index,
-    /// value as a string, integers in decimal). A callback rather than a Vec so the timed path
-    /// does not copy the values; verification collects them.
-    fn decode_lazy(&self, _bytes: &[u8], _fields: &[&str], _visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {
+    /// record of the raw document of `dataset` without materialising it, and hands `visit` (field
+    /// index, value as a string, integers in decimal). A callback rather than a Vec so the timed
+    /// path does not copy the values; verification collects them. (A self-describing format
+    /// ignores `dataset`; a schema-bound one such as flatbuffers needs it to find the fields.)
+    fn decode_lazy(&self, _dataset: &str, _bytes: &[u8], _fields: &[&str], _visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {
         Err(CodecError(format!("{} offers no lazy mode", self.meta().id)))
     }
 }
 
 /// Every codec of the Rust worker.
 pub fn registry() -> Vec<Box<dyn Codec>> {
-    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor)]
+    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor), Box::new(Xml)]
 }
 
 pub fn find(id: &str) -> Option<Box<dyn Codec>> {
@@ -128,9 +131,9 @@ pub fn find(id: &str) -> Option<Box<dyn Codec>> {
 }
 
 /// Collects lazy-mode values, one Vec per field (for verification, outside timed regions).
-pub fn lazy_values(codec: &dyn Codec, bytes: &[u8], fields: &[&str]) -> Result<Vec<Vec<String>>, CodecError> {
+pub fn lazy_values(codec: &dyn Codec, dataset: &str, bytes: &[u8], fields: &[&str]) -> Result<Vec<Vec<String>>, CodecError> {
     let mut out = vec![Vec::new(); fields.len()];
-    codec.decode_lazy(bytes, fields, &mut |i, v| out[i].push(v.to_string()))?;
+    codec.decode_lazy(dataset, bytes, fields, &mut |i, v| out[i].push(v.to_string()))?;
     Ok(out)
 }
 

@@ -137,7 +137,7 @@ fn valid_cases_of_the_dataset_types_round_trip_through_tree_and_lazy() {
                 bson::Bson::Int64(n) => n.to_string(),
                 other => panic!("{} {what}: {other:?}", file.name),
             };
-            let got = codecbench_codecs::lazy_values(codec.as_ref(), &as_record(&bytes), &[key])
+            let got = codecbench_codecs::lazy_values(codec.as_ref(), "corpus", &as_record(&bytes), &[key])
                 .unwrap_or_else(|e| panic!("{} {what}: lazy: {e}", file.name));
             assert_eq!(got, [[want]], "{} {what}: lazy", file.name);
             lazy_checked += 1;

@@ -144,6 +144,9 @@ const TOKENS: &[&[u8]] = &[
     b"\x02a\x00\x00\x00\x00\x80", b"\x03", b"\x04", b"\x10", b"\x12", b"\x01", b"\x13", b"\xff",
     // json
     b"[", b"{", b"\"\\ud800\"", b"1e99999", b"-", b"99999999999999999999999", b"\"\\u00",
+    // xml: markup, references (a code point of 2^31), a DTD with an entity, CDATA, a second root
+    b"<", b"</", b"/>", b"&", b"&#13;", b"&#x7fffffff;", b"&#0;", b"&amp;", b"<![CDATA[", b"]]>", b"<!--", b"<?xml version=\"1.0\"?>",
+    b"<!DOCTYPE payload [<!ENTITY e \"x\">]>", b"&e;", b"<payload>", b"</payload>", b"<records>", b" xmlns:a=\"u\"", b"a:",
 ];
 
 #[derive(Debug, Clone)]
@@ -334,6 +337,11 @@ fn fuzz_cbor() {
     fuzz("cbor");
 }
 
+#[test]
+fn fuzz_xml() {
+    fuzz("xml");
+}
+
 /// The fuzz run's checks can fail: a codec that panics, or allocates a declared size, is caught.
 #[test]
 fn the_checks_catch_a_panic_and_a_big_allocation() {
@@ -376,6 +384,8 @@ fn declared_sizes_of_2_pow_31_are_refused_without_allocating_them() {
         ("ubjson", b"{i\x07recordsSl\x7f\xff\xff\xffab}".to_vec()),
         // JSON declares no sizes; an exponent past 2^31 is still refused
         ("json", b"{\"records\":[1e2147483648]}".to_vec()),
+        // XML declares no sizes either: a character reference to code point 2^31 - 1
+        ("xml", b"<payload><records><name>&#x7fffffff;</name></records></payload>".to_vec()),
     ];
     for (id, bytes) in &cases {
         let codec = find(id).unwrap();

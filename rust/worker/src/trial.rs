@@ -168,7 +168,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
                 .iter()
                 .map(|f| records.lazy_values(f).ok_or_else(|| format!("{dataset} records have no lazy field {f:?}")))
                 .collect::<Result<Vec<_>, _>>()?;
-            let got = codecs::lazy_values(codec.as_ref(), payload, &fields).map_err(|e| format!("decode failed: {e}"))?;
+            let got = codecs::lazy_values(codec.as_ref(), dataset, payload, &fields).map_err(|e| format!("decode failed: {e}"))?;
             for ((field, want), got) in fields.iter().zip(&expected).zip(&got) {
                 verify_lazy(want, got, field)?;
             }
@@ -176,7 +176,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             // The sink: every value read is touched, so no read can be elided.
             measure(&sampling, || {
                 let mut sink = 0usize;
-                codec.decode_lazy(payload, &fields, &mut |_, v| sink = sink.wrapping_add(std::hint::black_box(v).len())).map(|()| sink)
+                codec.decode_lazy(dataset, payload, &fields, &mut |_, v| sink = sink.wrapping_add(std::hint::black_box(v).len())).map(|()| sink)
             })
         }
         other => return Err(format!("unknown decode mode {other:?}")),

@@ -52,7 +52,7 @@ pub fn decode_mode(codec: &dyn Codec, mode: &str, dataset: &str, bytes: &[u8], f
             let fields = fields.unwrap_or_else(|| lazy_fields(dataset).expect("a known dataset"));
             clean(|| {
                 let mut sink = 0usize;
-                codec.decode_lazy(bytes, fields, &mut |_, v| sink = sink.wrapping_add(v.len()))
+                codec.decode_lazy(dataset, bytes, fields, &mut |_, v| sink = sink.wrapping_add(v.len()))
             })
         }
         other => panic!("unknown decode mode {other}"),

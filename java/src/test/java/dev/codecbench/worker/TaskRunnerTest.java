@@ -184,8 +184,8 @@ class TaskRunnerTest {
 
   @Test
   void setupAndFetchFailuresSayWhatIsMissing() {
-    assertEquals("setup failed: codec 'xml' is not offered by this worker",
-        runner.run("java-1", task(Operation.OPERATION_ENCODE, "xml").build()).getFailure());
+    assertEquals("setup failed: codec 'nosuchcodec' is not offered by this worker",
+        runner.run("java-1", task(Operation.OPERATION_ENCODE, "nosuchcodec").build()).getFailure());
     assertEquals("setup failed: unknown dataset 'cars'",
         runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setDataset("cars").build()).getFailure());
     assertEquals("setup failed: codec 'json' has no decode mode 'streaming' (it has typed, tree)",

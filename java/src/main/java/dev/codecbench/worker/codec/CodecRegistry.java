@@ -22,6 +22,7 @@ public final class CodecRegistry {
     add("ubjson", UbjsonCodec::new);
     add("msgpack", MsgpackCodec::new);
     add("cbor", CborCodec::new);
+    add("xml", XmlCodec::new);
   }
 
   private void add(String id, Supplier<Codec> factory) {

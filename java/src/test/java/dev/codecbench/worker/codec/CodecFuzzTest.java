@@ -349,6 +349,19 @@ class CodecFuzzTest {
         "a1" + "677265636f726473" + "9b7fffffffffffffff" + "01",
         "a1" + "677265636f726473" + "7f7a7fffffff" + "61ff",
         "c1".repeat(20_000) + "a1" + "677265636f726473" + "80"));
+    // xml declares no lengths; its blow-ups are entity expansion (a billion laughs: 10^9 bytes
+    // from a 300-byte DOCTYPE) and nesting 100,000 elements deep (inside a string field, in an
+    // unknown element Jackson skips, and in a matrix row's cell).
+    StringBuilder laughs = new StringBuilder("<!DOCTYPE payload [<!ENTITY a0 \"ha\">");
+    for (int i = 1; i < 10; i++) {
+      laughs.append("<!ENTITY a").append(i).append(" \"").append(("&a" + (i - 1) + ";").repeat(10)).append("\">");
+    }
+    laughs.append("]><payload><records><_id>&a9;</_id></records></payload>");
+    String deep = "<a>".repeat(100_000);
+    byCodec.put("xml", Stream.of(laughs.toString(), "<payload><records><_id>" + deep,
+            "<payload><records><unknown>" + deep, "<payload><records><cells>" + deep,
+            "<payload>" + "<records>".repeat(100_000))
+        .map(x -> hex.formatHex(x.getBytes(java.nio.charset.StandardCharsets.UTF_8))).toList());
     List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
     for (Codec c : CODECS.all()) {
       for (String h : byCodec.getOrDefault(c.id(), List.of())) {

@@ -122,9 +122,10 @@ class CodecRoundTripTest {
   @MethodSource("allCodecs")
   void modesOnlyWhereTheFormatHasThem(String codecId) throws Exception {
     Codec c = codec(codecId);
-    // Lazy only for raw BSON; tree wherever the library has a generic document (not protobuf).
+    // Lazy only for raw BSON; tree wherever the library has a generic document that is the
+    // payload (not protobuf; not xml: Jackson's JsonNode of an XML document loses its shape).
     assertEquals(codecId.equals("bson"), c.decodeModes().contains(Codec.LAZY));
-    assertEquals(!codecId.equals("protobuf"), c.decodeModes().contains(Codec.TREE));
+    assertEquals(!Set.of("protobuf", "xml").contains(codecId), c.decodeModes().contains(Codec.TREE));
     assertEquals(Codec.TYPED, c.decodeModes().get(0));
     if (!c.decodeModes().contains(Codec.LAZY)) {
       CodecException e = assertThrows(CodecException.class, () -> c.decodeLazy(new byte[0], List.of("name"), v -> {}));

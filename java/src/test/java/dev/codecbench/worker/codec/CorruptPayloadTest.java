@@ -79,14 +79,17 @@ class CorruptPayloadTest {
       // map header (a1 or bf), text "records" (0x67 + 7 bytes), the array's head (1 to 3 bytes
       // for the vectors' record counts; 1 when indefinite), record's map header.
       case "cbor" -> 1 + 1 + "records".length() + cborHeadLength(good[1 + 1 + "records".length()]);
+      // The '<' of the first record's first field, after "<records>" (a writer may put an XML
+      // declaration first).
+      case "xml" -> new String(good, StandardCharsets.UTF_8).indexOf("<records>") + "<records>".length();
       default -> throw new IllegalArgumentException(codec);
     };
   }
 
   /**
    * A byte that is not what belongs there: 'B' is neither JSON syntax here, nor a BSON element
-   * type, nor a UBJSON marker, in msgpack an integer and in CBOR a 2-byte byte string where a
-   * record map belongs. In protobuf
+   * type, nor a UBJSON marker, in msgpack an integer, in CBOR a 2-byte byte string where a
+   * record map belongs, and in XML text where the record's first element belongs. In protobuf
    * 0x07 is a tag of field 0 with wire type 7, both invalid ('B' would be a valid tag).
    */
   private static byte brokenMarker(String codec) {

@@ -1,0 +1,572 @@
+package dev.codecbench.worker.codec;
+
+import codecbench.v1.Results.TimedRegion;
+import com.ctc.wstx.stax.WstxInputFactory;
+import com.ctc.wstx.stax.WstxOutputFactory;
+import com.fasterxml.jackson.annotation.JsonSetter;
+import com.fasterxml.jackson.annotation.Nulls;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.ObjectCodec;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.core.Version;
+import com.fasterxml.jackson.core.io.IOContext;
+import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.Module;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.cfg.CoercionAction;
+import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
+import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
+import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
+import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.type.LogicalType;
+import com.fasterxml.jackson.databind.type.TypeFactory;
+import com.fasterxml.jackson.databind.util.Converter;
+import com.fasterxml.jackson.dataformat.xml.XmlFactory;
+import com.fasterxml.jackson.dataformat.xml.XmlFactoryBuilder;
+import com.fasterxml.jackson.dataformat.xml.XmlMapper;
+import com.fasterxml.jackson.dataformat.xml.XmlNameProcessor;
+import com.fasterxml.jackson.dataformat.xml.deser.FromXmlParser;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import dev.codecbench.worker.LibraryVersions;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.Records;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.Writer;
+import java.util.List;
+import javax.xml.stream.Location;
+import javax.xml.stream.XMLInputFactory;
+import javax.xml.stream.XMLStreamException;
+import javax.xml.stream.XMLStreamReader;
+import org.codehaus.stax2.XMLOutputFactory2;
+import org.codehaus.stax2.XMLStreamReader2;
+import org.codehaus.stax2.io.EscapingWriterFactory;
+import org.codehaus.stax2.io.Stax2ByteArraySource;
+import org.codehaus.stax2.util.StreamReader2Delegate;
+
+/**
+ * xml (proto/README.md, "Payloads"): jackson-dataformat-xml over Woodstox into the same Java
+ * records as json, cbor and msgpack, one pre-built reader and writer per dataset. The root is
+ * {@code <payload>}, each record a {@code <records>} element, each field an element named by its
+ * proto JSON name (the names the records carry for json), repeated fields unwrapped (the element
+ * repeated, absent when empty), a record that is a list (a matrix row) an element whose items
+ * are {@code <cells>} elements.
+ *
+ * <p>What Jackson does not do on its own, and is done here: the root's name is checked;
+ * attributes, namespaces, a DOCTYPE, entity references other than XML's five and mixed content
+ * are rejected (Jackson would read an attribute as a field and drop an element inside a number
+ * or string); an absent repeated field reads as an empty list and every other absent field
+ * fails; text is escaped as the README writes it.
+ */
+public final class XmlCodec implements Codec {
+  private static final String ID = "xml";
+  static final String ROOT = "payload";
+
+  private final WstxInputFactory inputs;
+  private final Factory factory;
+  private final ObjectReader[] readers;
+  private final ObjectWriter[] writers;
+
+  public XmlCodec() {
+    this.inputs = new WstxInputFactory();
+    // No DTD: no entity declarations to expand (billion laughs), no external entities to fetch.
+    inputs.setProperty(XMLInputFactory.SUPPORT_DTD, false);
+    inputs.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
+    WstxOutputFactory outputs = new WstxOutputFactory();
+    outputs.setProperty(XMLOutputFactory2.P_TEXT_ESCAPER, new ReadmeEscapes());
+    this.factory = new Factory(XmlFactory.builder().xmlInputFactory(inputs).xmlOutputFactory(outputs));
+    XmlMapper mapper =
+        XmlMapper.builder(factory)
+            .defaultUseWrapper(false)
+            .addModule(new Mapping())
+            .addModule(new SimpleModule("codecbench-xml-text").addDeserializer(String.class, new TextOnly()))
+            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+            // <e/> and <e></e> are "" in a string field, as the README says (Jackson's default).
+            .disable(FromXmlParser.Feature.EMPTY_ELEMENT_AS_NULL)
+            // Strict reading: one root element, every field present. An absent element is a
+            // missing field except for a repeated one, which is absent when empty; and
+            // FAIL_ON_MISSING_CREATOR_PROPERTIES would refuse that too (Jackson checks it before
+            // the absent value), so it stays off: every field but a list is required instead
+            // (Mapping), and lists read absent as empty (configOverride below).
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
+            .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+            .build();
+    mapper.configOverride(List.class).setSetterInfo(JsonSetter.Value.forValueNulls(Nulls.AS_EMPTY));
+    // XmlMapper takes an empty or blank element as an empty value of any type (for indented
+    // documents): a record, number or bool read from <e/> would be made up, not read.
+    for (LogicalType t : List.of(LogicalType.POJO, LogicalType.Integer, LogicalType.Float, LogicalType.Boolean)) {
+      mapper.coercionConfigFor(t)
+          .setAcceptBlankAsEmpty(false)
+          .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
+    }
+    List<Dataset<?>> all = Dataset.all();
+    this.readers = new ObjectReader[all.size()];
+    this.writers = new ObjectWriter[all.size()];
+    for (Dataset<?> d : all) {
+      checkRowItemsName(d);
+      readers[d.index()] = mapper.readerFor(d.recordsType());
+      writers[d.index()] = mapper.writerFor(d.recordsType()).withRootName(ROOT);
+    }
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String mediaType() {
+    return "application/xml";
+  }
+
+  @Override
+  public List<String> decodeModes() {
+    return List.of(TYPED);
+  }
+
+  @Override
+  public String library() {
+    return "jackson-dataformat-xml";
+  }
+
+  @Override
+  public String libraryVersion() {
+    return LibraryVersions.get("jackson-dataformat-xml");
+  }
+
+  @Override
+  public String notes() {
+    return "jackson-dataformat-xml " + LibraryVersions.get("jackson-dataformat-xml") + " on jackson-databind "
+        + LibraryVersions.get("jackson") + " over Woodstox (the StAX parser and writer it depends on); one "
+        + "shared ObjectReader/ObjectWriter per dataset into Java records; root <payload>, records and "
+        + "repeated fields as repeated elements (unwrapped), a matrix row's items as <cells> (a wrapper "
+        + "holding the row by reference); no XML declaration written, one accepted; text escaped &lt; "
+        + "&gt; &amp; and CR as &#13; (a Woodstox text escaper); doubles as Double.toString writes them; "
+        + "decode checks, as Woodstox reads each event, the root's name and that there are no attributes, "
+        + "namespaces, DOCTYPE, entity references or mixed content; no tree mode (Jackson's tree of an "
+        + "XML document is not the document: repeated elements collapse) and no lazy mode (XML has no "
+        + "index to skip by)";
+  }
+
+  @Override
+  public List<TimedRegion> timedRegions() {
+    return List.of(
+        Codec.region(ENCODE, "", "serialize", "utf8", "copy"),
+        Codec.region(TYPED, "validation: the root's name, and no attributes, namespaces, DOCTYPE, entity "
+            + "references or mixed content, checked on each event as the parser reads it", "parse", "utf8",
+            "validation"));
+  }
+
+  @Override
+  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
+    try {
+      return writers[dataset.index()].writeValueAsBytes(records);
+    } catch (IOException | RuntimeException e) {
+      throw wrap("encode", e);
+    }
+  }
+
+  @Override
+  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    Records<R> records;
+    try {
+      Strict reader = new Strict(inputs.createXMLStreamReader(new Stax2ByteArraySource(payload, 0, payload.length)));
+      reader.toRoot();
+      try (FromXmlParser parser = factory.createParser(reader)) {
+        records = readers[dataset.index()].readValue(parser);
+      }
+    } catch (XMLStreamException | IOException | RuntimeException e) {
+      throw wrap("decode", e);
+    }
+    if (records == null) {
+      throw new CodecException(ID + " decode: <" + ROOT + "> holds no records value");
+    }
+    return records;
+  }
+
+  /** The codec's error: a rejection of ours with its message, a library's with the library's. */
+  private static CodecException wrap(String what, Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof Rejected r) {
+        return new CodecException(ID + " " + what + ": " + r.getMessage(), e);
+      }
+    }
+    return CodecException.wrap(ID, what, e);
+  }
+
+  /** What the wire form does not have, found while parsing (unchecked: it crosses Jackson). */
+  private static final class Rejected extends RuntimeException {
+    Rejected(String message) {
+      super(message, null, false, false);
+    }
+  }
+
+  private static String at(Location l) {
+    return l == null ? "" : " at line " + l.getLineNumber() + ", column " + l.getColumnNumber();
+  }
+
+  /**
+   * The stream reader Jackson reads through: Woodstox's, with the wire form's checks on every
+   * event Jackson asks for: no attributes, namespaces, DOCTYPE or entity references, and no mixed
+   * content (Jackson reads {@code <n>1<x/></n>} into a number or string field as "1", dropping
+   * the child: XmlDeserializationContext.extractScalarFromObject). Woodstox checks
+   * well-formedness (truncation, a second root, text after the root, bad UTF-8), and Jackson
+   * reads to the end of the document (FAIL_ON_TRAILING_TOKENS), so the checks cover it all.
+   */
+  private static final class Strict extends StreamReader2Delegate {
+    /** Whether the element being read has had a child element, or text other than whitespace. */
+    private boolean hasChild;
+    private boolean hasText;
+
+    Strict(XMLStreamReader reader) {
+      super((XMLStreamReader2) reader);
+    }
+
+    /** Moves to the root element (past an optional declaration, comments and PIs) and checks it. */
+    void toRoot() throws XMLStreamException {
+      for (int event = next(); event != START_ELEMENT; event = next()) {
+        if (event == END_DOCUMENT) { // (Woodstox fails first: "Unexpected EOF in prolog")
+          throw new Rejected("no root element");
+        }
+      }
+      if (!ROOT.equals(getLocalName())) {
+        throw new Rejected("the root element is <" + getPrefixedName() + ">, not <" + ROOT + ">");
+      }
+    }
+
+    @Override
+    public int next() throws XMLStreamException {
+      int event = super.next();
+      switch (event) {
+        case START_ELEMENT -> {
+          if (hasText) {
+            throw new Rejected("element <" + getPrefixedName() + ">" + at(getLocation())
+                + " follows text in its parent (an element holds text or elements, not both)");
+          }
+          hasChild = false;
+          if (getAttributeCount() != 0) {
+            throw new Rejected("element <" + getPrefixedName() + ">" + at(getLocation()) + " has attribute '"
+                + getAttributeLocalName(0) + "' (the wire form has none)");
+          }
+          if (getNamespaceCount() != 0 || !getPrefixedName().equals(getLocalName())) {
+            throw new Rejected("element <" + getPrefixedName() + ">" + at(getLocation())
+                + " declares or uses a namespace (the wire form has none)");
+          }
+        }
+        case END_ELEMENT -> {
+          // Back in the parent, which has this child and (else it failed above) no text.
+          hasChild = true;
+          hasText = false;
+        }
+        case CHARACTERS, CDATA, SPACE -> {
+          if (!hasText && !isWhiteSpace()) {
+            if (hasChild) {
+              throw new Rejected("text" + at(getLocation())
+                  + " follows an element in its parent (an element holds text or elements, not both)");
+            }
+            hasText = true;
+          }
+        }
+        case DTD -> throw new Rejected("a DOCTYPE" + at(getLocation()) + " (the wire form has none)");
+        case ENTITY_REFERENCE -> throw new Rejected("entity reference &" + getLocalName() + ";" + at(getLocation())
+            + " (only &lt; &gt; &amp; &apos; &quot; and character references)");
+        default -> {}
+      }
+      return event;
+    }
+
+    @Override
+    public int nextTag() throws XMLStreamException {
+      int event = next();
+      while (event == CHARACTERS && isWhiteSpace() || event == SPACE || event == COMMENT
+          || event == PROCESSING_INSTRUCTION) {
+        event = next();
+      }
+      if (event != START_ELEMENT && event != END_ELEMENT) {
+        throw new XMLStreamException("expected a start or end tag", getLocation());
+      }
+      return event;
+    }
+  }
+
+  /** XmlFactory whose parser over a stream reader (the one decodeTyped makes) is {@link Parser}. */
+  private static final class Factory extends XmlFactory {
+    private static final long serialVersionUID = 1L;
+
+    Factory(XmlFactoryBuilder builder) {
+      super(builder);
+    }
+
+    @Override
+    public FromXmlParser createParser(XMLStreamReader reader) throws IOException {
+      // decodeTyped hands the reader at the root's START_ELEMENT, as FromXmlParser needs it.
+      return new Parser(_createContext(_createContentReference(reader), false), _parserFeatures,
+          _xmlParserFeatures, _objectCodec, reader, _nameProcessor);
+    }
+  }
+
+  /**
+   * FromXmlParser has no text for a number it typed from an element's text: Jackson's message for
+   * an int out of range then reads "Numeric value (null) out of range of int", and one for a long
+   * fails with a NullPointerException. The text is the element's.
+   */
+  private static final class Parser extends FromXmlParser {
+    Parser(IOContext context, int features, int xmlFeatures, ObjectCodec codec, XMLStreamReader reader,
+        XmlNameProcessor names) throws IOException {
+      super(context, features, xmlFeatures, codec, reader, names);
+    }
+
+    @Override
+    public String getText() throws IOException {
+      return _currToken == JsonToken.VALUE_NUMBER_INT || _currToken == JsonToken.VALUE_NUMBER_FLOAT
+          ? _currText.trim() : super.getText();
+    }
+  }
+
+  /**
+   * A string field's element holds text only: Jackson's String deserializer reads an element of
+   * child elements as "" (XmlDeserializationContext.extractScalarFromObject), a malformed payload
+   * taken for a good one.
+   */
+  private static final class TextOnly extends StdScalarDeserializer<String> {
+    private static final long serialVersionUID = 1L;
+
+    TextOnly() {
+      super(String.class);
+    }
+
+    @Override
+    public String deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      if (p.hasToken(JsonToken.VALUE_STRING)) {
+        return p.getText();
+      }
+      if (p.hasToken(JsonToken.START_OBJECT)) {
+        return (String) ctxt.reportInputMismatch(this, "element <%s> holds elements where a string's text belongs",
+            p.currentName());
+      }
+      return (String) ctxt.handleUnexpectedToken(String.class, p);
+    }
+  }
+
+  /**
+   * A record that is a list (a matrix row, {@code List<String>} in the model) as an element of
+   * its own whose items are {@code <cells>} elements: Jackson writes a list of lists flattened
+   * (every item of every row a {@code <records>} element; the rows are lost). Row holds the list by reference (no copy) on the way out and hands it
+   * back on the way in.
+   */
+  record Row<E>(List<E> cells) {}
+
+  /** The name of Row's items: the proto JSON name of a list record's one field. */
+  private static final String ROW_ITEMS = "cells";
+
+  /**
+   * Row's component name is fixed: a dataset whose record model is a list must name its row
+   * message's one repeated field the same (a new dataset with another name fails here, loudly).
+   */
+  private static void checkRowItemsName(Dataset<?> d) {
+    if (!d.recordsType().containedType(0).isCollectionLikeType()) {
+      return;
+    }
+    Descriptor row = d.toProto(new Records<>(List.of())).getDescriptorForType().findFieldByName("records")
+        .getMessageType();
+    List<FieldDescriptor> fields = row.getFields();
+    if (fields.size() != 1 || !fields.get(0).isRepeated() || !fields.get(0).getJsonName().equals(ROW_ITEMS)) {
+      throw new IllegalStateException("xml: dataset " + d.id() + "'s row message " + row.getName()
+          + " is not one repeated field '" + ROW_ITEMS + "'");
+    }
+  }
+
+  /**
+   * What annotations would say on the model records, for any record type and without touching
+   * them (an annotation introspector, ahead of Jackson's): every field but a list is required
+   * ({@code @JsonProperty(required = true)}: an absent element fails as "Missing required creator
+   * property"), and the items of a list of lists (in the model only the records of a dataset
+   * whose record is a list) go through Row ({@code @JsonSerialize(contentConverter)} /
+   * {@code @JsonDeserialize(contentConverter)} on {@code Records.records}).
+   */
+  private static final class Mapping extends Module {
+    @Override
+    public String getModuleName() {
+      return "codecbench-xml";
+    }
+
+    @Override
+    public Version version() {
+      return Version.unknownVersion();
+    }
+
+    @Override
+    public void setupModule(SetupContext context) {
+      context.insertAnnotationIntrospector(new NopAnnotationIntrospector() {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public Boolean hasRequiredMarker(AnnotatedMember m) {
+          return m.getType() != null && !m.getType().isCollectionLikeType();
+        }
+
+        @Override
+        public Object findSerializationContentConverter(AnnotatedMember a) {
+          JavaType items = rowType(a.getType());
+          return items == null ? null : new RowConverter(items, true);
+        }
+
+        @Override
+        public Object findDeserializationContentConverter(AnnotatedMember a) {
+          JavaType items = rowType(a.getType());
+          return items == null ? null : new RowConverter(items, false);
+        }
+      });
+    }
+
+    /** For a list of lists, the type of its items (lists); otherwise null. */
+    private static JavaType rowType(JavaType t) {
+      if (t == null || !t.isCollectionLikeType() || !t.getContentType().isCollectionLikeType()) {
+        return null;
+      }
+      return t.getContentType();
+    }
+  }
+
+  /** A list to its Row (writing) or a Row to its list (reading), by reference. */
+  @SuppressWarnings({"rawtypes", "unchecked"})
+  private static final class RowConverter implements Converter<Object, Object> {
+    private final JavaType list;
+    private final boolean toRow;
+
+    RowConverter(JavaType list, boolean toRow) {
+      this.list = list;
+      this.toRow = toRow;
+    }
+
+    private JavaType row(TypeFactory types) {
+      return types.constructParametricType(Row.class, list.getContentType());
+    }
+
+    @Override
+    public Object convert(Object value) {
+      return toRow ? new Row((List) value) : ((Row) value).cells();
+    }
+
+    @Override
+    public JavaType getInputType(TypeFactory types) {
+      return toRow ? list : row(types);
+    }
+
+    @Override
+    public JavaType getOutputType(TypeFactory types) {
+      return toRow ? row(types) : list;
+    }
+  }
+
+  /**
+   * Woodstox writes a carriage return as {@code &#xd;} and '>' only after ']'; the wire form
+   * (proto/README.md) has {@code &#13;} and {@code &gt;}. This is Woodstox's hook for a text
+   * escaper, with the README's escapes; a character XML 1.0 cannot hold (C0 controls other than
+   * tab, LF and CR; U+FFFE, U+FFFF) is an error, as in Woodstox's own escaping.
+   */
+  private static final class ReadmeEscapes implements EscapingWriterFactory {
+    @Override
+    public Writer createEscapingWriterFor(Writer raw, String encoding) {
+      return new Escaping(raw);
+    }
+
+    @Override
+    public Writer createEscapingWriterFor(OutputStream out, String encoding) {
+      throw new UnsupportedOperationException("Woodstox asks for a Writer");
+    }
+  }
+
+  private static final class Escaping extends Writer {
+    private final Writer raw;
+
+    Escaping(Writer raw) {
+      this.raw = raw;
+    }
+
+    @Override
+    public void write(String s, int off, int len) throws IOException {
+      int end = off + len;
+      int run = off;
+      for (int i = off; i < end; i++) {
+        String e = escape(s.charAt(i));
+        if (e != null) {
+          raw.write(s, run, i - run);
+          raw.write(e);
+          run = i + 1;
+        }
+      }
+      raw.write(s, run, end - run);
+    }
+
+    @Override
+    public void write(char[] buf, int off, int len) throws IOException {
+      int end = off + len;
+      int run = off;
+      for (int i = off; i < end; i++) {
+        String e = escape(buf[i]);
+        if (e != null) {
+          raw.write(buf, run, i - run);
+          raw.write(e);
+          run = i + 1;
+        }
+      }
+      raw.write(buf, run, end - run);
+    }
+
+    @Override
+    public void write(int c) throws IOException {
+      String e = escape((char) c);
+      if (e != null) {
+        raw.write(e);
+      } else {
+        raw.write(c);
+      }
+    }
+
+    /** The escape of c, or null when c is written as it is. */
+    private static String escape(char c) {
+      if (c > '>') {
+        if (c >= '\uFFFE') {
+          throw invalid(c);
+        }
+        return null;
+      }
+      return switch (c) {
+        case '<' -> "&lt;";
+        case '>' -> "&gt;";
+        case '&' -> "&amp;";
+        case '\r' -> "&#13;";
+        case '\t', '\n' -> null;
+        default -> {
+          if (c < 0x20) {
+            throw invalid(c);
+          }
+          yield null;
+        }
+      };
+    }
+
+    private static Rejected invalid(char c) {
+      return new Rejected(String.format("U+%04X cannot be written in XML 1.0 text", (int) c));
+    }
+
+    @Override
+    public void flush() throws IOException {
+      raw.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      raw.close();
+    }
+  }
+}
