@@ -9,7 +9,8 @@ import { defineConfig } from "vitest/config";
 // Codec library versions are read from the installed packages (what the lock file resolved), so
 // the page announces what it really runs; src/env.d.ts declares the constant.
 // A codec written here (ubjson) announces this package's own version as "codecbench-web".
-const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "cbor-x"];
+// fast-xml-builder is fast-xml-parser's XMLBuilder (re-exported); its version goes into the xml codec's notes.
+const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "cbor-x", "fast-xml-parser", "fast-xml-builder"];
 const versionOf = (path: string) => (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
 const libraryVersions = {
   ...Object.fromEntries(libraries.map((name) => [name, versionOf(`./node_modules/${name}/package.json`)])),

@@ -53,7 +53,7 @@ def test_library_contents():
     assert set(beers.codecs) == {"json", "protobuf"} and min(beers.counts) == 1 and max(beers.counts) == 100
     assert len(beers.operations) == 3
     matrix = load("matrix.yaml")
-    assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor"}
+    assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml"}
     assert list(matrix.counts) == [750, 3000, 12000]
 
 

@@ -5,6 +5,7 @@ import { jsonCodec } from "../src/codecs/json";
 import { msgpackCodec } from "../src/codecs/msgpack";
 import { protobufCodec } from "../src/codecs/protobuf";
 import { ubjsonCodec } from "../src/codecs/ubjson";
+import { xmlCodec } from "../src/codecs/xml";
 import { compareRecords } from "../src/model/compare";
 import { datasetById } from "../src/model/registry";
 import { canonicalPb, vector } from "./vectors";
@@ -284,4 +285,116 @@ describe("protobuf rejects", () => {
   const good = vector("dummy", "protobuf");
   it("a payload cut inside a field", () => expect(() => protobuf.decodeTyped(good.subarray(0, good.length - 5))).toThrow());
   it("a wrong wire type for a known field", () => expect(() => protobuf.decodeTyped(new Uint8Array([0x0d, 0, 0, 0, 0]))).toThrow());
+});
+
+describe("xml rejects", () => {
+  const xml = xmlCodec.prepare(dummy);
+  const beers = xmlCodec.prepare(datasetById("beers"));
+  const records = dummy.fromCanonical(canonicalPb("dummy"));
+  const good = xml.encode(records);
+  const utf8 = (text: string) => new TextEncoder().encode(text);
+  const fields = "<alcohol>1</alcohol><name>n</name><brewedBy>b</brewedBy><style>s</style><availability>a</availability><serving>s</serving><details>d</details>";
+  /** A beers payload of one record whose fields are `body` (default: all of them, valid). */
+  const beer = (body = fields, around = (payload: string) => payload) => utf8(around(`<payload><records>${body}</records></payload>`));
+  const withName = (name: string) => beer(fields.replace("<name>n</name>", name));
+  it("accepts the well-formed payloads these cases are made from", () => {
+    expect(compareRecords(dummy.record, records, xml.decodeTyped(good))).toBeNull();
+    expect(beers.decodeTyped(beer())).toHaveLength(1);
+  });
+  it("every truncation of a payload, with the validator's message (the parser alone ends an unclosed document silently)", () => {
+    const accepted = [];
+    for (let length = 0; length < good.length; length++) {
+      try {
+        xml.decodeTyped(good.subarray(0, length));
+        accepted.push(length);
+      } catch (error) {
+        // Cut inside a multi-byte character: the fatal TextDecoder's TypeError.
+        if (error instanceof TypeError) continue;
+        expect((error as Error).constructor).toBe(Error);
+        expect((error as Error).message).toMatch(/^malformed XML \(line \d+(, column \d+)?\): \S/);
+      }
+    }
+    expect(accepted).toEqual([]);
+    expect(() => xml.decodeTyped(good.subarray(0, good.length - "</payload>".length))).toThrow(/^malformed XML \(line 1, column 1\): Unclosed tag 'payload'\.$/);
+    expect(() => xml.decodeTyped(good.subarray(0, good.length - 3))).toThrow(/^malformed XML \(line \d+, column \d+\): Closing tag 'paylo' doesn't have proper closing\.$/);
+  });
+  it("anything after the root element (the parser alone drops trailing text)", () => {
+    expect(() => beers.decodeTyped(beer(fields, (p) => `${p}garbage`))).toThrow(/^malformed XML \(line 1, column \d+\): Extra text at the end$/);
+    expect(() => beers.decodeTyped(beer(fields, (p) => `${p}<payload/>`))).toThrow(/^XML payload: 2 root elements <payload>$/);
+    expect(() => beers.decodeTyped(beer(fields, (p) => `${p}<other/>`))).toThrow(/^XML payload: a second root element <other>$/);
+    expect(() => beers.decodeTyped(beer(fields, (p) => `${p}</payload>`))).toThrow(/^malformed XML .*Closing tag 'payload' has not been opened\.$/);
+    // Whitespace and comments after the root are XML.
+    expect(beers.decodeTyped(beer(fields, (p) => `${p}\n<!-- end -->\n`))).toHaveLength(1);
+  });
+  it("malformed markup the parser alone would read: mismatched or unclosed tags, text before the root, a bare &", () => {
+    expect(() => beers.decodeTyped(beer(fields.replace("</name>", "</nam>")))).toThrow(/^malformed XML \(line 1, column \d+\): Expected closing tag 'name' .* instead of closing tag 'nam'\.$/);
+    expect(() => beers.decodeTyped(beer(fields.replace("</name>", "")))).toThrow(/^malformed XML /);
+    expect(() => beers.decodeTyped(beer(fields, (p) => `x${p}`))).toThrow(/^malformed XML \(line 1, column 1\): char 'x' is not expected\.$/);
+    expect(() => beers.decodeTyped(withName("<name>a & b</name>"))).toThrow(/^malformed XML .*char '&' is not expected\.$/);
+    expect(() => beers.decodeTyped(utf8(""))).toThrow(/^malformed XML \(line 1\): Start tag expected\.$/);
+  });
+  it("invalid UTF-8", () => {
+    const bad = new Uint8Array(good);
+    bad[20] = 0xff;
+    expect(() => xml.decodeTyped(bad)).toThrow(TypeError);
+  });
+  it("a wrong root, attributes and namespaces", () => {
+    expect(() => beers.decodeTyped(utf8(`<records>${fields}</records>`))).toThrow(/^XML payload: root element <records>, expected <payload>$/);
+    expect(() => beers.decodeTyped(utf8(`<p:payload xmlns:p="urn:x"><records>${fields}</records></p:payload>`))).toThrow(/^XML payload: root element <p:payload>, expected <payload>$/);
+    expect(() => beers.decodeTyped(utf8(`<payload xmlns="urn:x"><records>${fields}</records></payload>`))).toThrow(/^XML payload: <payload> has attribute xmlns \(the wire form has no attributes\)$/);
+    expect(() => beers.decodeTyped(utf8(`<payload><records id="1">${fields}</records></payload>`))).toThrow(/^record 0: attribute id \(the wire form has no attributes\)$/);
+    expect(() => beers.decodeTyped(withName(`<name lang="en">n</name>`))).toThrow(/^record 0 field name: attribute lang \(the wire form has no attributes\)$/);
+    expect(() => beers.decodeTyped(utf8("<payload>text</payload>"))).toThrow(/^XML payload: <payload> has text "text" where elements are expected$/);
+    expect(() => beers.decodeTyped(utf8("<payload><rows/></payload>"))).toThrow(/^XML payload: <payload> has unexpected element <rows>$/);
+  });
+  it("any DOCTYPE: no DTD is processed, so no entity expands (billion laughs, external entities)", () => {
+    const laughs =
+      `<?xml version="1.0"?><!DOCTYPE payload [<!ENTITY lol "lol">` +
+      Array.from({ length: 9 }, (_, i) => `<!ENTITY lol${i + 1} "${`&lol${i === 0 ? "" : i};`.repeat(10)}">`).join("") +
+      `]><payload><records>${fields.replace("<name>n</name>", "<name>&lol9;</name>")}</records></payload>`;
+    const before = process.memoryUsage.rss();
+    const started = performance.now();
+    expect(() => beers.decodeTyped(utf8(laughs))).toThrow(/^malformed XML: DOCTYPE declarations are not accepted \(no DTD processing\)$/);
+    expect(performance.now() - started).toBeLessThan(100);
+    expect((process.memoryUsage.rss() - before) / 2 ** 20).toBeLessThan(32);
+    // fast-xml-parser on its own expands a DOCTYPE's internal entities: this one would read as "aaa".
+    expect(() => beers.decodeTyped(beer(fields.replace("<name>n</name>", "<name>&a;</name>"), (p) => `<!DOCTYPE payload [<!ENTITY a "aaa">]>${p}`))).toThrow(/DOCTYPE declarations are not accepted/);
+    expect(() => beers.decodeTyped(beer(fields.replace("<name>n</name>", "<name>&x;</name>"), (p) => `<!DOCTYPE payload [<!ENTITY x SYSTEM "file:///etc/passwd">]>${p}`))).toThrow(/^malformed XML: External entities are not supported$/);
+    expect(() => beers.decodeTyped(beer(fields, (p) => `<!DOCTYPE payload>${p}`))).toThrow(/DOCTYPE declarations are not accepted/);
+  });
+  it("undefined entities, character references to characters XML forbids, and forbidden raw characters (the library alone keeps, drops or passes them)", () => {
+    expect(() => beers.decodeTyped(withName("<name>&nbsp;</name>"))).toThrow(/^malformed XML: undefined entity &nbsp; \(XML defines/);
+    expect(() => beers.decodeTyped(withName("<name>&#1;</name>"))).toThrow(/^malformed XML: character reference &#1; is not a legal XML character$/);
+    expect(() => beers.decodeTyped(withName("<name>&#x110000;</name>"))).toThrow(/^malformed XML: character reference &#x110000; is not a legal XML character$/);
+    expect(() => beers.decodeTyped(withName("<name>&#xD800;</name>"))).toThrow(/is not a legal XML character/);
+    expect(() => beers.decodeTyped(withName("<name>&#x;</name>"))).toThrow(/^malformed XML: character reference &#x; is not a legal XML character$/);
+    expect(() => beers.decodeTyped(withName("<name>a\u0000b</name>"))).toThrow(/^malformed XML: character U\+0000 at offset \d+ is not allowed in XML 1\.0$/);
+    expect(() => beers.decodeTyped(withName("<name>a\uffffb</name>"))).toThrow(/^malformed XML: character U\+FFFF at offset \d+ is not allowed in XML 1\.0$/);
+  });
+  it("missing, unknown and doubled elements, and text between elements (a missing field fails at decode, as serde and Jackson do)", () => {
+    expect(() => beers.decodeTyped(withName(""))).toThrow(/^record 0 field name: missing \(no <name> element; every field is written, defaults included\)$/);
+    expect(() => beers.decodeTyped(withName("<name>n</name><name>m</name>"))).toThrow(/^record 0 field name: 2 elements where one is expected \(the field is not repeated\)$/);
+    expect(() => beers.decodeTyped(withName("<name>n</name><color>red</color>"))).toThrow(/^record 0: unexpected element <color>$/);
+    expect(() => beers.decodeTyped(withName("<name>n</name>stray"))).toThrow(/^record 0: text "stray" between elements$/);
+    expect(() => beers.decodeTyped(withName("<name><first>n</first></name>"))).toThrow(/^record 0 field name: child elements where text is expected$/);
+    expect(() => beers.decodeTyped(utf8("<payload><records/></payload>"))).toThrow(/^record 0 field alcohol: missing/);
+    // Nested: the path names the list entry and the field.
+    const text = new TextDecoder().decode(good);
+    const second = text.indexOf("<friends><id>1</id>");
+    const broken = text.slice(0, second) + "<friends><id>1</id><nom>x</nom>" + text.slice(second + "<friends><id>1</id>".length);
+    expect(() => xml.decodeTyped(utf8(broken))).toThrow(/^record 0 field friends\[1\]: unexpected element <nom>$/);
+    const missing = text.slice(0, second) + "<friends>" + text.slice(second + "<friends><id>1</id>".length);
+    expect(() => xml.decodeTyped(utf8(missing))).toThrow(/^record 0 field friends\[1\]\.id: missing/);
+  });
+  it("values of the wrong type", () => {
+    expect(() => beers.decodeTyped(beer(fields.replace("<alcohol>1</alcohol>", "<alcohol>strong</alcohol>")))).toThrow(/^record 0 field alcohol: "strong" is not a double$/);
+    const text = new TextDecoder().decode(good);
+    expect(() => xml.decodeTyped(utf8(text.replace("<isActive>true</isActive>", "<isActive>yes</isActive>")))).toThrow(/^record 0 field isActive: "yes" is not true or false$/);
+    expect(() => xml.decodeTyped(utf8(text.replace("<index>0</index>", "<index>one</index>")))).toThrow(/^record 0 field index: "one" is not an int32$/);
+    expect(() => xml.decodeTyped(utf8(text.replace("<index>0</index>", "<index/>")))).toThrow(/^record 0 field index: "" is not an int32$/);
+  });
+  it("elements nested deeper than the parser's limit, with the codec's error", () => {
+    const deep = utf8(`<payload>${"<records>".repeat(100_000)}${"</records>".repeat(100_000)}</payload>`);
+    expect(() => xml.decodeTyped(deep)).toThrow(/^malformed XML: Maximum nested tags exceeded$/);
+  });
 });

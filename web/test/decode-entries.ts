@@ -64,6 +64,10 @@ function ownError(codec: string, mode: DecodeMode, error: Error): boolean {
         (error instanceof RangeError && /^(premature EOF|Offset is outside the bounds of the DataView)$/.test(error.message)) ||
         utf8Error(error)
       );
+    case "xml":
+      // xml.ts throws plain Errors: the validator's and parser's verdicts as "malformed XML...",
+      // the root as "XML payload: ...", binding as "record N ..."; and the fatal TextDecoder's TypeError.
+      return (error.constructor === Error && /^(malformed XML[ :(]|XML payload: |record \d+[ :])/.test(error.message)) || utf8Error(error);
     default:
       return false;
   }

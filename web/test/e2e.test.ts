@@ -17,14 +17,14 @@ import { requireBuiltPage } from "./serve-page";
 
 // The real thing: Rust control serving the built page, a Rust worker, and the driver's headless
 // Chromium tab as the browser worker; this test is the harness client. A scenario runs every codec
-// (json, bson, protobuf, ubjson, msgpack, cbor) both ways between rust and browser, and every
+// (json, bson, protobuf, ubjson, msgpack, cbor, xml) both ways between rust and browser, and every
 // measurement must be verified.
 
 const control = `${repoRoot}rust/target/release/codecbench-control`;
 const rustWorker = `${repoRoot}rust/target/release/codecbench-worker`;
 const driverPath = `${repoRoot}web/driver/driver.mjs`;
 const screenshot = `${repoRoot}results/browser-e2e.png`;
-const codecIds = ["json", "bson", "protobuf", "ubjson", "msgpack", "cbor"];
+const codecIds = ["json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml"];
 const binariesMissing = [control, rustWorker].filter((path) => !existsSync(path));
 
 if (binariesMissing.length > 0) {

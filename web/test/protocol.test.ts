@@ -54,6 +54,7 @@ describe("worker protocol", () => {
       ["ubjson", ["typed", "tree"]],
       ["msgpack", ["typed", "tree"]],
       ["cbor", ["typed", "tree"]],
+      ["xml", ["typed"]],
     ]);
     // Every codec declares what each of its timed regions holds: encode and every decode mode.
     const vocabulary = new Set(["serialize", "parse", "utf8", "model-conversion", "validation", "copy", "field-lookup"]);
@@ -75,6 +76,7 @@ describe("worker protocol", () => {
     expect(versions["codecbench ubjson (project-owned, Draft 12)"]).toBe((JSON.parse(readFileSync(`${repoRoot}web/package.json`, "utf8")) as { version: string }).version);
     expect(versions["@msgpack/msgpack"]).toBe(installed("@msgpack/msgpack"));
     expect(versions["cbor-x"]).toBe(installed("cbor-x"));
+    expect(versions["fast-xml-parser"]).toBe(installed("fast-xml-parser"));
     expect(versions["bson (js-bson)"]).toBe(installed("bson"));
   });
 
@@ -209,7 +211,7 @@ describe("worker protocol", () => {
     const control = new FakeControl();
     const canonical = withCanonical(control, "docs");
     control.enqueue(
-      task({ operation: Operation.ENCODE, dataset: "docs", codec: "xml", recordCount: 3, canonical }),
+      task({ operation: Operation.ENCODE, dataset: "docs", codec: "yaml", recordCount: 3, canonical }),
       task({ operation: Operation.ENCODE, dataset: "docs", codec: "json", recordCount: 3, canonical: { id: "0".repeat(64), size: 10 } }),
       task({ operation: Operation.ENCODE, dataset: "docs", codec: "json", recordCount: 4, canonical }),
       task({ operation: Operation.DECODE, dataset: "docs", codec: "bson", decodeMode: "eager", recordCount: 3, canonical, payload: canonical }),
@@ -217,7 +219,7 @@ describe("worker protocol", () => {
     start(control);
     const reports = await control.waitForReports(4);
     expect(reports.map((r) => r.failure)).toEqual([
-      `encode failed: unknown codec "xml" (this worker offers json, bson, protobuf, ubjson, msgpack, cbor)`,
+      `encode failed: unknown codec "yaml" (this worker offers json, bson, protobuf, ubjson, msgpack, cbor, xml)`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
       `decode failed: codec bson has no decode mode "eager" (it has typed, tree, lazy)`,

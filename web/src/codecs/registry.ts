@@ -5,10 +5,11 @@ import { jsonCodec } from "./json";
 import { msgpackCodec } from "./msgpack";
 import { protobufCodec } from "./protobuf";
 import { ubjsonCodec } from "./ubjson";
+import { xmlCodec } from "./xml";
 
 // Every codec the browser worker offers, by id. Adding a codec = one module + one line here.
 export const codecs: ReadonlyMap<string, Codec> = new Map(
-  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec, cborCodec].map((codec) => [codec.info.id, codec]),
+  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec, cborCodec, xmlCodec].map((codec) => [codec.info.id, codec]),
 );
 
 export function codecById(id: string): Codec {
