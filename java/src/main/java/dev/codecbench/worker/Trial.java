@@ -149,7 +149,7 @@ public final class Trial {
             verifyLazy(canonical, codec, payload, fields);
             Codec.FieldSink sink = Sink::consume;
             yield () -> {
-              codec.decodeLazy(payload, fields, sink);
+              codec.decodeLazy(dataset, payload, fields, sink);
               return null;
             };
           }
@@ -190,7 +190,7 @@ public final class Trial {
     }
     List<String> decoded = new ArrayList<>(expected.size());
     try {
-      codec.decodeLazy(payload, fields, decoded::add);
+      codec.decodeLazy(canonical.dataset(), payload, fields, decoded::add);
     } catch (CodecException e) {
       throw TaskFailure.at("decode", e);
     }

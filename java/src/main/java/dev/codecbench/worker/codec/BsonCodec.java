@@ -152,7 +152,8 @@ public final class BsonCodec implements Codec {
   }
 
   @Override
-  public void decodeLazy(byte[] payload, List<String> fields, FieldSink sink) throws CodecException {
+  public void decodeLazy(Dataset<?> dataset, byte[] payload, List<String> fields, FieldSink sink)
+      throws CodecException {
     checkDocumentSize(payload);
     String[][] paths = new String[fields.size()][];
     int[] cells = new int[fields.size()];

@@ -63,9 +63,12 @@ public interface Codec {
   /**
    * Timed: for every record of {@code records}, read each of {@code fields} (a dotted path into
    * nested documents, or a cell index of a record that is an array) as a string, integers in
-   * decimal, without materialising the record; values go to {@code sink} record by record.
+   * decimal, without materialising the record; values go to {@code sink} record by record. The
+   * dataset says what the payload holds: a schema-bound format (flatbuffers) has no field names on
+   * the wire.
    */
-  default void decodeLazy(byte[] payload, List<String> fields, FieldSink sink) throws CodecException {
+  default void decodeLazy(Dataset<?> dataset, byte[] payload, List<String> fields, FieldSink sink)
+      throws CodecException {
     throw new CodecException(id() + " has no lazy decode mode");
   }
 

@@ -23,6 +23,7 @@ public final class CodecRegistry {
     add("msgpack", MsgpackCodec::new);
     add("cbor", CborCodec::new);
     add("xml", XmlCodec::new);
+    add("flatbuffers", FlatbuffersCodec::new);
   }
 
   private void add(String id, Supplier<Codec> factory) {

@@ -181,7 +181,7 @@ class BsonCorpusTest {
         switch (mode) {
           case Codec.TYPED -> BSON.decodeTyped(Dataset.DUMMY, bson);
           case Codec.TREE -> BSON.decodeTree(bson);
-          case Codec.LAZY -> BSON.decodeLazy(bson, CanonicalVectors.LAZY_FIELDS.get("dummy"), sink);
+          case Codec.LAZY -> BSON.decodeLazy(Dataset.DUMMY, bson, CanonicalVectors.LAZY_FIELDS.get("dummy"), sink);
           default -> throw new IllegalArgumentException(mode);
         }
         return null;

@@ -98,7 +98,7 @@ class CodecFuzzTest {
     switch (mode) {
       case Codec.TYPED -> codec.decodeTyped(dataset, payload);
       case Codec.TREE -> codec.treeToRecords(dataset, codec.decodeTree(payload));
-      case Codec.LAZY -> codec.decodeLazy(payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), v -> {});
+      case Codec.LAZY -> codec.decodeLazy(dataset, payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), v -> {});
       default -> throw new IllegalArgumentException("decode mode " + mode);
     }
   }
@@ -362,6 +362,15 @@ class CodecFuzzTest {
             "<payload><records><unknown>" + deep, "<payload><records><cells>" + deep,
             "<payload>" + "<records>".repeat(100_000))
         .map(x -> hex.formatHex(x.getBytes(java.nio.charset.StandardCharsets.UTF_8))).toList());
+    // flatbuffers: a *Dataset root table whose records vector declares 2^31-1 and 2^32-1 elements;
+    // then one record whose first three slots all point (offset 8 in a table of 16) to a string or
+    // vector declaring 2^31-1 and 2^32-1 bytes or elements (the first string or vector field of
+    // every dataset's record lies in slots 0 to 2; beers' slot 0 is a double, read from there).
+    String fbRoot = "0c000000" + "0600080004000000" + "08000000" + "04000000";
+    String fbRecord = fbRoot + "01000000" + "10000000" + "0a001000080008000800" + "0000" + "0c000000" + "00000000"
+        + "08000000" + "00000000";
+    byCodec.put("flatbuffers", List.of(fbRoot + "ffffff7f" + "00000000", fbRoot + "ffffffff" + "00000000",
+        fbRecord + "ffffff7f" + "00000000", fbRecord + "ffffffff" + "00000000"));
     List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
     for (Codec c : CODECS.all()) {
       for (String h : byCodec.getOrDefault(c.id(), List.of())) {

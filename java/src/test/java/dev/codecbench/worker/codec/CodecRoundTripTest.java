@@ -97,7 +97,7 @@ class CodecRoundTripTest {
     List<String> fields = CanonicalVectors.LAZY_FIELDS.get(datasetId);
     byte[] payload = encode(codec, dataset);
     List<String> read = new ArrayList<>();
-    codec.decodeLazy(payload, fields, read::add);
+    codec.decodeLazy(dataset, payload, fields, read::add);
     List<String> expected = LazyField.expected(CanonicalVectors.canonical(dataset), fields);
     assertEquals(expected, read);
     assertEquals(2 * CanonicalVectors.canonical(dataset).size(), read.size(), "two fields of every record");
@@ -114,7 +114,7 @@ class CodecRoundTripTest {
     byte[] payload = encode(codec, dataset(datasetId));
     String field = datasetId.equals("matrix") ? "100000" : "noSuchField";
     CodecException e = assertThrows(CodecException.class,
-        () -> codec.decodeLazy(payload, List.of(CanonicalVectors.LAZY_FIELDS.get(datasetId).get(0), field), v -> {}));
+        () -> codec.decodeLazy(dataset(datasetId), payload, List.of(CanonicalVectors.LAZY_FIELDS.get(datasetId).get(0), field), v -> {}));
     assertEquals(codecId + " lazy decode: record 0 has no field '" + field + "'", e.getMessage());
   }
 
@@ -122,13 +122,14 @@ class CodecRoundTripTest {
   @MethodSource("allCodecs")
   void modesOnlyWhereTheFormatHasThem(String codecId) throws Exception {
     Codec c = codec(codecId);
-    // Lazy only for raw BSON; tree wherever the library has a generic document that is the
-    // payload (not protobuf; not xml: Jackson's JsonNode of an XML document loses its shape).
-    assertEquals(codecId.equals("bson"), c.decodeModes().contains(Codec.LAZY));
-    assertEquals(!Set.of("protobuf", "xml").contains(codecId), c.decodeModes().contains(Codec.TREE));
+    // Lazy only for raw BSON and FlatBuffers (fields read in place through offsets); tree wherever
+    // the library has a generic document that is the payload (not protobuf; not xml: Jackson's
+    // JsonNode of an XML document loses its shape; not flatbuffers: its tables need the schema).
+    assertEquals(Set.of("bson", "flatbuffers").contains(codecId), c.decodeModes().contains(Codec.LAZY));
+    assertEquals(!Set.of("protobuf", "xml", "flatbuffers").contains(codecId), c.decodeModes().contains(Codec.TREE));
     assertEquals(Codec.TYPED, c.decodeModes().get(0));
     if (!c.decodeModes().contains(Codec.LAZY)) {
-      CodecException e = assertThrows(CodecException.class, () -> c.decodeLazy(new byte[0], List.of("name"), v -> {}));
+      CodecException e = assertThrows(CodecException.class, () -> c.decodeLazy(Dataset.DUMMY, new byte[0], List.of("name"), v -> {}));
       assertEquals(codecId + " has no lazy decode mode", e.getMessage());
     }
   }
@@ -147,8 +148,9 @@ class CodecRoundTripTest {
       assertFalse(r.getContainsList().isEmpty(), r.toString());
       assertTrue(vocabulary.containsAll(r.getContainsList()), "results.proto vocabulary: " + r);
     }
-    // One boundary: protobuf and ubjson convert to and from the model records inside timing.
-    boolean converts = codecId.equals("protobuf") || codecId.equals("ubjson");
+    // One boundary: protobuf, ubjson and flatbuffers convert to and from the model records inside
+    // timing (flatbuffers: records into the builder's tables and out of the buffer's).
+    boolean converts = Set.of("protobuf", "ubjson", "flatbuffers").contains(codecId);
     assertEquals(converts, c.timedRegions().get(0).getContainsList().contains("model-conversion"));
     assertEquals(converts, c.timedRegions().get(1).getContainsList().contains("model-conversion"));
   }

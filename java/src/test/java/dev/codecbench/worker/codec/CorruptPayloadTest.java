@@ -82,6 +82,9 @@ class CorruptPayloadTest {
       // The '<' of the first record's first field, after "<records>" (a writer may put an XML
       // declaration first).
       case "xml" -> new String(good, StandardCharsets.UTF_8).indexOf("<records>") + "<records>".length();
+      // The top byte of the first record table's soffset to its vtable (root uoffset -> root table
+      // -> its field 0, records -> the vector -> element 0 -> the record table).
+      case "flatbuffers" -> flatbuffersFirstRecord(good) + 3;
       default -> throw new IllegalArgumentException(codec);
     };
   }
@@ -89,11 +92,22 @@ class CorruptPayloadTest {
   /**
    * A byte that is not what belongs there: 'B' is neither JSON syntax here, nor a BSON element
    * type, nor a UBJSON marker, in msgpack an integer, in CBOR a 2-byte byte string where a
-   * record map belongs, and in XML text where the record's first element belongs. In protobuf
+   * record map belongs, in XML text where the record's first element belongs, and in FlatBuffers the
+   * top byte of an offset (the record's vtable lands a gigabyte away, outside the buffer). In protobuf
    * 0x07 is a tag of field 0 with wire type 7, both invalid ('B' would be a valid tag).
    */
   private static byte brokenMarker(String codec) {
     return codec.equals("protobuf") ? (byte) 0x07 : (byte) 0x42;
+  }
+
+  private static int flatbuffersFirstRecord(byte[] good) {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(good).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    int root = b.getInt(0);
+    int vtable = root - b.getInt(root);
+    int field = root + b.getShort(vtable + 4);
+    int vector = field + b.getInt(field);
+    int element = vector + 4;
+    return element + b.getInt(element);
   }
 
   private static int cborHeadLength(byte initial) {
@@ -193,7 +207,7 @@ class CorruptPayloadTest {
                 // As verification of a tree decode does: a library may parse into its tree what
                 // is not a records payload (ubjson takes 'B' where a record belongs).
                 case Codec.TREE -> treeToRecords(codec, dataset, codec.decodeTree(payload));
-                default -> codec.decodeLazy(payload, fields, v -> {});
+                default -> codec.decodeLazy(dataset, payload, fields, v -> {});
               }
             }));
     assertTrue(e.getMessage().startsWith(codecId + " "), "message names the codec: " + e.getMessage());

@@ -83,7 +83,7 @@ class GoldenVectorsTest {
     if (codec.decodeModes().contains(Codec.LAZY)) {
       List<String> fields = CanonicalVectors.LAZY_FIELDS.get(datasetId);
       List<String> read = new java.util.ArrayList<>();
-      codec.decodeLazy(payload, fields, read::add);
+      codec.decodeLazy(dataset, payload, fields, read::add);
       assertEquals(LazyField.expected(canonical, fields), read,
           "lazy decode of " + datasetId + "." + codecId + "." + language);
     }

@@ -56,7 +56,7 @@ class JsonConformanceTest {
       case Codec.TREE -> codec.decodeTree(payload);
       case Codec.LAZY -> {
         FieldSink sink = v -> {};
-        codec.decodeLazy(payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), sink);
+        codec.decodeLazy(dataset, payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), sink);
         yield null;
       }
       default -> throw new IllegalArgumentException("decode mode " + mode);

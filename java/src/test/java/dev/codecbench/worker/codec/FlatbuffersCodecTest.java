@@ -1,0 +1,574 @@
+package dev.codecbench.worker.codec;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import codecbench.v1.BeerRecord;
+import codecbench.v1.BeersDataset;
+import codecbench.v1.DocDelivery;
+import codecbench.v1.DocRecord;
+import codecbench.v1.DocsDataset;
+import codecbench.v1.OwnersDataset;
+import com.google.flatbuffers.FlatBufferBuilder;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.model.DummyRecord;
+import dev.codecbench.worker.model.NumericRecord;
+import dev.codecbench.worker.model.NumericRecord.Coordinate;
+import dev.codecbench.worker.model.OwnerRecord;
+import dev.codecbench.worker.model.Records;
+import dev.codecbench.worker.verify.RecordDiff;
+import java.lang.reflect.Method;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * What is particular to flatbuffers (proto/README.md, the flatbuffers bullet). The codec maps the
+ * records generically (proto descriptors + record components) instead of calling flatc's
+ * generated classes, so: the generated classes read its buffers, field by field, for every
+ * dataset; and it reads what the generated builders write. Then the wire shape (empty strings,
+ * vectors and tables written; default scalars omitted; -0.0 kept), absent fields read as the proto
+ * defaults, text that must survive byte for byte, and the bounds checks with their messages.
+ */
+class FlatbuffersCodecTest {
+  private static final Codec FB = new CodecRegistry().byId("flatbuffers").orElseThrow();
+
+  static Stream<String> datasets() {
+    return Dataset.all().stream().map(Dataset::id);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <R> byte[] encode(Dataset<R> dataset, Records<?> records) throws CodecException {
+    return FB.encode(dataset, (Records<R>) records);
+  }
+
+  private static Descriptor datasetMessage(Dataset<?> d) {
+    return d.toProto(new Records<>(List.of())).getDescriptorForType();
+  }
+
+  // --- The generated classes read the codec's buffers --------------------------------------------
+
+  @Test
+  void theGeneratedAccessorsReadTheCodecsBuffer() throws Exception {
+    List<OwnerRecord> owners = CanonicalVectors.canonical(Dataset.OWNERS).model().records();
+    ByteBuffer bb = ByteBuffer.wrap(FB.encode(Dataset.OWNERS, new Records<>(owners)));
+    OwnersDataset root = OwnersDataset.getRootAsOwnersDataset(bb);
+    assertEquals(owners.size(), root.recordsLength());
+    assertEquals(owners.get(0).cars().get(1).brand(), root.records(0).cars(1).brand());
+    assertEquals(owners.get(2).telephone(), root.records(2).telephone());
+    assertEquals(owners.get(2).cars().get(3).co2Emissions(), root.records(2).cars(3).co2Emissions());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("datasets")
+  void theGeneratedClassesReadEveryFieldOfEveryRecord(String datasetId) throws Exception {
+    Dataset<?> d = Dataset.byId(datasetId).orElseThrow();
+    Records<?> model = CanonicalVectors.canonical(d).model();
+    Descriptor message = datasetMessage(d);
+    Class<?> root = generated(message);
+    Object table = root.getMethod("getRootAs" + message.getName(), ByteBuffer.class)
+        .invoke(null, ByteBuffer.wrap(encode(d, model)));
+    assertReads(table, message, model, datasetId);
+  }
+
+  /** Every field of {@code model} read through the generated accessors of {@code table}. */
+  private static void assertReads(Object table, Descriptor message, Object model, String where) throws Exception {
+    Class<?> gen = table.getClass();
+    for (FieldDescriptor fd : message.getFields()) {
+      String name = camel(fd.getName());
+      String at = where + "." + name;
+      Object expected = model instanceof List<?> row ? row : model.getClass().getMethod(name).invoke(model);
+      if (fd.isRepeated()) {
+        List<?> list = (List<?>) expected;
+        // Written even when empty: the vector accessor is null only for an absent vector.
+        Method vector = fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE
+            ? gen.getMethod(name + "Vector") : null;
+        if (vector != null) {
+          assertNotNull(vector.invoke(table), at + " is written");
+        }
+        assertEquals(list.size(), (int) gen.getMethod(name + "Length").invoke(table), at + " length");
+        for (int j = 0; j < list.size(); j++) {
+          Object e = gen.getMethod(name, int.class).invoke(table, j);
+          if (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+            assertReads(e, fd.getMessageType(), list.get(j), at + "[" + j + "]");
+          } else {
+            assertEquals(list.get(j), e, at + "[" + j + "]");
+          }
+        }
+      } else if (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+        Object sub = gen.getMethod(name).invoke(table);
+        assertNotNull(sub, at + " is written");
+        assertReads(sub, fd.getMessageType(), expected, at);
+      } else {
+        // Double.equals compares bits: -0.0 and NaN payloads included. A string is never null
+        // (written even when empty).
+        assertEquals(expected, gen.getMethod(name).invoke(table), at);
+      }
+    }
+  }
+
+  // --- The codec reads the generated builders' buffers ---------------------------------------------
+
+  @Test
+  void theCodecReadsABufferOfTheGeneratedBuilders() throws Exception {
+    FlatBufferBuilder b = new FlatBufferBuilder();
+    int beer = BeerRecord.createBeerRecord(b, 5.2, b.createString("Pilsner Urquell"), b.createString("Plzeňský "
+        + "Prazdroj"), b.createString("Lager"), b.createString(""), b.createString("\r\n"), b.createString("é\u0000x"));
+    int records = BeersDataset.createRecordsVector(b, new int[] {beer});
+    b.finish(BeersDataset.createBeersDataset(b, records));
+    byte[] payload = b.sizedByteArray();
+    var expected = new Records<>(List.of(new dev.codecbench.worker.model.BeerRecord(5.2, "Pilsner Urquell",
+        "Plzeňský Prazdroj", "Lager", "", "\r\n", "é\u0000x")));
+    assertEquals(expected, FB.decodeTyped(Dataset.BEERS, payload));
+    List<String> lazy = new ArrayList<>();
+    FB.decodeLazy(Dataset.BEERS, payload, List.of("name", "details", "alcohol"), lazy::add);
+    assertEquals(List.of("Pilsner Urquell", "é\u0000x", "5.2"), lazy);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("datasets")
+  void theCodecReadsEveryDatasetWrittenByTheGeneratedBuilders(String datasetId) throws Exception {
+    Dataset<?> d = Dataset.byId(datasetId).orElseThrow();
+    Records<?> model = CanonicalVectors.canonical(d).model();
+    FlatBufferBuilder b = new FlatBufferBuilder();
+    b.finish(build(b, datasetMessage(d), model));
+    byte[] payload = b.sizedByteArray();
+    assertEquals(Optional.empty(), RecordDiff.firstDifference(cast(model), FB.decodeTyped(d, payload)));
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <R> Records<R> cast(Records<?> r) {
+    return (Records<R>) r;
+  }
+
+  /** {@code model} written through the generated start/add/create*Vector/end functions. */
+  private static int build(FlatBufferBuilder b, Descriptor message, Object model) throws Exception {
+    Class<?> gen = generated(message);
+    List<FieldDescriptor> fields = message.getFields();
+    Object[] values = new Object[fields.size()];
+    for (int i = 0; i < values.length; i++) {
+      FieldDescriptor fd = fields.get(i);
+      String name = camel(fd.getName());
+      Object v = model instanceof List<?> row ? row : model.getClass().getMethod(name).invoke(model);
+      if (fd.isRepeated()) {
+        List<?> list = (List<?>) v;
+        int[] offsets = new int[list.size()];
+        for (int j = 0; j < offsets.length; j++) {
+          Object e = list.get(j);
+          offsets[j] = e instanceof String s ? b.createString(s) : build(b, fd.getMessageType(), e);
+        }
+        values[i] = gen.getMethod("create" + capital(name) + "Vector", FlatBufferBuilder.class, int[].class)
+            .invoke(null, b, offsets);
+      } else if (fd.getJavaType() == FieldDescriptor.JavaType.STRING) {
+        values[i] = b.createString((String) v);
+      } else if (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
+        values[i] = build(b, fd.getMessageType(), v);
+      } else {
+        values[i] = v;
+      }
+    }
+    gen.getMethod("start" + message.getName(), FlatBufferBuilder.class).invoke(null, b);
+    for (int i = 0; i < values.length; i++) {
+      FieldDescriptor fd = fields.get(i);
+      Class<?> type = switch (fd.getJavaType()) {
+        case LONG -> long.class;
+        case DOUBLE -> double.class;
+        case BOOLEAN -> boolean.class;
+        default -> int.class; // int32 and every offset
+      };
+      gen.getMethod("add" + capital(camel(fd.getName())), FlatBufferBuilder.class, type).invoke(null, b, values[i]);
+    }
+    return (int) gen.getMethod("end" + message.getName(), FlatBufferBuilder.class).invoke(null, b);
+  }
+
+  private static Class<?> generated(Descriptor message) throws ClassNotFoundException {
+    return Class.forName("codecbench.v1." + message.getName()); // flatc: namespace codecbench.v1
+  }
+
+  private static String camel(String snake) {
+    StringBuilder b = new StringBuilder();
+    boolean up = false;
+    for (char c : snake.toCharArray()) {
+      if (c == '_') {
+        up = true;
+      } else {
+        b.append(up ? Character.toUpperCase(c) : c);
+        up = false;
+      }
+    }
+    return b.toString();
+  }
+
+  private static String capital(String s) {
+    return Character.toUpperCase(s.charAt(0)) + s.substring(1);
+  }
+
+  // --- Wire shape ----------------------------------------------------------------------------------
+
+  @Test
+  void emptyStringsVectorsAndTablesAreWrittenAndDefaultScalarsOmitted() throws Exception {
+    var owner = new OwnerRecord(0, "", 0L, "", 0, 7, 0, List.of());
+    var root = OwnersDataset.getRootAsOwnersDataset(ByteBuffer.wrap(FB.encode(Dataset.OWNERS,
+        new Records<>(List.of(owner)))));
+    var r = root.records(0);
+    assertEquals("", r.name(), "an empty string is still a string");
+    assertNotNull(r.carsVector(), "an empty vector is still written");
+    assertEquals(0, r.carsLength());
+    // Slots 0 (uid), 2 (telephone) and 6 (tax_number) hold their defaults: omitted; 5 (id_number) is 7.
+    assertFalse(FlatBufferBuilder.isFieldPresent(r, 4));
+    assertFalse(FlatBufferBuilder.isFieldPresent(r, 8));
+    assertFalse(FlatBufferBuilder.isFieldPresent(r, 16));
+    assertTrue(FlatBufferBuilder.isFieldPresent(r, 14));
+    assertEquals(7, r.idNumber());
+
+    // A nested table whose fields are all empty is written too.
+    var docs = CanonicalVectors.canonical(Dataset.DOCS).model().records().get(0);
+    var emptyDelivery = new dev.codecbench.worker.model.DocRecord(docs.name(), docs.department(), docs.price(),
+        docs.owner(), docs.data(), new dev.codecbench.worker.model.DocRecord.Delivery("",
+            new dev.codecbench.worker.model.DocRecord.Address("", "", "", "")), List.of());
+    var d = DocsDataset.getRootAsDocsDataset(ByteBuffer.wrap(FB.encode(Dataset.DOCS, new Records<>(List.of(emptyDelivery)))))
+        .records(0);
+    assertNotNull(d.delivery());
+    assertNotNull(d.delivery().address());
+    assertEquals("", d.delivery().address().street());
+    assertNotNull(d.goodsVector());
+  }
+
+  @Test
+  void aTinyPayloadIsTheDatasetTableAsRootWithoutAFileIdentifier() throws Exception {
+    byte[] payload = FB.encode(Dataset.MATRIX, new Records<>(List.of(List.of("a", ""))));
+    String expected = String.join("",
+        "04000000", // 0: uoffset to the root table (no file identifier after it)
+        "eeffffff", // 4: MatrixDataset table: soffset -18, its vtable at 22
+        "04000000", // 8: records -> the vector at 12
+        "01000000", // 12: 1 record
+        "0c000000", // 16: -> the MatrixRow table at 28
+        "0000", "060008000400", // 20: padding; 22: vtable: 6 bytes, table of 8, field 0 at 4
+        "06000000", // 28: MatrixRow table: its vtable at 22 (the same shape, shared)
+        "04000000", // 32: cells -> the vector at 36
+        "02000000", // 36: 2 cells
+        "10000000", // 40: -> "a" at 56
+        "04000000", // 44: -> "" at 48
+        "00000000", "00000000", // 48: "" (length 0), its 0 terminator and padding
+        "01000000", "61000000"); // 56: "a", its 0 terminator and padding
+    assertEquals(expected, java.util.HexFormat.of().formatHex(payload));
+    assertEquals(new Records<>(List.of(List.of("a", ""))), FB.decodeTyped(Dataset.MATRIX, payload));
+  }
+
+  @Test
+  void negativeZeroNanAndExtremesKeepTheirBits() throws Exception {
+    double nan = Double.longBitsToDouble(0x7ff8000000000123L);
+    var records = new Records<>(List.of(new NumericRecord("", Integer.MIN_VALUE, Integer.MAX_VALUE,
+        List.of(new Coordinate(Long.MIN_VALUE, -0.0, nan), new Coordinate(Long.MAX_VALUE, 5e-324, -Double.MAX_VALUE)))));
+    byte[] payload = FB.encode(Dataset.NUMERIC, records);
+    Records<NumericRecord> back = FB.decodeTyped(Dataset.NUMERIC, payload);
+    assertEquals(records, back);
+    Coordinate c = back.records().get(0).coordinates().get(0);
+    assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(c.latitude()));
+    assertEquals(0x7ff8000000000123L, Double.doubleToRawLongBits(c.longitude()));
+    // The generated adder drops -0.0 as a default (builder.addDouble(slot, x, 0.0) compares with ==):
+    // why the codec writes a double field with addDouble(x) + slot() when its bits are not 0.
+    FlatBufferBuilder b = new FlatBufferBuilder();
+    codecbench.v1.NumericCoordinate.startNumericCoordinate(b);
+    codecbench.v1.NumericCoordinate.addLatitude(b, -0.0);
+    int t = codecbench.v1.NumericCoordinate.endNumericCoordinate(b);
+    b.finish(t);
+    var generated = codecbench.v1.NumericCoordinate.getRootAsNumericCoordinate(ByteBuffer.wrap(b.sizedByteArray()));
+    assertEquals(0L, Double.doubleToRawLongBits(generated.latitude()));
+  }
+
+  @Test
+  void textSurvivesByteForByte() throws Exception {
+    String[] texts = {"", " ", "  lead and trail  ", "a\r\nb\rc\n", "\t", "\u0000", "é", "日本語", "😀 \uD83D\uDE00",
+        "<&>\"'", "\u00a0"};
+    for (String t : texts) {
+      var records = new Records<>(List.of(new NumericRecord(t, 0, 0, List.of())));
+      assertEquals(records, FB.decodeTyped(Dataset.NUMERIC, FB.encode(Dataset.NUMERIC, records)), t);
+    }
+    List<String> row = List.of("", "\r", " 1.5 ", "é");
+    Records<List<String>> matrix = new Records<>(List.of(row));
+    assertEquals(matrix, FB.decodeTyped(Dataset.MATRIX, FB.encode(Dataset.MATRIX, matrix)));
+  }
+
+  @Test
+  void anUnpairedSurrogateCannotBeEncoded() {
+    var records = new Records<>(List.of(new NumericRecord("\uD800", 0, 0, List.of())));
+    CodecException e = assertThrows(CodecException.class, () -> FB.encode(Dataset.NUMERIC, records));
+    assertTrue(e.getMessage().startsWith("flatbuffers encode: "), e.getMessage());
+  }
+
+  @Test
+  void aNullInTheModelIsAnEncodeError() {
+    var records = new Records<>(List.of(new NumericRecord(null, 0, 0, List.of())));
+    CodecException e = assertThrows(CodecException.class, () -> FB.encode(Dataset.NUMERIC, records));
+    assertEquals("flatbuffers encode: NumericRecord._id is null (FlatBuffers writes every string, vector and "
+        + "table; the model has no null)", e.getMessage());
+  }
+
+  // --- Absent fields read as the proto defaults ----------------------------------------------------
+
+  @Test
+  void absentStringsVectorsAndTablesReadAsTheProtoDefaults() throws Exception {
+    FlatBufferBuilder b = new FlatBufferBuilder();
+    int company = b.createString("ACME");
+    DocDelivery.startDocDelivery(b);
+    DocDelivery.addCompany(b, company);
+    int delivery = DocDelivery.endDocDelivery(b);
+    int name = b.createString("n1");
+    DocRecord.startDocRecord(b);
+    DocRecord.addName(b, name);
+    DocRecord.addDelivery(b, delivery);
+    int first = DocRecord.endDocRecord(b);
+    DocRecord.startDocRecord(b); // no fields at all
+    int second = DocRecord.endDocRecord(b);
+    b.finish(DocsDataset.createDocsDataset(b, DocsDataset.createRecordsVector(b, new int[] {first, second})));
+    byte[] payload = b.sizedByteArray();
+
+    var dflt = new dev.codecbench.worker.model.DocRecord("",
+        new dev.codecbench.worker.model.DocRecord.Department("", 0L,
+            new dev.codecbench.worker.model.DocRecord.Employee("", "", "")),
+        new dev.codecbench.worker.model.DocRecord.Price("", "", ""),
+        new dev.codecbench.worker.model.DocRecord.Owner("", ""),
+        new dev.codecbench.worker.model.DocRecord.Data(new dev.codecbench.worker.model.DocRecord.Transaction("", "", "")),
+        new dev.codecbench.worker.model.DocRecord.Delivery("", new dev.codecbench.worker.model.DocRecord.Address("", "", "", "")),
+        List.of());
+    var firstExpected = new dev.codecbench.worker.model.DocRecord("n1", dflt.department(), dflt.price(), dflt.owner(),
+        dflt.data(), new dev.codecbench.worker.model.DocRecord.Delivery("ACME", dflt.delivery().address()), List.of());
+    assertEquals(new Records<>(List.of(firstExpected, dflt)), FB.decodeTyped(Dataset.DOCS, payload));
+
+    List<String> lazy = new ArrayList<>();
+    FB.decodeLazy(Dataset.DOCS, payload, List.of("name", "delivery.company", "delivery.address.street",
+        "department.time"), lazy::add);
+    assertEquals(List.of("n1", "ACME", "", "0", "", "", "", "0"), lazy);
+
+    // An absent records vector: no records.
+    FlatBufferBuilder e = new FlatBufferBuilder();
+    DocsDataset.startDocsDataset(e);
+    e.finish(DocsDataset.endDocsDataset(e));
+    assertEquals(List.of(), FB.decodeTyped(Dataset.DOCS, e.sizedByteArray()).records());
+  }
+
+  @Test
+  void lazyReadsNumbersInDecimalAndRefusesATableOrVector() throws Exception {
+    var dummy = CanonicalVectors.canonical(Dataset.DUMMY).model().records().get(0);
+    byte[] payload = FB.encode(Dataset.DUMMY, new Records<>(List.of(dummy)));
+    List<String> read = new ArrayList<>();
+    FB.decodeLazy(Dataset.DUMMY, payload, List.of("_id", "index", "isActive", "balance", "latitude"), read::add);
+    assertEquals(List.of(dummy.id(), Integer.toString(dummy.index()), Boolean.toString(dummy.isActive()),
+        Double.toString(dummy.balance()), Double.toString(dummy.latitude())), read);
+    assertEquals("flatbuffers lazy decode: field 'tags' is a vector, not a scalar or string",
+        assertThrows(CodecException.class, () -> FB.decodeLazy(Dataset.DUMMY, payload, List.of("tags"), v -> {}))
+            .getMessage());
+    byte[] docs = FB.encode(Dataset.DOCS, CanonicalVectors.canonical(Dataset.DOCS).model());
+    assertEquals("flatbuffers lazy decode: field 'delivery' is a table, not a scalar or string",
+        assertThrows(CodecException.class, () -> FB.decodeLazy(Dataset.DOCS, docs, List.of("delivery"), v -> {}))
+            .getMessage());
+    assertEquals("flatbuffers lazy decode: record 0 has no field 'delivery.nothing'",
+        assertThrows(CodecException.class, () -> FB.decodeLazy(Dataset.DOCS, docs, List.of("delivery.nothing"), v -> {}))
+            .getMessage());
+  }
+
+  // --- Hostile input: the checks and their messages ------------------------------------------------
+
+  /** Positions in a buffer, read as the format says (for making corruptions). */
+  private record Layout(ByteBuffer bb) {
+    static Layout of(byte[] payload) {
+      return new Layout(ByteBuffer.wrap(payload).order(ByteOrder.LITTLE_ENDIAN));
+    }
+
+    int target(int at) {
+      return at + bb.getInt(at);
+    }
+
+    /** Absolute position of field {@code slot} of the table at {@code table}, 0 when absent. */
+    int field(int table, int slot) {
+      int vtable = table - bb.getInt(table);
+      int o = 4 + 2 * slot < bb.getShort(vtable) ? bb.getShort(vtable + 4 + 2 * slot) : 0;
+      return o == 0 ? 0 : table + o;
+    }
+
+    int root() {
+      return target(0);
+    }
+
+    /** The records vector's position (its length word). */
+    int records() {
+      return target(field(root(), 0));
+    }
+
+    int record(int i) {
+      return target(records() + 4 + 4 * i);
+    }
+  }
+
+  private static byte[] beers() throws CodecException {
+    return FB.encode(Dataset.BEERS, new Records<>(List.of(
+        new dev.codecbench.worker.model.BeerRecord(4.5, "Name", "By", "Style", "Always", "Glass", "Details"))));
+  }
+
+  private static String typedError(Dataset<?> d, byte[] payload) {
+    return assertThrows(CodecException.class, () -> FB.decodeTyped(d, payload)).getMessage();
+  }
+
+  private static String lazyError(Dataset<?> d, byte[] payload, String... fields) {
+    return assertThrows(CodecException.class, () -> FB.decodeLazy(d, payload, List.of(fields), v -> {})).getMessage();
+  }
+
+  @Test
+  void truncatedEmptyOrPaddedBuffersAreRejected() throws Exception {
+    byte[] good = beers();
+    assertEquals("flatbuffers decode: payload of 0 bytes has no root offset", typedError(Dataset.BEERS, new byte[0]));
+    assertEquals("flatbuffers decode: payload of " + (good.length - 1) + " bytes is not a whole number of 4-byte words "
+        + "(a finished FlatBuffer is padded to its alignment): truncated or padded",
+        typedError(Dataset.BEERS, Arrays.copyOf(good, good.length - 1)));
+    byte[] half = Arrays.copyOf(good, good.length / 2 / 4 * 4);
+    String m = typedError(Dataset.BEERS, half);
+    assertTrue(m.startsWith("flatbuffers decode: records[0]"), m);
+    assertTrue(m.contains("past the end of the " + half.length + "-byte buffer")
+        || m.contains("outside the " + half.length + "-byte buffer")
+        || m.contains("inside the " + half.length + "-byte buffer"), m);
+  }
+
+  @Test
+  void aRootOffsetPastTheEndIsRejected() throws Exception {
+    byte[] p = beers();
+    ByteBuffer.wrap(p).order(ByteOrder.LITTLE_ENDIAN).putInt(0, p.length);
+    assertEquals("flatbuffers decode: root offset at byte 0 points to byte " + p.length + ", past the end of the "
+        + p.length + "-byte buffer", typedError(Dataset.BEERS, p));
+    assertEquals("flatbuffers lazy decode: root offset at byte 0 points to byte " + p.length + ", past the end of the "
+        + p.length + "-byte buffer", lazyError(Dataset.BEERS, p, "name"));
+  }
+
+  @Test
+  void aHugeVectorLengthIsRejectedBeforeAnythingIsSizedByIt() throws Exception {
+    byte[] p = beers();
+    Layout l = Layout.of(p);
+    int vector = l.records();
+    l.bb().putInt(vector, Integer.MAX_VALUE);
+    String expected = "vector at byte " + vector + " declares 2147483647 elements of 4 bytes, past the end of the "
+        + p.length + "-byte buffer";
+    assertEquals("flatbuffers decode: records: " + expected, typedError(Dataset.BEERS, p));
+    assertEquals("flatbuffers lazy decode: records: " + expected, lazyError(Dataset.BEERS, p, "name"));
+    l.bb().putInt(vector, -1);
+    assertTrue(typedError(Dataset.BEERS, p).contains("declares 4294967295 elements"));
+  }
+
+  @Test
+  void stringsAreCheckedForLengthTerminatorAndUtf8() throws Exception {
+    byte[] good = beers();
+    Layout l = Layout.of(good);
+    int name = l.target(l.field(l.record(0), 1)); // BeerRecord slot 1: name ("Name")
+    assertEquals(4, l.bb().getInt(name));
+
+    byte[] p = good.clone();
+    Layout.of(p).bb().putInt(name, 0x7fffffff);
+    String huge = "records[0].name: string at byte " + name + " declares 2147483647 bytes; with its 0 terminator "
+        + "that runs past the end of the " + p.length + "-byte buffer";
+    assertEquals("flatbuffers decode: " + huge, typedError(Dataset.BEERS, p));
+    assertEquals("flatbuffers lazy decode: " + huge, lazyError(Dataset.BEERS, p, "name"));
+
+    p = good.clone();
+    p[name + 4 + 4] = 'x';
+    assertEquals("flatbuffers decode: records[0].name: string at byte " + name + " of 4 bytes has no 0 terminator",
+        typedError(Dataset.BEERS, p));
+
+    p = good.clone();
+    p[name + 4] = (byte) 0xff;
+    assertEquals("flatbuffers decode: records[0].name: string at byte " + name + " is not valid UTF-8",
+        typedError(Dataset.BEERS, p));
+    assertEquals("flatbuffers lazy decode: records[0].name: string at byte " + name + " is not valid UTF-8",
+        lazyError(Dataset.BEERS, p, "name"));
+  }
+
+  @Test
+  void tablesVtablesFieldsAndBoolsAreChecked() throws Exception {
+    byte[] good = beers();
+    Layout l = Layout.of(good);
+    int record = l.record(0);
+
+    byte[] p = good.clone();
+    p[record + 3] = 0x42; // the soffset to the vtable, a gigabyte off
+    String m = typedError(Dataset.BEERS, p);
+    assertTrue(m.startsWith("flatbuffers decode: records[0]: table at byte " + record + " has its vtable at byte "), m);
+    assertTrue(m.endsWith(", outside the " + p.length + "-byte buffer"), m);
+
+    p = good.clone();
+    int vtable = record - Layout.of(p).bb().getInt(record);
+    Layout.of(p).bb().putShort(vtable + 2, (short) 0x7ff0); // the table's size
+    assertEquals("flatbuffers decode: records[0]: table at byte " + record + " declares 32752 bytes (from 4, inside the "
+        + p.length + "-byte buffer)", typedError(Dataset.BEERS, p));
+
+    p = good.clone();
+    Layout.of(p).bb().putShort(vtable + 4 + 2 * 1, (short) 200); // name's offset, past the table's end
+    int size = Layout.of(p).bb().getShort(vtable + 2);
+    assertEquals("flatbuffers decode: records[0].name: field at offset 200 of 4 bytes lies outside its table of "
+        + size + " bytes at byte " + record, typedError(Dataset.BEERS, p));
+
+    var active = new DummyRecord("a", 0, "g", true, 0, "", 0, "", "", "", "", "", "", "", "", "", 0, 0, List.of(),
+        List.of(), "", "");
+    byte[] d = FB.encode(Dataset.DUMMY, new Records<>(List.of(active)));
+    Layout dl = Layout.of(d);
+    int isActive = dl.field(dl.record(0), 3);
+    assertEquals(1, d[isActive]);
+    d[isActive] = 2;
+    assertEquals("flatbuffers decode: records[0].isActive: bool at byte " + isActive + " is 2, not 0 or 1",
+        typedError(Dataset.DUMMY, d));
+  }
+
+  @Test
+  void sharedObjectsReadOverAndOverAreBounded() throws Exception {
+    // One record with a 4 KiB name, referenced 1,000 times: a 8 KiB buffer that would read as 4 MB.
+    String big = "x".repeat(4096);
+    FlatBufferBuilder b = new FlatBufferBuilder();
+    int beer = BeerRecord.createBeerRecord(b, 1, b.createString(big), b.createString(""), b.createString(""),
+        b.createString(""), b.createString(""), b.createString(""));
+    int[] same = new int[1000];
+    Arrays.fill(same, beer);
+    b.finish(BeersDataset.createBeersDataset(b, BeersDataset.createRecordsVector(b, same)));
+    byte[] bomb = b.sizedByteArray();
+    assertTrue(bomb.length < 9000, "" + bomb.length);
+    String refused = "the buffer's objects read so far add up to more than " + FlatbuffersCodec.SHARING
+        + " times its " + bomb.length + " bytes (objects shared over and over); refused";
+    String typed = typedError(Dataset.BEERS, bomb);
+    assertTrue(typed.startsWith("flatbuffers decode: records[") && typed.endsWith(refused), typed);
+    String lazy = lazyError(Dataset.BEERS, bomb, "name", "details");
+    assertTrue(lazy.startsWith("flatbuffers lazy decode: records[") && lazy.endsWith(refused), lazy);
+
+    // A little sharing (the same record twice) reads.
+    FlatBufferBuilder s = new FlatBufferBuilder();
+    int one = BeerRecord.createBeerRecord(s, 1, s.createString("n"), s.createString(""), s.createString(""),
+        s.createString(""), s.createString(""), s.createString(""));
+    s.finish(BeersDataset.createBeersDataset(s, BeersDataset.createRecordsVector(s, new int[] {one, one})));
+    assertEquals(2, FB.decodeTyped(Dataset.BEERS, s.sizedByteArray()).records().size());
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("datasets")
+  void flatcsOwnVerifierAcceptsTheCodecsBuffers(String datasetId) throws Exception {
+    // flatc (C++, with its Verifier) converts the codec's buffer to JSON: it accepts the buffer.
+    Dataset<?> d = Dataset.byId(datasetId).orElseThrow();
+    java.nio.file.Path fbs = java.nio.file.Path.of("target", "generated-sources", "flatbuffers-schema", "datasets.fbs");
+    java.nio.file.Path out = java.nio.file.Files.createTempDirectory("flatc-json");
+    java.nio.file.Path vector = out.resolve(datasetId + ".bin");
+    java.nio.file.Files.write(vector, encode(d, CanonicalVectors.canonical(d).model()));
+    Process p = new ProcessBuilder("flatc", "--json", "--strict-json", "--raw-binary", "--root-type",
+        "codecbench.v1." + datasetMessage(d).getName(), "-o", out.toString(), fbs.toString(), "--", vector.toString())
+        .redirectErrorStream(true).start();
+    String output = new String(p.getInputStream().readAllBytes());
+    assertEquals(0, p.waitFor(), output);
+    assertTrue(java.nio.file.Files.size(out.resolve(datasetId + ".json")) > 0);
+  }
+}
