@@ -90,7 +90,7 @@ web: $(WEB_PAGE)
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
-$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
+$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml web/tools/generate-fbs.mjs $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
 	cd web && npm run build
 	touch $@
 

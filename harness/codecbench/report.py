@@ -992,7 +992,10 @@ class _Builder:
                     "trials), its result included: the RAM it needs at once, not what it allocates in "
                     "total. Rust: the counting allocator follows the measuring thread's live bytes during "
                     "one extra operation after the rounds (a moving reallocation counts both blocks)."
-                    + (f" Not measured for {', '.join(missing)}." if missing else "")))
+                    + (f" Not measured for {', '.join(missing)}." if missing else "")
+                    + (" A browser page has no allocator hook and no heap high-water mark for one operation "
+                       "(performance.measureUserAgentSpecificMemory reports the whole page, asynchronously, "
+                       "after a garbage collection), so browsers are not counted." if "browser" in missing else "")))
 
     def memory(self, ds: str, d: pd.DataFrame) -> None:
         self.peak_memory(ds)

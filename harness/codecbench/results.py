@@ -347,7 +347,7 @@ def _side(c: dict | None, prefix: str) -> dict:
 
 LEG_FIELDS = ["ns_per_record", "ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "ci_pct", "coverage",
               "trials", "unsteady", "alloc_bytes_per_op", "language"]
-SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "payload_bytes", "gzip_bytes", "zstd_bytes",
+SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "encode_mode", "payload_bytes", "gzip_bytes", "zstd_bytes",
                                   "payload_blob_id", "same_bytes_as"] + [
     f"{leg}_{f}" for leg in LEGS for f in LEG_FIELDS] + [
     "end_to_end_ns_per_op", "end_to_end_ns_per_record", "end_to_end_lo_ns_per_op",
@@ -422,6 +422,8 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             "dataset": dec["dataset"], "codec": dec["codec"], "mode": dec["decode_mode"],
             "record_count": int(dec["record_count"]), "producer": dec["producer"],
             "consumer": dec["consumer"], "cell_id": dec["cell_id"], "aa_twin": bool(dec["aa_twin"]),
+            # "streaming" where the encode leg is the streaming encode, else "" (in memory).
+            "encode_mode": enc_mode if enc is not None else "",
             "payload_bytes": int(max([p["payload_bytes"] for p in parts] + [0])),
             **compressed_sizes(parts),
             "payload_blob_id": blob, "same_bytes_as": ", ".join(others),
@@ -440,7 +442,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         rows.append({
             "dataset": enc["dataset"], "codec": enc["codec"], "mode": key[-1],
             "record_count": int(enc["record_count"]), "producer": enc["producer"], "consumer": "",
-            "cell_id": enc["cell_id"], "aa_twin": False,
+            "cell_id": enc["cell_id"], "aa_twin": False, "encode_mode": key[-1],
             "payload_bytes": int(max(p["payload_bytes"] for p in parts)),
             **compressed_sizes(parts),
             "payload_blob_id": enc["payload_blob_id"], "same_bytes_as": "",

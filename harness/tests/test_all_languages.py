@@ -12,7 +12,7 @@ from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
 from conftest import ART, run_cli, write_scenario
 
 LANGUAGES = ("rust", "java", "browser")
-CODECS = ("json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml")
+CODECS = ("json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers")
 
 
 @pytest.fixture

@@ -36,7 +36,7 @@ def test_rust_alone_matches_the_catalogue(control, rust_worker):
     assert doc["attachedLanguages"] == ["rust"]
     ids = [c["id"] for c in doc["codecs"]]
     assert ids[: len(catalogue_ids())] == catalogue_ids()
-    assert {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml"} <= set(ids)
+    assert {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers"} <= set(ids)
     for c in doc["codecs"]:
         rust = c["languages"]["rust"]
         assert rust["status"] == "ok" or c["id"] in broken, (c["id"], rust)
@@ -63,7 +63,7 @@ def test_unknown_codec_missing_implementation_and_library_mismatch(control, rust
     java_json = by_id["json"]["languages"]["java"]
     assert java_json["status"] == "mismatch" and java_json["library"] == "fake"
     assert java_json["catalogueLibrary"] == "jackson-databind"
-    for codec in ("bson", "protobuf", "ubjson", "msgpack", "cbor", "xml"):
+    for codec in ("bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers"):
         assert by_id[codec]["languages"]["java"]["status"] == "missing", codec
         assert by_id[codec]["languages"]["browser"]["status"] == "no-worker"
     kinds = {(p["kind"], p["codec"], p["language"]) for p in doc["problems"]}

@@ -46,14 +46,14 @@ def test_library_contents():
     assert list(full.counts) == list(range(500, 100_001, 500))
     owners = load("owners.yaml")
     assert list(owners.counts) == [100, 400, 850, 1700, 3400, 6785]
-    assert set(owners.codecs) == {"json", "protobuf"} and len(owners.operations) == 3  # with transfer
+    assert set(owners.codecs) == {"xml", "json", "protobuf"} and len(owners.operations) == 3  # with transfer
     docs = load("docs.yaml")
-    assert set(docs.codecs) == {"json", "protobuf", "msgpack"} and 1 in docs.counts and max(docs.counts) <= 10
+    assert set(docs.codecs) == {"json", "protobuf", "flatbuffers", "msgpack"} and 1 in docs.counts and max(docs.counts) <= 10
     beers = load("beers.yaml")
     assert set(beers.codecs) == {"json", "protobuf"} and min(beers.counts) == 1 and max(beers.counts) == 100
     assert len(beers.operations) == 3
     matrix = load("matrix.yaml")
-    assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml"}
+    assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers"}
     assert list(matrix.counts) == [750, 3000, 12000]
 
 

@@ -1,6 +1,7 @@
 import { DecodeError } from "@msgpack/msgpack";
 import { BSONError } from "bson";
 import type { DecodeMode, PreparedCodec } from "../src/codecs/codec";
+import { FlatBuffersError } from "../src/codecs/flatbuffers";
 
 // The decode entry points a trial times (src/trial/trial.ts, verifiedDecode), for the peer-suite
 // and fuzz tests: typed = prepared.decodeTyped, tree = prepared.decodeTree, lazy =
@@ -68,6 +69,11 @@ function ownError(codec: string, mode: DecodeMode, error: Error): boolean {
       // xml.ts throws plain Errors: the validator's and parser's verdicts as "malformed XML...",
       // the root as "XML payload: ...", binding as "record N ..."; and the fatal TextDecoder's TypeError.
       return (error.constructor === Error && /^(malformed XML[ :(]|XML payload: |record \d+[ :])/.test(error.message)) || utf8Error(error);
+    case "flatbuffers":
+      // flatbuffers.ts checks every offset, length and string itself and throws FlatBuffersError
+      // ("malformed FlatBuffer: ...", the invalid UTF-8 of a string included); a lazy index past
+      // the end of a well-formed list is "record N has no field ...", as in bson's lazy reader.
+      return error instanceof FlatBuffersError && /^(malformed FlatBuffer: \S|record \d+ has no field ")/.test(error.message);
     default:
       return false;
   }

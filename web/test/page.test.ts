@@ -91,10 +91,13 @@ describe("the page in Chromium against a gRPC-web control", () => {
       task({ operation: Operation.DECODE, dataset: "numeric", codec: "ubjson", recordCount: 3, canonical: canonical("numeric"), payload: blob(vector("numeric", "ubjson")) }),
       // xml (fast-xml-parser as bundled for the page) on Java's payload: int64 as bigint, doubles written 88.0.
       task({ operation: Operation.DECODE, dataset: "owners", codec: "xml", recordCount: 3, canonical: canonical("owners"), payload: blob(vector("owners", "xml", "java")) }),
+      // flatbuffers (the npm runtime as bundled for the page): encode (verified by a typed decode) and a lazy read of Rust's payload.
+      task({ operation: Operation.ENCODE, dataset: "owners", codec: "flatbuffers", recordCount: 3, canonical: canonical("owners") }),
+      task({ operation: Operation.DECODE, dataset: "docs", codec: "flatbuffers", decodeMode: "lazy", lazyFields: ["name", "delivery.company"], recordCount: 3, canonical: canonical("docs"), payload: blob(vector("docs", "flatbuffers", "rust")) }),
       // A corrupt payload fails inside the trial worker, with the step and the library's words.
       task({ operation: Operation.DECODE, dataset: "beers", codec: "bson", recordCount: 3, canonical: canonical("beers"), payload: blob(truncated) }),
     );
-    const count = 14;
+    const count = 16;
     const driver = start("--count", "2", "--log", logFile, "--screenshot", screenshot);
     await driver.waitForLine(/2 tab\(s\) open/, 60_000);
     const reports = await control.waitForReports(count, 90_000);
@@ -105,7 +108,7 @@ describe("the page in Chromium against a gRPC-web control", () => {
     expect(corrupt!.measurements).toEqual([]);
     const measurements = reports.flatMap((r) => r.measurements);
     // Two tabs take tasks concurrently, so reports arrive in any order.
-    expect(measurements.map((m) => Operation[m.operation]).sort()).toEqual([...Array(10).fill("DECODE"), "DOWNLOAD", ...Array(3).fill("ENCODE"), "UPLOAD"]);
+    expect(measurements.map((m) => Operation[m.operation]).sort()).toEqual([...Array(11).fill("DECODE"), "DOWNLOAD", ...Array(4).fill("ENCODE"), "UPLOAD"]);
     for (const m of measurements) {
       const what = `${Operation[m.operation]} ${m.dataset} ${m.codec} ${m.decodeMode}: ${JSON.stringify(m.extras)}`;
       expect(m.verified, what).toBe(true);
@@ -129,8 +132,8 @@ describe("the page in Chromium against a gRPC-web control", () => {
     const ms = (key: string) => trials.map((m) => m.extras[key]!).sort((a, b) => a - b);
     console.log(`trial worker start ms (sorted): ${ms("worker_start_ms").map((v) => v.toFixed(1)).join(" ")}; whole trial ms: ${ms("trial_ms").map((v) => v.toFixed(0)).join(" ")}`);
     const encodes = reports.filter((r) => r.measurements.some((m) => m.operation === Operation.ENCODE));
-    // store_payload: the json and ubjson encodes uploaded their payload, the bson one (trial 1) did not.
-    expect(encodes.map((r) => r.payloadBlobId !== "").sort()).toEqual([false, true, true]);
+    // store_payload: the json, ubjson and flatbuffers encodes uploaded their payload, the bson one (trial 1) did not.
+    expect(encodes.map((r) => r.payloadBlobId !== "").sort()).toEqual([false, true, true, true]);
     expect(byTask.size).toBe(count);
 
     await expect.poll(() => control.attaches.length, { timeout: 30_000 }).toBe(2);

@@ -55,6 +55,7 @@ describe("worker protocol", () => {
       ["msgpack", ["typed", "tree"]],
       ["cbor", ["typed", "tree"]],
       ["xml", ["typed"]],
+      ["flatbuffers", ["typed", "lazy"]],
     ]);
     // Every codec declares what each of its timed regions holds: encode and every decode mode.
     const vocabulary = new Set(["serialize", "parse", "utf8", "model-conversion", "validation", "copy", "field-lookup"]);
@@ -77,6 +78,7 @@ describe("worker protocol", () => {
     expect(versions["@msgpack/msgpack"]).toBe(installed("@msgpack/msgpack"));
     expect(versions["cbor-x"]).toBe(installed("cbor-x"));
     expect(versions["fast-xml-parser"]).toBe(installed("fast-xml-parser"));
+    expect(versions["flatbuffers"]).toBe(installed("flatbuffers"));
     expect(versions["bson (js-bson)"]).toBe(installed("bson"));
   });
 
@@ -219,7 +221,7 @@ describe("worker protocol", () => {
     start(control);
     const reports = await control.waitForReports(4);
     expect(reports.map((r) => r.failure)).toEqual([
-      `encode failed: unknown codec "yaml" (this worker offers json, bson, protobuf, ubjson, msgpack, cbor, xml)`,
+      `encode failed: unknown codec "yaml" (this worker offers json, bson, protobuf, ubjson, msgpack, cbor, xml, flatbuffers)`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
       `decode failed: codec bson has no decode mode "eager" (it has typed, tree, lazy)`,

@@ -16,7 +16,10 @@ import { canonicalPb, vector } from "./vectors";
 function trialBrowsersRunning(): number[] {
   return readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((pid) => {
     try {
-      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("codecbench-trial-");
+      // A Chromium's profile flag, not just the name: Java trial processes (TrialMain
+      // /tmp/codecbench-trial-...) running beside this test match the bare name.
+      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      return cmdline.includes("--user-data-dir=") && cmdline.includes("codecbench-trial-");
     } catch {
       return false;
     }

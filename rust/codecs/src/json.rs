@@ -1,8 +1,11 @@
 //! `json`: serde_json. `typed` deserializes straight into the native model; `tree` parses into
 //! serde_json's `Value`. Both validate the text's UTF-8 (part of reading JSON). No lazy mode: a
 //! JSON text must be parsed up to a field to find it, so "lazy" would be a tree parse.
+//! `streaming`: `serde_json::to_writer` into the caller's drained buffer, and a
+//! `Deserializer::from_reader` walked record by record (streaming.rs).
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
+use crate::streaming::{payload_records, IntoRecord, Record, StreamDe};
+use crate::{Codec, CodecError, CodecMeta, Region, Tree, STREAMING, TREE, TYPED};
 use codecbench_datasets::Records;
 
 pub struct Json;
@@ -14,12 +17,22 @@ impl DeFn<serde_json::Error> for FromSlice {
     }
 }
 
+struct FromReader;
+impl StreamDe for FromReader {
+    fn run<T: IntoRecord>(&self, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record)) -> Result<usize, CodecError> {
+        let mut de = serde_json::Deserializer::from_reader(input);
+        let n = payload_records::<T, _>(&mut de, sink).map_err(CodecError::from_display)?;
+        de.end().map_err(CodecError::from_display)?;
+        Ok(n)
+    }
+}
+
 impl Codec for Json {
     fn meta(&self) -> CodecMeta {
         CodecMeta {
             id: "json",
             media_type: "application/json",
-            decode_modes: &[TYPED, TREE],
+            decode_modes: &[TYPED, TREE, STREAMING],
             library: "serde_json",
             library_version: env!("CODECBENCH_VERSION_SERDE_JSON"),
             notes: "typed = serde derive on the dataset types; tree = serde_json::Value",
@@ -27,6 +40,8 @@ impl Codec for Json {
                 Region { operation: "encode", contains: &["serialize", "utf8"], note: "" },
                 Region { operation: TYPED, contains: &["parse", "utf8"], note: "" },
                 Region { operation: TREE, contains: &["parse", "utf8"], note: "" },
+                Region { operation: "encode streaming", contains: &["serialize", "utf8"], note: "to_writer into a 4 KiB buffer drained after each fill" },
+                Region { operation: STREAMING, contains: &["parse", "utf8"], note: "from_reader over 4 KiB reads; each record handed over, then dropped" },
             ],
         }
     }
@@ -42,5 +57,13 @@ impl Codec for Json {
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
         serde_json::from_slice(bytes).map(Tree::Json).map_err(CodecError::from_display)
+    }
+
+    fn encode_streaming(&self, records: &Records, out: &mut dyn std::io::Write) -> Result<(), CodecError> {
+        with_records!(records, r => serde_json::to_writer(&mut *out, &PayloadRef { records: r })).map_err(CodecError::from_display)
+    }
+
+    fn decode_streaming(&self, dataset: &str, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record)) -> Result<usize, CodecError> {
+        crate::streaming::decode_streaming(dataset, input, sink, FromReader)
     }
 }

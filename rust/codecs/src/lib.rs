@@ -5,10 +5,12 @@
 //! Rust native model: the contract's dataset types, which derive serde with the wire names.
 mod bson_codec;
 mod cbor;
+mod flatbuffers_codec;
 mod json;
 mod msgpack;
 mod payload;
 mod protobuf;
+pub mod streaming;
 pub mod ubjson;
 pub mod vectors;
 mod xml;
@@ -17,6 +19,7 @@ use codecbench_datasets::Records;
 
 pub use bson_codec::Bson;
 pub use cbor::Cbor;
+pub use flatbuffers_codec::Flatbuffers;
 pub use json::Json;
 pub use msgpack::Msgpack;
 pub use protobuf::Protobuf;
@@ -26,6 +29,9 @@ pub use xml::Xml;
 pub const TYPED: &str = "typed";
 pub const TREE: &str = "tree";
 pub const LAZY: &str = "lazy";
+/// Offered by a codec that can also encode into a drained bounded buffer and decode record by
+/// record from a reader (`encode_streaming` / `decode_streaming`).
+pub const STREAMING: &str = "streaming";
 
 /// A codec's own error message (the library's words), surfaced as the task's failure.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -119,11 +125,23 @@ pub trait Codec: Send + Sync {
     fn decode_lazy(&self, _dataset: &str, _bytes: &[u8], _fields: &[&str], _visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {
         Err(CodecError(format!("{} offers no lazy mode", self.meta().id)))
     }
+
+    /// `streaming` encode: writes the payload into `out` as it goes; the caller's writer is a
+    /// bounded buffer drained as a socket would be, so the whole payload is never held.
+    fn encode_streaming(&self, _records: &Records, _out: &mut dyn std::io::Write) -> Result<(), CodecError> {
+        Err(CodecError(format!("{} offers no streaming mode", self.meta().id)))
+    }
+
+    /// `streaming` decode: reads the payload of `dataset` from `input` (fed in chunks) and hands
+    /// each record to `sink` as soon as it is complete; returns the number of records.
+    fn decode_streaming(&self, _dataset: &str, _input: &mut dyn std::io::Read, _sink: &mut dyn FnMut(streaming::Record)) -> Result<usize, CodecError> {
+        Err(CodecError(format!("{} offers no streaming mode", self.meta().id)))
+    }
 }
 
 /// Every codec of the Rust worker.
 pub fn registry() -> Vec<Box<dyn Codec>> {
-    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor), Box::new(Xml)]
+    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor), Box::new(Xml), Box::new(Flatbuffers)]
 }
 
 pub fn find(id: &str) -> Option<Box<dyn Codec>> {

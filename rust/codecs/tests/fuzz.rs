@@ -342,6 +342,11 @@ fn fuzz_xml() {
     fuzz("xml");
 }
 
+#[test]
+fn fuzz_flatbuffers() {
+    fuzz("flatbuffers");
+}
+
 /// The fuzz run's checks can fail: a codec that panics, or allocates a declared size, is caught.
 #[test]
 fn the_checks_catch_a_panic_and_a_big_allocation() {
@@ -386,6 +391,22 @@ fn declared_sizes_of_2_pow_31_are_refused_without_allocating_them() {
         ("json", b"{\"records\":[1e2147483648]}".to_vec()),
         // XML declares no sizes either: a character reference to code point 2^31 - 1
         ("xml", b"<payload><records><name>&#x7fffffff;</name></records></payload>".to_vec()),
+        // FlatBuffers: the root table's first field (`records`) a vector of 2^31 - 1 offsets; then a
+        // vector of one table whose first two fields both point at a string of 2^31 - 1 bytes.
+        // root offset | vtable (6 bytes: size, table size, field at 4) | pad | table: soffset to
+        // the vtable, offset to the vector | the vector's length
+        ("flatbuffers", b"\x0c\0\0\0\x06\0\x08\0\x04\0\0\0\x08\0\0\0\x04\0\0\0\xff\xff\xff\x7f\0\0\0\0".to_vec()),
+        (
+            "flatbuffers",
+            [
+                &b"\x0c\0\0\0\x06\0\x08\0\x04\0\0\0\x08\0\0\0\x04\0\0\0"[..], // root -> table -> vector at 20
+                b"\x01\0\0\0\x0c\0\0\0",                                        // one element -> table at 36
+                b"\x08\0\x08\0\x04\0\x04\0",                                    // its vtable: two fields at 4
+                b"\x08\0\0\0\x04\0\0\0",                                        // the table -> string at 44
+                b"\xff\xff\xff\x7fab\0\0",                                        // length 2^31 - 1
+            ]
+            .concat(),
+        ),
     ];
     for (id, bytes) in &cases {
         let codec = find(id).unwrap();

@@ -8,7 +8,7 @@
 //! stdin: Task (protobuf), canonical blob, payload (empty for encode). stdout: ReportResultRequest
 //! (protobuf), payload (the encoded bytes when the task stores or uploads them, else empty).
 use crate::{environment, measure::{measure, Sample}};
-use codecbench_codecs::{self as codecs, Codec, LAZY, TREE, TYPED};
+use codecbench_codecs::{self as codecs, streaming::is_record, Codec, LAZY, STREAMING, TREE, TYPED};
 use codecbench_datasets::Records;
 use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Task};
 use prost::Message;
@@ -123,6 +123,9 @@ pub fn check_prepare(task: &Task) -> Result<(), String> {
 fn encode(task: &Task, canonical: &[u8], env: &Environment) -> Result<(Vec<Measurement>, Vec<u8>), String> {
     let (codec, records) = setup(task, canonical)?;
     let sampling = task.sampling.unwrap_or_default();
+    if task.decode_mode == STREAMING {
+        return encode_streaming(task, codec.as_ref(), &records, env).map(|m| (vec![m], vec![]));
+    }
     let payload = codec.encode(&records).map_err(|e| format!("encode failed: {e}"))?;
     let back = codec.decode(records.dataset(), &payload).map_err(|e| format!("verification failed: own payload does not decode: {e}"))?;
     verify_typed(&records, &back)?;
@@ -134,6 +137,58 @@ fn encode(task: &Task, canonical: &[u8], env: &Environment) -> Result<(Vec<Measu
     let m = measurement(Operation::Encode, payload.len(), &sample, env);
     let keep = task.store_payload || task.measure_transfer;
     Ok((vec![m], if keep { payload } else { vec![] }))
+}
+
+/// What a socket write or read moves at a time: the streaming mode's buffer.
+pub const STREAM_BUFFER: usize = 4096;
+
+/// The far end of a streaming encode: it takes each drained chunk (touched, then forgotten), as a
+/// socket would, and counts the bytes.
+struct Drain(u64);
+
+impl Write for Drain {
+    fn write(&mut self, chunk: &[u8]) -> std::io::Result<usize> {
+        self.0 += std::hint::black_box(chunk).len() as u64;
+        Ok(chunk.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One streaming encode: the codec writes through a STREAM_BUFFER-byte buffer drained each time
+/// it fills; returns the bytes written.
+pub fn stream_encode_once(codec: &dyn Codec, records: &Records) -> Result<u64, codecs::CodecError> {
+    let mut out = std::io::BufWriter::with_capacity(STREAM_BUFFER, Drain(0));
+    codec.encode_streaming(records, &mut out)?;
+    out.flush().map_err(codecs::CodecError::from_display)?;
+    Ok(out.get_ref().0)
+}
+
+/// One streaming decode: the payload read STREAM_BUFFER bytes at a time, every record touched
+/// and dropped as it arrives; returns the record count.
+pub fn stream_decode_once(codec: &dyn Codec, dataset: &str, payload: &[u8]) -> Result<usize, codecs::CodecError> {
+    let mut input = std::io::BufReader::with_capacity(STREAM_BUFFER, payload);
+    codec.decode_streaming(dataset, &mut input, &mut |r| drop(std::hint::black_box(r)))
+}
+
+fn encode_streaming(task: &Task, codec: &dyn Codec, records: &Records, env: &Environment) -> Result<Measurement, String> {
+    if task.prepare || task.store_payload {
+        return Err("a streaming encode cell times only; its payload is the in-memory cell's".into());
+    }
+    let meta = codec.meta();
+    if !meta.decode_modes.contains(&STREAMING) {
+        return Err(format!("codec {} offers no streaming mode", meta.id));
+    }
+    // Verified as every encode: the streamed bytes decode back to the records.
+    let mut bytes = Vec::new();
+    codec.encode_streaming(records, &mut bytes).map_err(|e| format!("encode failed: {e}"))?;
+    let back = codec.decode(records.dataset(), &bytes).map_err(|e| format!("verification failed: own streamed payload does not decode: {e}"))?;
+    verify_typed(records, &back)?;
+    drop(back);
+    let sample = measure(&task.sampling.unwrap_or_default(), || stream_encode_once(codec, records));
+    Ok(measurement(Operation::Encode, bytes.len(), &sample, env))
 }
 
 fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> Result<Measurement, String> {
@@ -178,6 +233,24 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
                 let mut sink = 0usize;
                 codec.decode_lazy(dataset, payload, &fields, &mut |_, v| sink = sink.wrapping_add(std::hint::black_box(v).len())).map(|()| sink)
             })
+        }
+        STREAMING => {
+            let (mut seen, mut first_bad) = (0usize, None);
+            let n = codec
+                .decode_streaming(dataset, &mut std::io::BufReader::with_capacity(STREAM_BUFFER, payload), &mut |r| {
+                    if first_bad.is_none() && !is_record(&records, seen, &r) {
+                        first_bad = Some(seen);
+                    }
+                    seen += 1;
+                })
+                .map_err(|e| format!("decode failed: {e}"))?;
+            if let Some(i) = first_bad {
+                return Err(format!("verification failed: streamed record {i} differs from the canonical one"));
+            }
+            if n != records.len() {
+                return Err(format!("verification failed: {n} records streamed, {} expected", records.len()));
+            }
+            measure(&sampling, || stream_decode_once(codec.as_ref(), dataset, payload))
         }
         other => return Err(format!("unknown decode mode {other:?}")),
     };

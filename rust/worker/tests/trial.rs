@@ -118,7 +118,7 @@ fn a_corrupt_or_wrong_payload_fails_the_trial_with_a_precise_message() {
     assert!(report.failure.starts_with("verification failed: record 0:"), "{}", report.failure);
     // A mode the codec does not offer.
     let (report, _) = run(&task(Operation::Decode, "beers", "json", "lazy", &records), &canonical, &json);
-    assert_eq!(report.failure, "codec json offers no decode mode \"lazy\" (it offers typed, tree)");
+    assert_eq!(report.failure, "codec json offers no decode mode \"lazy\" (it offers typed, tree, streaming)");
     // A canonical blob that does not match the task.
     let (report, _) = run(&task(Operation::Decode, "beers", "json", "typed", &generate("beers", 4, 1).unwrap()), &canonical, &json);
     assert_eq!(report.failure, "canonical blob has 5 records, task says 4");
@@ -135,4 +135,36 @@ fn unreadable_trial_input_exits_non_zero_and_says_why() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("trial: unreadable trial input: part 1 of 3 announces"), "{err}");
+}
+
+/// The streaming mode holds a bounded buffer, not the payload: on a ~20 MB matrix payload its peak
+/// heap (one operation, measured by the counting allocator) stays under 64 KiB both ways, while
+/// the in-memory encode holds at least the whole payload.
+#[test]
+fn streaming_holds_a_bounded_buffer_not_the_payload() {
+    const BOUND: f64 = 64.0 * 1024.0;
+    let records = generate("matrix", 12_000, 1).unwrap();
+    let canonical = records.to_canonical_bytes();
+    let payload = Json.encode(&records).unwrap();
+    assert!(payload.len() > 15_000_000, "{}", payload.len());
+    let peak = |report: &ReportResultRequest| {
+        assert_eq!(report.failure, "", "{report:?}");
+        report.measurements[0].extras["peak_heap_bytes"]
+    };
+    let (report, _) = run(&task(Operation::Encode, "matrix", "json", "streaming", &records), &canonical, &[]);
+    assert_eq!(report.measurements[0].payload_bytes, payload.len() as u64, "the streamed bytes are the payload's");
+    let streamed = peak(&report);
+    assert!(streamed < BOUND, "streaming encode held {streamed} bytes at once");
+    let (report, _) = run(&task(Operation::Encode, "matrix", "json", "", &records), &canonical, &[]);
+    assert!(peak(&report) >= payload.len() as f64, "in memory, the payload itself is held");
+    let (report, _) = run(&task(Operation::Decode, "matrix", "json", "streaming", &records), &canonical, &payload);
+    let streamed = peak(&report);
+    assert!(streamed < BOUND, "streaming decode held {streamed} bytes at once");
+    // A streamed payload that differs is caught before timing, naming the record.
+    let mut other = generate("matrix", 12_000, 1).unwrap();
+    if let Records::Matrix(rows) = &mut other {
+        rows[7].cells[3] = "x".into();
+    }
+    let (report, _) = run(&task(Operation::Decode, "matrix", "json", "streaming", &records), &canonical, &Json.encode(&other).unwrap());
+    assert_eq!(report.failure, "verification failed: streamed record 7 differs from the canonical one");
 }

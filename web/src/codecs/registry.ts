@@ -1,6 +1,7 @@
 import { bsonCodec } from "./bson";
 import { cborCodec } from "./cbor";
 import type { Codec } from "./codec";
+import { flatbuffersCodec } from "./flatbuffers";
 import { jsonCodec } from "./json";
 import { msgpackCodec } from "./msgpack";
 import { protobufCodec } from "./protobuf";
@@ -9,7 +10,7 @@ import { xmlCodec } from "./xml";
 
 // Every codec the browser worker offers, by id. Adding a codec = one module + one line here.
 export const codecs: ReadonlyMap<string, Codec> = new Map(
-  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec, cborCodec, xmlCodec].map((codec) => [codec.info.id, codec]),
+  [jsonCodec, bsonCodec, protobufCodec, ubjsonCodec, msgpackCodec, cborCodec, xmlCodec, flatbuffersCodec].map((codec) => [codec.info.id, codec]),
 );
 
 export function codecById(id: string): Codec {

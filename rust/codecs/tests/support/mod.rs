@@ -1,8 +1,9 @@
 //! What the peer-suite and fuzz tests share: calling a codec's decode entry points (the ones the
-//! worker's trial calls: `decode`, `decode_tree` + `Tree::into_records`, `decode_lazy`) so that a
-//! panic or a slow case is a test failure that names the input, never a dead test binary.
+//! worker's trial calls: `decode`, `decode_tree` + `Tree::into_records`, `decode_lazy`,
+//! `decode_streaming`) so that a panic or a slow case is a test failure that names the input,
+//! never a dead test binary.
 #![allow(dead_code)]
-use codecbench_codecs::{Codec, CodecError, LAZY, TREE, TYPED};
+use codecbench_codecs::{Codec, CodecError, LAZY, STREAMING, TREE, TYPED};
 use codecbench_datasets::lazy_fields;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
@@ -55,6 +56,7 @@ pub fn decode_mode(codec: &dyn Codec, mode: &str, dataset: &str, bytes: &[u8], f
                 codec.decode_lazy(dataset, bytes, fields, &mut |_, v| sink = sink.wrapping_add(v.len()))
             })
         }
+        STREAMING => clean(|| codec.decode_streaming(dataset, &mut std::io::BufReader::with_capacity(64, bytes), &mut drop).map(drop)),
         other => panic!("unknown decode mode {other}"),
     }
 }

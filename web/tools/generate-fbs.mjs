@@ -1,0 +1,57 @@
+// Part of `npm run generate` (from web/): flatc turns proto/codecbench/v1/datasets.proto into
+// datasets.fbs (`flatc --proto`, into a temporary directory) and that into TypeScript in
+// src/gen/fbs/ (`flatc --ts`; gitignored, never committed or edited). The flatbuffers codec
+// itself maps generically from the protobuf-es descriptors; test/flatbuffers.test.ts reads its
+// buffers through these generated classes and decodes what their builders write.
+//
+// flatc must be 2.0.8 (Debian's flatbuffers-compiler, installed by `make apt`), the compiler the
+// pinned runtime (npm flatbuffers 2.0.7) pairs with, as in Rust's build.rs and Java's pom.xml.
+// FLATC names another binary.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const FLATC_VERSION = "2.0.8";
+const flatc = process.env.FLATC || "flatc";
+const web = fileURLToPath(new URL("..", import.meta.url));
+const proto = join(web, "../proto/codecbench/v1/datasets.proto");
+const out = join(web, "src/gen/fbs");
+
+function fail(message) {
+  console.error(`generate-fbs: ${message}`);
+  process.exit(1);
+}
+
+function run(args) {
+  const result = spawnSync(flatc, args, { encoding: "utf8" });
+  if (result.error) {
+    fail(
+      `cannot run \`${flatc}\` (${result.error.message}): the flatbuffers codec's TypeScript is generated at build time by flatc ${FLATC_VERSION}, ` +
+        "the FlatBuffers compiler of the Debian package flatbuffers-compiler; install it with `make apt` (or `sudo apt-get install flatbuffers-compiler`), " +
+        `or point FLATC at a flatc ${FLATC_VERSION}`,
+    );
+  }
+  if (result.status !== 0) fail(`\`${flatc} ${args.join(" ")}\` failed (exit ${result.status}):\n${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
+const version = run(["--version"]).trim();
+if (version !== `flatc version ${FLATC_VERSION}`) {
+  fail(
+    `\`${flatc} --version\` says ${JSON.stringify(version)}; the flatbuffers codec needs flatc ${FLATC_VERSION} (Debian's flatbuffers-compiler, \`make apt\`), ` +
+      "whose generated TypeScript pairs with the pinned npm flatbuffers 2.0.7",
+  );
+}
+
+const schemaDir = mkdtempSync(join(tmpdir(), "codecbench-fbs-"));
+try {
+  run(["--proto", "-o", schemaDir, proto]);
+  // flatc only adds files: the old output goes first, so a message removed from proto/ does not stay.
+  rmSync(out, { recursive: true, force: true });
+  run(["--ts", "-o", out, join(schemaDir, "datasets.fbs")]);
+} finally {
+  rmSync(schemaDir, { recursive: true, force: true });
+}
+console.log(`generate-fbs: flatc ${FLATC_VERSION} wrote src/gen/fbs/ from proto/codecbench/v1/datasets.proto`);
