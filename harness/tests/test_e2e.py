@@ -202,7 +202,7 @@ def test_control_rejects_an_unknown_codec_with_exit_2(control, rust_worker, tmp_
     assert res.returncode == 2, res.stdout + res.stderr
     assert "control rejected the scenario" in res.stderr
     assert "nosuchcodec" in res.stderr, "control's message names the codec"
-    assert "(offered: bson, cbor, json" in res.stderr, "and what is announced"
+    assert "(offered: bson, cbor, flatbuffers, json" in res.stderr, "and what is announced"
     path = write_scenario(tmp_path / "s.yaml", "datasets: [beers]\ncodecs: [jsn]\ncounts: [3]\n")
     res = run_cli("--control", control.addr, "run", str(path), "--results-dir", str(tmp_path / "r"))
     assert res.returncode == 2 and "did you mean json" in res.stderr, res.stderr
