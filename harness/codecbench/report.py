@@ -991,7 +991,11 @@ class _Builder:
             caption="The peak growth of the heap during one operation of the whole payload (median over "
                     "trials), its result included: the RAM it needs at once, not what it allocates in "
                     "total. Rust: the counting allocator follows the measuring thread's live bytes during "
-                    "one extra operation after the rounds (a moving reallocation counts both blocks)."
+                    "one extra operation after the rounds (a moving reallocation counts both blocks). Java: "
+                    "after System.gc() and a reset of the heap pools' peaks, one extra operation's allocated "
+                    "bytes if no collection ran during it, else the pools' summed peak growth capped by them: "
+                    "garbage not yet collected included, an upper bound (a streaming decode reads about the "
+                    "young generation)."
                     + (f" Not measured for {', '.join(missing)}." if missing else "")
                     + (" A browser page has no allocator hook and no heap high-water mark for one operation "
                        "(performance.measureUserAgentSpecificMemory reports the whole page, asynchronously, "

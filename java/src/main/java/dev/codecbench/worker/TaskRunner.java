@@ -93,6 +93,9 @@ public final class TaskRunner {
     if (!task.getStorePayload()) {
       throw TaskFailure.at("setup", "a prepare task must store its payload (store_payload is false)");
     }
+    if (Codec.STREAMING.equals(task.getDecodeMode())) {
+      Trial.checkStreamingEncode(task, codecs.byId(task.getCodec()).orElseThrow());
+    }
     byte[] payload = Trial.prepare(codecs, task, canonicals.get(task.getCanonicalBlobId()));
     try {
       report.setPayloadBlobId(blobs.put(payload)).setPayloadBlobSize(payload.length);
@@ -107,6 +110,10 @@ public final class TaskRunner {
     addMeasurements(report, trial);
     if (!trial.failure().isEmpty()) {
       throw new TaskFailure(trial.failure());
+    }
+    if (!task.getStorePayload() && !task.getMeasureTransfer()) {
+      // A timed encode only (a streaming encode returns no payload: its payload is the in-memory cell's).
+      return;
     }
     byte[] payload = trial.payload();
     if (payload == null) {

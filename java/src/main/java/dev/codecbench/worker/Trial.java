@@ -7,6 +7,7 @@ import dev.codecbench.worker.bench.Sample;
 import dev.codecbench.worker.bench.Sampler;
 import dev.codecbench.worker.bench.Sampling;
 import dev.codecbench.worker.bench.Sink;
+import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.codec.CodecException;
 import dev.codecbench.worker.codec.CodecRegistry;
@@ -15,6 +16,7 @@ import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.LazyField;
 import dev.codecbench.worker.model.Records;
 import dev.codecbench.worker.verify.RecordDiff;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -60,7 +62,13 @@ public final class Trial {
     Dataset<?> dataset = TaskRunner.dataset(task);
     Codec codec = TaskRunner.codec(codecs, task);
     switch (task.getOperation()) {
-      case OPERATION_ENCODE -> encode(task, canonical(dataset, task, canonicalBlob), codec);
+      case OPERATION_ENCODE -> {
+        if (Codec.STREAMING.equals(task.getDecodeMode())) {
+          encodeStreaming(task, canonical(dataset, task, canonicalBlob), codec);
+        } else {
+          encode(task, canonical(dataset, task, canonicalBlob), codec);
+        }
+      }
       case OPERATION_DECODE -> {
         TaskRunner.checkDecodeMode(task, codec);
         if (payload == null) {
@@ -127,6 +135,48 @@ public final class Trial {
     measurements.add(measurement(Operation.OPERATION_ENCODE, payload.length, sample, true).build());
   }
 
+  /**
+   * A streaming encode cell (timed trials only; its payload is the in-memory cell's): the records
+   * written through a {@link Streams.Drain}, never held whole. Verified first, as every encode:
+   * the streamed bytes decode (typed) to the canonical records. No payload is returned.
+   */
+  private <R> void encodeStreaming(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
+    checkStreamingEncode(task, codec);
+    Dataset<R> dataset = canonical.dataset();
+    Records<R> model = canonical.model();
+    ByteArrayOutputStream streamed = new ByteArrayOutputStream();
+    try {
+      codec.encodeStreaming(dataset, model, streamed);
+    } catch (CodecException e) {
+      throw TaskFailure.at("encode", e);
+    }
+    byte[] bytes = streamed.toByteArray();
+    streamed = null;
+    try {
+      codec.validate(bytes);
+      Optional<String> diff = RecordDiff.firstDifference(model, codec.decodeTyped(dataset, bytes));
+      if (diff.isPresent()) {
+        throw TaskFailure.at("verification", diff.get());
+      }
+    } catch (CodecException e) {
+      throw TaskFailure.at("verification", "the streamed payload does not decode: " + e.getMessage());
+    }
+    long size = bytes.length;
+    bytes = null;
+    Sample sample = measure("encode", () -> Streams.encodeOnce(codec, dataset, model), task);
+    measurements.add(measurement(Operation.OPERATION_ENCODE, size, sample, true).build());
+  }
+
+  /** A streaming encode task is a timed trial of a codec that offers the mode. */
+  static void checkStreamingEncode(Task task, Codec codec) throws TaskFailure {
+    if (task.getPrepare() || task.getStorePayload() || task.getMeasureTransfer()) {
+      throw TaskFailure.at("setup", "a streaming encode cell times only; its payload is the in-memory cell's");
+    }
+    if (!codec.decodeModes().contains(Codec.STREAMING)) {
+      throw TaskFailure.at("setup", "codec '" + codec.id() + "' offers no streaming mode");
+    }
+  }
+
   private <R> void decode(Task task, Canonical<R> canonical, Codec codec, byte[] payload) throws TaskFailure {
     Dataset<R> dataset = canonical.dataset();
     try {
@@ -153,7 +203,12 @@ public final class Trial {
               return null;
             };
           }
-          default -> throw TaskFailure.at("setup", "decode mode '" + task.getDecodeMode() + "' is not typed, tree or lazy");
+          case Codec.STREAMING -> {
+            verifyStreamed(canonical, codec, payload);
+            yield () -> Streams.decodeOnce(codec, dataset, payload);
+          }
+          default -> throw TaskFailure.at("setup", "decode mode '" + task.getDecodeMode()
+              + "' is not typed, tree, lazy or streaming");
         };
     Sample sample = measure("decode", op, task);
     measurements.add(measurement(Operation.OPERATION_DECODE, payload.length, sample, true).build());
@@ -174,6 +229,33 @@ public final class Trial {
     Optional<String> diff = RecordDiff.firstDifference(canonical.model(), decoded);
     if (diff.isPresent()) {
       throw TaskFailure.at("verification", diff.get());
+    }
+  }
+
+  /**
+   * The streamed records equal the canonical ones one by one (each compared as it arrives, then
+   * dropped), and there are as many.
+   */
+  private static <R> void verifyStreamed(Canonical<R> canonical, Codec codec, byte[] payload) throws TaskFailure {
+    List<R> expected = canonical.model().records();
+    long[] seen = {0};
+    long[] firstBad = {-1};
+    long n;
+    try {
+      n = codec.decodeStreaming(canonical.dataset(), new Streams.Chunked(payload), r -> {
+        long i = seen[0]++;
+        if (firstBad[0] < 0 && (i >= expected.size() || !expected.get((int) i).equals(r))) {
+          firstBad[0] = i;
+        }
+      });
+    } catch (CodecException e) {
+      throw TaskFailure.at("decode", e);
+    }
+    if (firstBad[0] >= 0) {
+      throw TaskFailure.at("verification", "streamed record " + firstBad[0] + " differs from the canonical one");
+    }
+    if (n != expected.size() || seen[0] != n) {
+      throw TaskFailure.at("verification", n + " records streamed, " + expected.size() + " expected");
     }
   }
 
@@ -238,6 +320,9 @@ public final class Trial {
       m.putExtras("jit_ms", s.jitMs());
     }
     s.allocBytesPerOp().ifPresent(m::setAllocBytesPerOp);
+    // One operation's peak heap growth after the rounds (Sampler.peakHeapGrowth: an upper bound,
+    // garbage not yet collected included).
+    s.peakHeapBytes().ifPresent(b -> m.putExtras("peak_heap_bytes", b));
     return m;
   }
 }

@@ -66,10 +66,14 @@ class TaskRunnerTest {
     assertEquals(Operation.OPERATION_ENCODE, m.getOperation());
     assertTrue(m.getVerified());
     assertEquals(2, m.getRoundNsPerOpCount());
-    for (String extra : List.of("warmup_ms", "warmup_rounds", "gc_ms", "gc_count", "jit_ms", "jvm_min_warmup_ms")) {
+    for (String extra : List.of("warmup_ms", "warmup_rounds", "gc_ms", "gc_count", "jit_ms", "jvm_min_warmup_ms",
+        "peak_heap_bytes")) {
       assertTrue(m.getExtrasMap().containsKey(extra), extra + " in " + m.getExtrasMap());
     }
     assertTrue(m.getExtrasOrThrow("warmup_rounds") >= 10, "at least ten warm-up rounds: " + m.getExtrasMap());
+    // One encode of three records holds a few kilobytes at once (StreamingTrialTest: 20 MB).
+    assertTrue(m.getExtrasOrThrow("peak_heap_bytes") > 0, m.getExtrasMap().toString());
+    assertTrue(m.getExtrasOrThrow("peak_heap_bytes") < 1 << 20, m.getExtrasMap().toString());
     assertEquals("java", m.getEnvironment().getLanguage());
     // The uploaded payload is the Rust worker's, byte for byte.
     assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "bson"), store.blobs.get(r.getPayloadBlobId()));
@@ -122,6 +126,46 @@ class TaskRunnerTest {
     assertFalse(upload.hasAllocBytesPerOp(), "gRPC works on other threads: not counted");
     // The timed uploads went to the store (deduplicated by id), though no id is reported.
     assertTrue(store.blobs.values().stream().anyMatch(b -> b.length == upload.getPayloadBytes()));
+  }
+
+  @Test
+  void aStreamingEncodeCellTimesOnlyAndStoresNothing() {
+    int blobs = store.blobs.size();
+    ReportResultRequest r = runner.run("java-1",
+        task(Operation.OPERATION_ENCODE, "json").setDecodeMode(Codec.STREAMING).build());
+    assertEquals("", r.getFailure());
+    assertEquals(List.of(Operation.OPERATION_ENCODE),
+        r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
+    Measurement m = r.getMeasurements(0);
+    assertTrue(m.getVerified());
+    assertEquals(CanonicalVectors.rust(Dataset.DUMMY, "json").length, m.getPayloadBytes(), "the streamed bytes");
+    assertEquals("", r.getPayloadBlobId());
+    assertEquals(blobs, store.blobs.size(), "nothing uploaded");
+    // Its payload is the in-memory cell's: it neither prepares, stores nor transfers one.
+    String timesOnly = "setup failed: a streaming encode cell times only; its payload is the in-memory cell's";
+    assertEquals(timesOnly, runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setDecodeMode(Codec.STREAMING)
+        .setPrepare(true).setStorePayload(true).build()).getFailure());
+    assertEquals(timesOnly, runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setDecodeMode(Codec.STREAMING)
+        .setStorePayload(true).build()).getFailure());
+    assertEquals(timesOnly, runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setDecodeMode(Codec.STREAMING)
+        .setMeasureTransfer(true).build()).getFailure());
+    assertEquals("setup failed: codec 'bson' offers no streaming mode", runner.run("java-1",
+        task(Operation.OPERATION_ENCODE, "bson").setDecodeMode(Codec.STREAMING).build()).getFailure());
+  }
+
+  @Test
+  void aStreamedRecordThatDiffersFailsVerificationNamingIt() {
+    String json = new String(CanonicalVectors.rust(Dataset.DUMMY, "json"), StandardCharsets.UTF_8);
+    String email = json.split("\"email\":\"")[2].split("\"")[0];
+    byte[] tampered = json.replace(email, "someone@else.org").getBytes(StandardCharsets.UTF_8);
+    assertEquals("verification failed: streamed record 1 differs from the canonical one",
+        runner.run("java-1", decode("json", Codec.STREAMING, tampered)).getFailure());
+    // One record fewer: the count.
+    String fewer = json.substring(0, json.lastIndexOf(",{\"_id\"")) + "]}";
+    assertEquals("verification failed: 2 records streamed, 3 expected",
+        runner.run("java-1", decode("json", Codec.STREAMING, fewer.getBytes(StandardCharsets.UTF_8))).getFailure());
+    assertTrue(runner.run("java-1", decode("json", Codec.STREAMING, (json + "x").getBytes(StandardCharsets.UTF_8)))
+        .getFailure().startsWith("decode failed: json decode: "));
   }
 
   @Test
@@ -188,10 +232,10 @@ class TaskRunnerTest {
         runner.run("java-1", task(Operation.OPERATION_ENCODE, "nosuchcodec").build()).getFailure());
     assertEquals("setup failed: unknown dataset 'cars'",
         runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setDataset("cars").build()).getFailure());
-    assertEquals("setup failed: codec 'json' has no decode mode 'streaming' (it has typed, tree)",
-        runner.run("java-1", task(Operation.OPERATION_DECODE, "json").setDecodeMode("streaming").build())
+    assertEquals("setup failed: codec 'bson' has no decode mode 'streaming' (it has typed, tree, lazy)",
+        runner.run("java-1", task(Operation.OPERATION_DECODE, "bson").setDecodeMode("streaming").build())
             .getFailure());
-    assertEquals("setup failed: codec 'json' has no decode mode 'lazy' (it has typed, tree)",
+    assertEquals("setup failed: codec 'json' has no decode mode 'lazy' (it has typed, tree, streaming)",
         runner.run("java-1", decode("json", "lazy", CanonicalVectors.rust(Dataset.DUMMY, "json"))).getFailure());
     assertEquals("setup failed: lazy decode task without lazy_fields",
         runner.run("java-1", decode("bson", "lazy", CanonicalVectors.rust(Dataset.DUMMY, "bson")).toBuilder()

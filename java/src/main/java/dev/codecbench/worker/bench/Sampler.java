@@ -2,9 +2,12 @@ package dev.codecbench.worker.bench;
 
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalDouble;
+import java.util.OptionalLong;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
@@ -26,11 +29,14 @@ public final class Sampler {
 
   private final com.sun.management.ThreadMXBean threads;
   private final List<GarbageCollectorMXBean> collectors;
+  private final List<MemoryPoolMXBean> heapPools;
   private final JitActivity jit;
 
   public Sampler() {
     this.threads = allocationCounter();
     this.collectors = ManagementFactory.getGarbageCollectorMXBeans();
+    this.heapPools = ManagementFactory.getMemoryPoolMXBeans().stream()
+        .filter(p -> p.getType() == MemoryType.HEAP && p.isValid()).toList();
     this.jit = new JitActivity();
     // First calls (class loading, lazy set-up) of what the timed rounds' edges read: here, before
     // any timing, not at the start of the timed rounds. The first queue reading loads JMX.
@@ -65,8 +71,9 @@ public final class Sampler {
 
   /**
    * Measures {@code op}. With {@code countAllocations} false (or a JVM without the counter) no
-   * allocation figure is given: the counter sees this thread's allocations only (every byte of
-   * them, a grown array's whole new block included), which is wrong for work done on other threads.
+   * allocation figure and no peak heap is given: the counter sees this thread's allocations only
+   * (every byte of them, a grown array's whole new block included), which is wrong for work done
+   * on other threads.
    */
   public Sample measure(Op op, Sampling s, boolean countAllocations) throws Exception {
     long start = System.nanoTime();
@@ -113,8 +120,53 @@ public final class Sampler {
     OptionalDouble alloc =
         counting ? OptionalDouble.of((double) allocBytes / ((double) ops * s.rounds())) : OptionalDouble.empty();
     boolean steady = verdict == SteadyState.Verdict.STEADY && jitMs <= 0;
-    return new Sample(List.copyOf(nsPerOp), ops, alloc, warmupMs, warmupRounds, steady,
-        gcTimeMs() - gcMsBefore, gcCount() - gcCountBefore, jitMs);
+    double gcMs = gcTimeMs() - gcMsBefore;
+    long gcs = gcCount() - gcCountBefore;
+    // After the rounds and their counters: outside timing.
+    OptionalLong peak = counting ? OptionalLong.of(peakHeapGrowth(op)) : OptionalLong.empty();
+    return new Sample(List.copyOf(nsPerOp), ops, alloc, warmupMs, warmupRounds, steady, gcMs, gcs, jitMs, peak);
+  }
+
+  /**
+   * The heap one operation needs at once, measured after the rounds, outside timing (Rust: the
+   * counting allocator's peak growth of the live heap, rust/worker/src/alloc.rs). The JVM keeps no
+   * live-heap high-water mark; this is its nearest upper bound. A full collection (System.gc())
+   * first, so that the heap holds only what is live; every heap pool's peak reset to its current
+   * use; then one operation, its result kept reachable until the end. What it counts:
+   * <ul>
+   *   <li>no collection ran during the operation (the usual case for small payloads): nothing was
+   *       freed, so the heap grew by exactly what this thread allocated (its allocation counter),
+   *       garbage included;
+   *   <li>collections ran: the heap pools' summed peak use minus their use before (HotSpot records
+   *       a pool's peak at each collection and when it is read), which counts the garbage present
+   *       at the fullest moment (up to a whole young generation) and, under G1, whole regions, as
+   *       G1 updates its eden use when a region fills (so it lags by up to one region); capped by
+   *       what the thread allocated, since the live heap cannot grow by more.
+   * </ul>
+   * Either way an upper bound of the live peak's growth (to within one G1 region in the second
+   * case), not the live peak itself: a decode that makes and drops more records than fit in the
+   * young generation reports about the young generation's size.
+   */
+  long peakHeapGrowth(Op op) throws Exception {
+    System.gc();
+    for (MemoryPoolMXBean p : heapPools) {
+      p.resetPeakUsage();
+    }
+    long before = 0;
+    for (MemoryPoolMXBean p : heapPools) {
+      before += p.getUsage().getUsed();
+    }
+    long gcsBefore = gcCount();
+    long allocatedBefore = threads.getCurrentThreadAllocatedBytes();
+    Object result = op.run();
+    long allocated = threads.getCurrentThreadAllocatedBytes() - allocatedBefore;
+    boolean collected = gcCount() != gcsBefore;
+    long peak = 0;
+    for (MemoryPoolMXBean p : heapPools) {
+      peak += p.getPeakUsage().getUsed();
+    }
+    Sink.consume(result);
+    return collected ? Math.max(0, Math.min(peak - before, allocated)) : allocated;
   }
 
   /** The smallest power of two of the op count whose run lasts at least one round. */

@@ -3,11 +3,14 @@ package dev.codecbench.worker.codec;
 import codecbench.v1.Results.TimedRegion;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
- * One codec. Its methods {@link #encode}, {@link #decodeTyped}, {@link #decodeTree} and {@link
- * #decodeLazy} are exactly what is timed (proto/README.md "Timing", DESIGN.md rule 1): the
+ * One codec. Its methods {@link #encode}, {@link #decodeTyped}, {@link #decodeTree}, {@link
+ * #decodeLazy}, {@link #encodeStreaming} and {@link #decodeStreaming} are exactly what is timed (proto/README.md "Timing", DESIGN.md rule 1): the
  * application's objects are the POJO model records for every codec (one application, one domain
  * model), so encode is records -> bytes and typed decode is bytes -> records, model conversion
  * included where the library has types of its own (protobuf messages, the ubjson value tree).
@@ -18,14 +21,21 @@ public interface Codec {
   String TYPED = "typed";
   String TREE = "tree";
   String LAZY = "lazy";
+  /**
+   * Offered by a codec that can also encode into a bounded buffer drained as a socket would be and
+   * decode record by record from a stream ({@link #encodeStreaming}, {@link #decodeStreaming}).
+   */
+  String STREAMING = "streaming";
   String ENCODE = "encode";
+  /** The timed region of {@link #encodeStreaming}, declared just before the streaming decode's. */
+  String ENCODE_STREAMING = "encode streaming";
 
   /** Codec id as announced to control: json, bson, ... */
   String id();
 
   String mediaType();
 
-  /** The decode modes this codec implements (typed, tree, lazy). */
+  /** The decode modes this codec implements (typed, tree, lazy, streaming). */
   List<String> decodeModes();
 
   String library();
@@ -35,7 +45,10 @@ public interface Codec {
   /** What a reader of the results should know about how this codec runs. */
   String notes();
 
-  /** What each timed region contains: encode and one per decode mode (results.proto TimedRegion). */
+  /**
+   * What each timed region contains (results.proto TimedRegion): encode, then one per decode mode
+   * in order, with "encode streaming" just before "streaming".
+   */
   List<TimedRegion> timedRegions();
 
   /** Timed: the model records to bytes in memory. */
@@ -70,6 +83,27 @@ public interface Codec {
   default void decodeLazy(Dataset<?> dataset, byte[] payload, List<String> fields, FieldSink sink)
       throws CodecException {
     throw new CodecException(id() + " has no lazy decode mode");
+  }
+
+  /**
+   * Timed ({@code streaming} mode): writes the payload of {@code records} onto {@code out} as it
+   * goes, record by record, never holding the whole payload; {@code out} is a bounded buffer
+   * drained as a socket would be. The bytes are the same as {@link #encode}'s. Flushes {@code out}
+   * at the end; does not close it.
+   */
+  default <R> void encodeStreaming(Dataset<R> dataset, Records<R> records, OutputStream out) throws CodecException {
+    throw new CodecException(id() + " offers no streaming mode");
+  }
+
+  /**
+   * Timed ({@code streaming} mode): reads a payload of {@code dataset} from {@code in} (fed in
+   * chunks, as a socket would) and hands each record to {@code sink} as soon as it is complete,
+   * holding no more than one record and the reader's buffers; returns the number of records. As
+   * strict as {@link #decodeTyped}: anything after the payload's value is an error.
+   */
+  default <R> long decodeStreaming(Dataset<R> dataset, InputStream in, Consumer<? super R> sink)
+      throws CodecException {
+    throw new CodecException(id() + " offers no streaming mode");
   }
 
   /**

@@ -1,28 +1,46 @@
 package dev.codecbench.worker.codec;
 
+import codecbench.v1.Results.TimedRegion;
+import com.fasterxml.jackson.core.JsonEncoding;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
-import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
+import java.util.function.Consumer;
 
-/** json: Jackson databind into the model records (typed) or a JsonNode tree (tree). */
+/**
+ * json: Jackson databind into the model records (typed) or a JsonNode tree (tree). {@code
+ * streaming}: Jackson's streaming JsonGenerator onto the caller's stream, each record written by
+ * the record type's ObjectWriter; a JsonParser over the caller's stream walked to the records
+ * array, then a MappingIterator reading one record at a time.
+ */
 public final class JsonCodec implements Codec {
   private static final String ID = "json";
+  private static final String RECORDS = "records";
 
   private final ObjectReader treeReader;
   private final JacksonBindings bindings;
+  /** Per dataset (by index): one record's reader and writer, for the streaming mode. */
+  private final ObjectReader[] recordReaders;
+  private final ObjectWriter[] recordWriters;
 
   public JsonCodec() {
     ObjectMapper mapper =
@@ -36,9 +54,22 @@ public final class JsonCodec implements Codec {
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
             .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+            // Streaming: the caller owns its stream (the generator flushes it at the end).
+            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
+            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .build();
     this.treeReader = mapper.reader();
     this.bindings = new JacksonBindings(mapper);
+    List<Dataset<?>> all = Dataset.all();
+    this.recordReaders = new ObjectReader[all.size()];
+    this.recordWriters = new ObjectWriter[all.size()];
+    for (Dataset<?> d : all) {
+      recordReaders[d.index()] = mapper.readerFor(d.recordsType().containedType(0));
+      // Written into a bounded buffer: a flush after every record would hand the drain one
+      // record at a time instead of full buffers.
+      recordWriters[d.index()] =
+          mapper.writerFor(d.recordsType().containedType(0)).without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+    }
   }
 
   @Override
@@ -53,7 +84,7 @@ public final class JsonCodec implements Codec {
 
   @Override
   public List<String> decodeModes() {
-    return List.of(TYPED, TREE);
+    return List.of(TYPED, TREE, STREAMING);
   }
 
   @Override
@@ -70,7 +101,9 @@ public final class JsonCodec implements Codec {
   public String notes() {
     return "one shared ObjectReader/ObjectWriter per dataset into Java records; fast double "
         + "writer/parser (shortest round-trip); tree = ObjectReader.readTree into a JsonNode tree; "
-        + "no lazy mode (JSON has no index to skip a record by)";
+        + "no lazy mode (JSON has no index to skip a record by); streaming = a JsonGenerator writing "
+        + "record by record into a 4 KiB buffer drained after each fill, and a JsonParser over 4 KiB "
+        + "reads with a MappingIterator handing over one record at a time";
   }
 
   @Override
@@ -78,7 +111,11 @@ public final class JsonCodec implements Codec {
     return List.of(
         Codec.region(ENCODE, "", "serialize", "utf8", "copy"),
         Codec.region(TYPED, "", "parse", "utf8"),
-        Codec.region(TREE, "", "parse", "utf8"));
+        Codec.region(TREE, "", "parse", "utf8"),
+        Codec.region(ENCODE_STREAMING, "JsonGenerator record by record; its own 8000-byte buffer is copied "
+            + "into a 4 KiB buffer drained after each fill", "serialize", "utf8", "copy"),
+        Codec.region(STREAMING, "JsonParser over 4 KiB reads; a MappingIterator reads each record, "
+            + "which is handed over, then dropped", "parse", "utf8"));
   }
 
   @Override
@@ -122,5 +159,76 @@ public final class JsonCodec implements Codec {
   @Override
   public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
     return JacksonBindings.treeToRecords(ID, bindings.reader(dataset), (JsonNode) tree);
+  }
+
+  @Override
+  public <R> void encodeStreaming(Dataset<R> dataset, Records<R> records, OutputStream out) throws CodecException {
+    ObjectWriter writer = recordWriters[dataset.index()];
+    // The same bytes as encode: the wrapper by hand, each record by the databind writer.
+    try (JsonGenerator g = writer.createGenerator(out, JsonEncoding.UTF8)) {
+      g.writeStartObject();
+      g.writeFieldName(RECORDS);
+      g.writeStartArray();
+      for (R r : records.records()) {
+        writer.writeValue(g, r);
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  @Override
+  public <R> long decodeStreaming(Dataset<R> dataset, InputStream in, Consumer<? super R> sink)
+      throws CodecException {
+    ObjectReader reader = recordReaders[dataset.index()];
+    long n = 0;
+    try (JsonParser p = reader.createParser(in)) {
+      JsonToken t = p.nextToken();
+      if (t != JsonToken.START_OBJECT) {
+        throw new CodecException(ID + " decode: the payload is " + describe(t) + ", not {\"records\": [...]}");
+      }
+      t = p.nextToken();
+      if (t != JsonToken.FIELD_NAME) {
+        throw new CodecException(ID + " decode: the payload has no key \"records\"");
+      }
+      if (!RECORDS.equals(p.currentName())) {
+        throw new CodecException(ID + " decode: unknown key \"" + p.currentName() + "\" in the payload (it has only \"records\")");
+      }
+      t = p.nextToken();
+      if (t != JsonToken.START_ARRAY) {
+        throw new CodecException(ID + " decode: \"records\" is " + describe(t) + ", not an array");
+      }
+      // The iterator takes the next token itself: the first record's start, or the array's end.
+      p.clearCurrentToken();
+      MappingIterator<R> records = reader.readValues(p);
+      while (records.hasNextValue()) {
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+          throw new CodecException(ID + " decode: record " + n + " is null");
+        }
+        sink.accept(records.nextValue());
+        n++;
+      }
+      t = p.nextToken();
+      if (t == JsonToken.FIELD_NAME) {
+        throw new CodecException(ID + " decode: " + (RECORDS.equals(p.currentName()) ? "a second" : "unknown")
+            + " key \"" + p.currentName() + "\" in the payload (it has only \"records\")");
+      }
+      if (t != JsonToken.END_OBJECT) {
+        throw new CodecException(ID + " decode: the payload ends early: expected '}', found " + describe(t));
+      }
+      t = p.nextToken();
+      if (t != null) {
+        throw new CodecException(ID + " decode: " + describe(t) + " after the payload's value");
+      }
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+    return n;
+  }
+
+  private static String describe(JsonToken t) {
+    return t == null ? "empty (end of input)" : t == JsonToken.VALUE_NULL ? "null" : "a " + t;
   }
 }

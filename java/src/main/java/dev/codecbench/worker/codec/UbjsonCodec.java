@@ -17,7 +17,8 @@ import java.util.List;
  * its own value tree ({@code UBValue}, {@code UBObject}, {@code UBArray}). Mapping the native
  * model to and from that tree is therefore part of this codec, as it is for anyone using the
  * library, and it is inside the timed region: encode = native model -> UBValue tree -> UBWriter
- * bytes; typed decode = UBReader -> UBValue tree -> native model (UbjsonMapping); tree decode =
+ * bytes; typed decode = UBReader -> UBValue tree -> native model (UbjsonMapping: generic, built
+ * once per dataset from the proto descriptors and the record components); tree decode =
  * UBReader -> UBValue tree.
  *
  * <p>What the library writes: integers in the smallest marker that holds them (U, i, I, l, L),
@@ -29,6 +30,9 @@ import java.util.List;
  */
 public final class UbjsonCodec implements Codec {
   private static final String ID = "ubjson";
+
+  /** Built once: the generic mapping of every dataset's records to and from the value tree. */
+  private final UbjsonMapping mapping = new UbjsonMapping();
 
   @Override
   public String id() {
@@ -58,7 +62,8 @@ public final class UbjsonCodec implements Codec {
   @Override
   public String notes() {
     return "the library has no data binding, so the mapping between the Java records and its "
-        + "UBValue tree is part of the codec and timed: encode = records -> UBValue tree -> UBWriter, "
+        + "UBValue tree (generic, built once per dataset from the proto descriptors and the record "
+        + "components, MethodHandles) is part of the codec and timed: encode = records -> UBValue tree -> UBWriter, "
         + "decode = UBReader -> UBValue tree -> records; smallest integer markers, float64 doubles, "
         + "object keys sorted (the library's TreeMap); tree = the UBReader's UBValue tree; a pass "
         + "checking declared lengths against the payload (UBReader allocates them up front) runs in "
@@ -67,7 +72,8 @@ public final class UbjsonCodec implements Codec {
 
   @Override
   public List<TimedRegion> timedRegions() {
-    String note = "the library has no data binding: records <-> its UBValue tree by hand (UbjsonMapping)";
+    String note = "the library has no data binding: records <-> its UBValue tree through a generic mapping "
+        + "built once per dataset from the proto descriptors and the record components (UbjsonMapping)";
     return List.of(
         Codec.region(ENCODE, note, "model-conversion", "serialize", "copy"),
         Codec.region(TYPED, note, "parse", "model-conversion"),
@@ -78,7 +84,7 @@ public final class UbjsonCodec implements Codec {
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
     try (UBWriter writer = new UBWriter(out)) {
-      writer.write(UbjsonMapping.toTree(dataset, records));
+      writer.write(mapping.toTree(dataset, records));
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "encode", e);
     }
@@ -117,7 +123,7 @@ public final class UbjsonCodec implements Codec {
   @Override
   public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
     try {
-      return UbjsonMapping.fromTree(dataset, (UBValue) tree);
+      return mapping.fromTree(dataset, (UBValue) tree);
     } catch (UbjsonMapping.ShapeException e) {
       throw new CodecException(ID + " decode: " + e.getMessage());
     }

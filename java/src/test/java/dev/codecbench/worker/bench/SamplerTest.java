@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -53,6 +55,41 @@ class SamplerTest {
     assertTrue(s.warmupMs() >= 300, "ran to its cap: " + s.warmupMs());
     assertEquals(2, s.roundNsPerOp().size());
     assertFalse(s.allocBytesPerOp().isPresent(), "not counted when not asked");
+    assertFalse(s.peakHeapBytes().isPresent(), "no peak heap either (the work may be on other threads)");
+  }
+
+  @Test
+  void peakHeapIsWhatOneOperationHoldsAtOnce() throws Exception {
+    Sampling once = new Sampling(0, 0, 1, 0);
+    int size = 20 << 20;
+    // An op that builds a 20 MB result holds at least that (a grown buffer: more).
+    Sample big = sampler.measure(() -> {
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      byte[] chunk = new byte[4096];
+      for (int i = 0; i < size / chunk.length; i++) {
+        out.write(chunk, 0, chunk.length);
+      }
+      return out.toByteArray();
+    }, once, true);
+    assertTrue(big.peakHeapBytes().orElseThrow() >= size, "peak " + big.peakHeapBytes());
+    // A tiny op: far less.
+    Sample tiny = sampler.measure(() -> new byte[1024], once, true);
+    assertTrue(tiny.peakHeapBytes().orElseThrow() < 64 * 1024, "peak " + tiny.peakHeapBytes());
+    // An op that holds 30 MB, drops it, and returns 1 KiB after a collection freed the 30 MB: its
+    // peak is still the 30 MB it held at once (read from the heap pools' peaks), not what is left.
+    Sample held = sampler.measure(() -> {
+      List<byte[]> hold = new ArrayList<>();
+      for (int i = 0; i < 30; i++) {
+        hold.add(new byte[1 << 20]);
+      }
+      Sink.consume(hold);
+      hold = null;
+      Sink.consume(null);
+      System.gc();
+      return new byte[1024];
+    }, once, true);
+    assertTrue(held.peakHeapBytes().orElseThrow() >= 30L << 20, "peak " + held.peakHeapBytes());
+    assertTrue(held.peakHeapBytes().orElseThrow() < 40L << 20, "peak " + held.peakHeapBytes());
   }
 
   @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
@@ -34,7 +35,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Bounded fuzzing of every registered codec's decode, in every mode it announces, called as a
  * decode trial calls it (Trial.decode): {@link Codec#validate} first, then typed = decodeTyped,
  * tree = decodeTree and the verification's treeToRecords, lazy = decodeLazy with the dataset's
- * lazy fields. Inputs: the codec's own payloads of a few records of each dataset, mutated (bit
+ * lazy fields, streaming = decodeStreaming over 4 KiB reads. Inputs: the codec's own payloads of a few records of each dataset, mutated (bit
  * flips, byte overwrites, large length-like values, truncation, insertion, deletion, duplication,
  * splices of two payloads), plus random bytes. Each input either decodes or fails with a
  * CodecException carrying the codec's message; no other exception or Error escapes, no call runs
@@ -99,6 +100,7 @@ class CodecFuzzTest {
       case Codec.TYPED -> codec.decodeTyped(dataset, payload);
       case Codec.TREE -> codec.treeToRecords(dataset, codec.decodeTree(payload));
       case Codec.LAZY -> codec.decodeLazy(dataset, payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), v -> {});
+      case Codec.STREAMING -> codec.decodeStreaming(dataset, new Streams.Chunked(payload), r -> {});
       default -> throw new IllegalArgumentException("decode mode " + mode);
     }
   }

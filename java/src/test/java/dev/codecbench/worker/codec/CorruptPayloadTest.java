@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.NumericRecord;
 import dev.codecbench.worker.model.NumericRecord.Coordinate;
@@ -207,6 +208,11 @@ class CorruptPayloadTest {
                 // As verification of a tree decode does: a library may parse into its tree what
                 // is not a records payload (ubjson takes 'B' where a record belongs).
                 case Codec.TREE -> treeToRecords(codec, dataset, codec.decodeTree(payload));
+                // As a trial reads it: in 4 KiB reads, each record handed over and dropped.
+                case Codec.STREAMING -> {
+                  codec.validate(payload);
+                  codec.decodeStreaming(dataset, new Streams.Chunked(payload), r -> {});
+                }
                 default -> codec.decodeLazy(dataset, payload, fields, v -> {});
               }
             }));

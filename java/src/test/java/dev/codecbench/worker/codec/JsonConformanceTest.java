@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.codecbench.worker.CanonicalVectors;
+import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.codec.Codec.FieldSink;
 import dev.codecbench.worker.dataset.Dataset;
 import java.io.IOException;
@@ -26,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <ul>
  *   <li>tree: y_ cases decode into a tree; n_ cases are rejected with the codec's message.
- *   <li>typed (needs a dataset's shape, tried with every dataset): no case is a records payload,
- *       so each is rejected, always as a CodecException with the codec's message.
+ *   <li>typed and streaming (need a dataset's shape, tried with every dataset): no case is a
+ *       records payload, so each is rejected, always as a CodecException with the codec's message.
  *   <li>i_ cases: either outcome; and never a foreign exception, an Error or a hang, in any mode.
  * </ul>
  */
@@ -59,14 +60,16 @@ class JsonConformanceTest {
         codec.decodeLazy(dataset, payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), sink);
         yield null;
       }
+      case Codec.STREAMING -> codec.decodeStreaming(dataset, new Streams.Chunked(payload), r -> {});
       default -> throw new IllegalArgumentException("decode mode " + mode);
     };
   }
 
   @Test
-  void theJsonCodecOffersTypedAndTree() {
+  void theJsonCodecOffersTypedTreeAndStreaming() {
     // The per-mode expectations below must cover what the codec announces.
-    assertTrue(JSON.decodeModes().containsAll(List.of(Codec.TYPED, Codec.TREE)), JSON.decodeModes().toString());
+    assertTrue(JSON.decodeModes().containsAll(List.of(Codec.TYPED, Codec.TREE, Codec.STREAMING)),
+        JSON.decodeModes().toString());
   }
 
   @ParameterizedTest(name = "{0}")

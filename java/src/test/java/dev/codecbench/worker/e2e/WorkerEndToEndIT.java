@@ -44,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
 class WorkerEndToEndIT {
   /** Every codec with the decode modes Java has for it (Rust has at least these). */
   private static final Map<String, List<String>> CODECS = new java.util.TreeMap<>(Map.of(
-      "json", List.of("typed", "tree"), "bson", List.of("typed", "tree", "lazy"), "protobuf", List.of("typed"),
+      "json", List.of("typed", "tree", "streaming"), "bson", List.of("typed", "tree", "lazy"), "protobuf", List.of("typed"),
       "ubjson", List.of("typed", "tree"), "msgpack", List.of("typed", "tree")));
   // One trial per cell keeps the test short; every trial is still a fresh child JVM.
   private static final Sampling QUICK = Sampling.newBuilder().setWarmupMs(20).setMaxWarmupMs(2_000).setRounds(3)
@@ -96,6 +96,13 @@ class WorkerEndToEndIT {
       for (String codec : CODECS.keySet()) {
         Measurement encode = find(run, Operation.OPERATION_ENCODE, dataset, codec, "", java.getId(), java.getId());
         assertJavaMeasurement(encode);
+        if (CODECS.get(codec).contains("streaming")) {
+          // The streaming encode cell: its own timed trials, the in-memory cell's payload size.
+          Measurement streamed = find(run, Operation.OPERATION_ENCODE, dataset, codec, "streaming", java.getId(),
+              java.getId());
+          assertJavaMeasurement(streamed);
+          assertEquals(encode.getPayloadBytes(), streamed.getPayloadBytes());
+        }
         for (String mode : CODECS.get(codec)) {
           for (String[] pair : pairs) {
             Measurement decode = find(run, Operation.OPERATION_DECODE, dataset, codec, mode, pair[0], pair[1]);
@@ -120,7 +127,8 @@ class WorkerEndToEndIT {
     assertTrue(m.hasAllocBytesPerOp() && m.getAllocBytesPerOp() > 0, "allocation counted: " + m);
     assertTrue(m.getExtrasOrThrow("warmup_ms") >= 100, "JVM minimum warm-up applied: " + m.getExtrasMap());
     assertEquals(100.0, m.getExtrasOrThrow("jvm_min_warmup_ms"));
-    for (String extra : List.of("gc_ms", "gc_count", "jit_ms", "warmup_rounds", "forked", "trial_jvm_ms")) {
+    for (String extra : List.of("gc_ms", "gc_count", "jit_ms", "warmup_rounds", "forked", "trial_jvm_ms",
+        "peak_heap_bytes")) {
       assertTrue(m.getExtrasMap().containsKey(extra), extra + " in " + m.getExtrasMap());
     }
     assertEquals("jit", m.getEnvironment().getBuildProfile());
