@@ -14,7 +14,7 @@ from conftest import run_cli
 
 LIBRARY = processes.repo_root() / "harness" / "scenarios"
 EXPECTED = {"quick.yaml", "aa.yaml", "json-vs-bson.yaml", "json-vs-bson-full.yaml", "owners.yaml", "docs.yaml",
-            "beers.yaml", "matrix.yaml"}
+            "beers.yaml", "matrix.yaml", "matrix-big.yaml"}
 # Short sampling: these tests check that a scenario runs and reports, not its numbers.
 FAST = ["--rounds", "5", "--warmup-ms", "5", "--min-round-ms", "1", "--trials", "2", "--max-warmup-ms", "500",
         "--no-progress"]
@@ -54,7 +54,10 @@ def test_library_contents():
     assert len(beers.operations) == 3
     matrix = load("matrix.yaml")
     assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers"}
-    assert list(matrix.counts) == [750, 3000, 12000]
+    assert list(matrix.counts) == [750, 3000, 12000, 52400]  # up to ~82 MiB as JSON
+    assert "streaming" in matrix.decode_modes
+    big = load("matrix-big.yaml")
+    assert list(big.counts) == [63900] and set(big.codecs) == set(matrix.codecs)  # ~100 MiB as JSON
 
 
 @pytest.mark.parametrize("name, counts, sections", [
