@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_FLAGS } from "../driver/flags.mjs";
@@ -12,14 +14,19 @@ import { canonicalPb, vector } from "./vectors";
 // The driver's fresh Chromium per trial, called directly: a real trial comes back verified, and
 // every way it can fail is a failed trial with the cause, never a throw or a leftover browser.
 
-/** Pids of Chromium processes started with a trial profile (codecbench-trial-*) still running. */
+// This file's trial profiles live in a temporary directory of its own (the driver makes them with
+// mkdtemp under os.tmpdir()), so a leftover Chromium of *this* test is told from the trial
+// Chromiums (and Java trial JVMs under /tmp/codecbench-trial-*) of a benchmark or another suite
+// running on the same machine — orphaned helper processes included, whoever their parent now is.
+const ownTmp = mkdtempSync(join(tmpdir(), "codecbench-trial-test-"));
+process.env.TMPDIR = ownTmp;
+
+/** Pids of Chromium processes started with one of this file's trial profiles still running. */
 function trialBrowsersRunning(): number[] {
+  const profile = `--user-data-dir=${join(ownTmp, "codecbench-trial-")}`;
   return readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((pid) => {
     try {
-      // A Chromium's profile flag, not just the name: Java trial processes (TrialMain
-      // /tmp/codecbench-trial-...) running beside this test match the bare name.
-      const cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
-      return cmdline.includes("--user-data-dir=") && cmdline.includes("codecbench-trial-");
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(profile);
     } catch {
       return false;
     }
@@ -55,6 +62,7 @@ describe("a trial in a fresh Chromium", () => {
   afterAll(async () => {
     await isolated?.close();
     await plain?.close();
+    rmSync(ownTmp, { recursive: true, force: true });
   });
 
   it("runs the trial in the trial page's Web Worker and reports launch and settling", async () => {
