@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { TrialInput } from "../src/trial/trial";
-import { browserTrials, fromBase64, fromWireInput, toBase64, toWireInput, workerTrials, type WireTrialInput, type WorkerLike } from "../src/worker/trials";
+import { browserTrials, MAX_BROWSER_TRIAL_BYTES, fromBase64, fromWireInput, toBase64, toWireInput, workerTrials, type WireTrialInput, type WorkerLike } from "../src/worker/trials";
 import { canonicalPb } from "./vectors";
 
 // The page's trial runner against stand-in workers (the real Web Worker path runs in Chromium in
@@ -102,6 +102,21 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     expect(run.result.payload).toEqual(payload);
     expect(run.result.extras).toEqual({ browser_launch_ms: 3 });
     expect(run.startMs).toBe(12);
+  });
+
+  it("refuses a trial too large to carry to a fresh Chromium, saying so, without launching one", async () => {
+    let launched = 0;
+    const runner = browserTrials(async () => {
+      launched += 1;
+      return { result: { failure: "", payloadBytes: 0, extras: {} }, startMs: 0, totalMs: 0 };
+    });
+    const payload = new Uint8Array(MAX_BROWSER_TRIAL_BYTES);
+    const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", payload }, 5000);
+    expect(launched).toBe(0);
+    expect(run.result.failure).toMatch(/^trial refused: its canonical records and payload \(64\.\d MiB\) exceed the 64\.0 MiB a browser trial can carry/);
+    // Just under the bound, the trial goes to the browser.
+    await runner({ ...input(), operation: "decode", decodeMode: "typed", payload: payload.subarray(0, MAX_BROWSER_TRIAL_BYTES - canonicalPb("dummy").length) }, 5000);
+    expect(launched).toBe(1);
   });
 
   it("round-trips every byte value and the empty buffer through base64", () => {

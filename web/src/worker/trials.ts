@@ -122,6 +122,15 @@ export function toWireRun(run: TrialRun): WireTrialRun {
   return { result: { ...rest, ...(payload ? { payload: toBase64(payload) } : {}) }, startMs: run.startMs, totalMs: run.totalMs };
 }
 
+/**
+ * The most bytes (canonical records + payload) one trial hands to a fresh Chromium. They travel
+ * base64-encoded inside DevTools protocol messages (page → driver → trial page), and Chromium
+ * drops the connection on messages of a few hundred MiB ("Target closed"): a matrix of ~82 MiB
+ * (canonical ~81 MB + payload) did. A larger trial fails at once, saying so, instead of crashing
+ * its browser; Rust and Java take such payloads.
+ */
+export const MAX_BROWSER_TRIAL_BYTES = 64 * 1024 * 1024;
+
 /** Time a fresh Chromium may take to start and load the trial page, on top of the trial's timeout. */
 export const BROWSER_START_ALLOWANCE_MS = 60_000;
 
@@ -141,6 +150,11 @@ export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_STA
   return async (input, timeoutMs, signal) => {
     const start = performance.now();
     if (signal?.aborted) return { result: failed(ABANDONED), startMs: 0, totalMs: 0 };
+    const carried = input.canonical.length + (input.payload?.length ?? 0);
+    if (carried > MAX_BROWSER_TRIAL_BYTES) {
+      const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
+      return { result: failed(`trial refused: its canonical records and payload (${mib(carried)}) exceed the ${mib(MAX_BROWSER_TRIAL_BYTES)} a browser trial can carry to its fresh Chromium (base64 in DevTools protocol messages); payloads this large run in the Rust and Java workers`), startMs: 0, totalMs: 0 };
+    }
     let run: WireTrialRun;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
