@@ -38,9 +38,10 @@ def test_watch_follows_a_running_run_and_replays_a_finished_one(control, rust_wo
         assert live_runs[0].id == run_id
         assert live_runs[-1].status == results_pb2.RUN_STATUS_FINISHED
         stored = c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30).measurements
-        # One trial per cell: 4 encodes with their uploads; json typed+tree and bson typed+tree+lazy
-        # decodes of 2 datasets, a download on each payload's first mode; one A/A twin.
-        assert len(stored) == 4 * 2 + 10 + 4 + 1
+        # One trial per cell: 4 encodes with their uploads and json's 2 streaming encodes; json
+        # typed+tree+streaming and bson typed+tree+lazy decodes of 2 datasets, a download on each
+        # payload's first mode; one A/A twin.
+        assert len(stored) == 4 * 2 + 2 + 12 + 4 + 1
         # Replayed and live together, every stored measurement exactly once.
         assert sorted(m.task_id + str(m.operation) for m in live_measurements) == \
             sorted(m.task_id + str(m.operation) for m in stored)
