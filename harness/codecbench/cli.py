@@ -396,13 +396,6 @@ def _write_report(run_dir: Path, out: Path | None, to_stderr: bool = False) -> P
     return rep.html
 
 
-def control_memory_line(start: int, peak: int, df) -> str:
-    """Control's resident memory during the run, beside the largest payload that passed through."""
-    largest = int(df["payload_bytes"].max()) if len(df) else 0
-    return (f"control: resident {start / 2**20:.0f} MiB at the start, peak +{max(peak - start, 0) / 2**20:.1f} MiB "
-            f"during the run (largest payload {largest / 2**20:.1f} MiB)")
-
-
 def _print_run(resp, args, out_dir: Path, files: dict) -> int:
     run = resp.run
     failed = [t for t in resp.tasks if task_status_name(t.status) == "failed"]
@@ -441,7 +434,7 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
         counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
         con.print(f"\n{len(resp.tasks)} tasks: {counts}" + (f" — {run.message}" if run.message else ""))
         if run.control_rss_start_bytes:
-            con.print(control_memory_line(run.control_rss_start_bytes, run.control_peak_rss_bytes, df))
+            con.print("control: " + results.control_memory(run.control_rss_start_bytes, run.control_peak_rss_bytes, df))
         con.print(f"results: {files['csv']}  {files['parquet'].name}  {files['summary'].name}  {files['run'].name}")
     if failed or status == "failed":
         return EXIT_FAILED

@@ -302,11 +302,8 @@ class _Builder:
             ("seed", str(sc.get("seed", "1"))),
         ]
         if int(run.get("controlRssStartBytes") or 0):
-            start, peak = int(run["controlRssStartBytes"]), int(run.get("controlPeakRssBytes") or 0)
-            largest = int(self.df["payload_bytes"].max()) if not self.df.empty else 0
-            rows.append(("control memory", f"resident {start / 2**20:.0f} MiB at the start, peak +"
-                         f"{max(peak - start, 0) / 2**20:.1f} MiB during the run (VmHWM, reset at the start; "
-                         f"largest payload {largest / 2**20:.1f} MiB)"))
+            rows.append(("control memory", results.control_memory(
+                int(run["controlRssStartBytes"]), int(run.get("controlPeakRssBytes") or 0), self.df)))
         if run.get("message"):
             rows.append(("message", run["message"]))
         h = self.doc.get("harness") or {}

@@ -476,6 +476,14 @@ def add_end_to_end(summary: pd.DataFrame) -> pd.DataFrame:
     return summary
 
 
+def control_memory(start: int, peak: int, df: pd.DataFrame) -> str:
+    """Control's resident memory during a run (Run.control_rss_start_bytes and its peak, VmHWM reset
+    when the run started), beside the largest payload that passed through it."""
+    largest = int(df["payload_bytes"].max()) if len(df) else 0
+    return (f"resident {start / 2**20:.0f} MiB at the start, peak +{max(peak - start, 0) / 2**20:.1f} MiB "
+            f"during the run (largest payload {largest / 2**20:.1f} MiB)")
+
+
 def extra_medians(df: pd.DataFrame, key: str, langs: dict[str, str] | None = None) -> pd.DataFrame:
     """The median over trials of one measurement extra (e.g. peak_heap_bytes) per dataset, codec,
     operation, decode mode, record count and language, where the worker reported it."""

@@ -90,11 +90,10 @@ impl<'de, T: IntoRecord> Visitor<'de> for PayloadVisitor<'_, T> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<usize, A::Error> {
         let mut count = None;
-        while let Some(key) = map.next_key::<Key>()? {
+        while map.next_key::<Key>()?.is_some() {
             if count.is_some() {
                 return Err(de::Error::duplicate_field("records"));
             }
-            let _ = key;
             count = Some(map.next_value_seed(RecordsSeed::<T> { sink: &mut *self.sink, _t: PhantomData })?);
         }
         count.ok_or_else(|| de::Error::missing_field("records"))

@@ -35,8 +35,9 @@ pub struct Sample {
     /// (/proc/thread-self/schedstat). It tells a preempted trial from a slow one.
     pub rounds_runqueue_ms: Option<f64>,
     /// The peak growth of the live heap during one more operation after the rounds, its result
-    /// included (alloc::peak_growth): the memory one operation needs at once.
-    pub peak_heap_bytes: u64,
+    /// included (alloc::peak_growth): the memory one codec operation needs at once. Set by
+    /// `with_peak` for codec work only (a transfer leg's extra operation would be another upload).
+    pub peak_heap_bytes: Option<u64>,
 }
 
 /// This thread's run-queue wait so far, in ns: the second field of /proc/thread-self/schedstat
@@ -146,11 +147,8 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
     let rounds_ms = rounds_start.elapsed().as_secs_f64() * 1e3;
     let rounds_runqueue_ms = waited.zip(runqueue_wait_ns()).map(|(a, b)| b.saturating_sub(a) as f64 / 1e6);
     let total_ops = ops * u64::from(rounds);
-    // Outside the timed rounds: following the live heap costs a little on every allocation.
-    let (out, peak_heap_bytes) = alloc::peak_growth(&mut op);
-    black_box(out);
     Sample {
-        peak_heap_bytes,
+        peak_heap_bytes: None,
         // The Vec above was allocated before the count started; only the ops are counted.
         alloc_bytes_per_op: allocated as f64 / total_ops as f64,
         round_ns_per_op,
@@ -161,6 +159,16 @@ pub fn measure<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
         rounds_ms,
         rounds_runqueue_ms,
     }
+}
+
+/// `measure`, then one more operation outside the timed rounds (following the live heap costs a
+/// little on every allocation) for the sample's peak heap.
+pub fn measure_with_peak<T>(sampling: &Sampling, mut op: impl FnMut() -> T) -> Sample {
+    let mut sample = measure(sampling, &mut op);
+    let (out, peak) = alloc::peak_growth(&mut op);
+    black_box(out);
+    sample.peak_heap_bytes = Some(peak);
+    sample
 }
 
 #[cfg(test)]

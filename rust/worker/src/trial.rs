@@ -7,7 +7,7 @@
 //! Framing, both ways: each part is a little-endian u64 length and that many bytes.
 //! stdin: Task (protobuf), canonical blob, payload (empty for encode). stdout: ReportResultRequest
 //! (protobuf), payload (the encoded bytes when the task stores or uploads them, else empty).
-use crate::{environment, measure::{measure, Sample}};
+use crate::{environment, measure::{measure_with_peak, Sample}};
 use codecbench_codecs::{self as codecs, streaming::is_record, Codec, LAZY, STREAMING, TREE, TYPED};
 use codecbench_datasets::Records;
 use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Task};
@@ -133,7 +133,7 @@ fn encode(task: &Task, canonical: &[u8], env: &Environment) -> Result<(Vec<Measu
     if task.prepare {
         return Ok((vec![], payload));
     }
-    let sample = measure(&sampling, || codec.encode(&records));
+    let sample = measure_with_peak(&sampling, || codec.encode(&records));
     let m = measurement(Operation::Encode, payload.len(), &sample, env);
     let keep = task.store_payload || task.measure_transfer;
     Ok((vec![m], if keep { payload } else { vec![] }))
@@ -187,7 +187,7 @@ fn encode_streaming(task: &Task, codec: &dyn Codec, records: &Records, env: &Env
     let back = codec.decode(records.dataset(), &bytes).map_err(|e| format!("verification failed: own streamed payload does not decode: {e}"))?;
     verify_typed(records, &back)?;
     drop(back);
-    let sample = measure(&task.sampling.unwrap_or_default(), || stream_encode_once(codec, records));
+    let sample = measure_with_peak(&task.sampling.unwrap_or_default(), || stream_encode_once(codec, records));
     Ok(measurement(Operation::Encode, bytes.len(), &sample, env))
 }
 
@@ -205,14 +205,14 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             let decoded = codec.decode(dataset, payload).map_err(|e| format!("decode failed: {e}"))?;
             verify_typed(&records, &decoded)?;
             drop(decoded);
-            measure(&sampling, || codec.decode(dataset, payload))
+            measure_with_peak(&sampling, || codec.decode(dataset, payload))
         }
         TREE => {
             let tree = codec.decode_tree(payload).map_err(|e| format!("decode failed: {e}"))?;
             let decoded = tree.into_records(dataset).map_err(|e| format!("verification failed: the tree does not hold {dataset} records: {e}"))?;
             verify_typed(&records, &decoded)?;
             drop(decoded);
-            measure(&sampling, || codec.decode_tree(payload))
+            measure_with_peak(&sampling, || codec.decode_tree(payload))
         }
         LAZY => {
             let fields: Vec<&str> = task.lazy_fields.iter().map(String::as_str).collect();
@@ -229,7 +229,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             }
             drop((expected, got));
             // The sink: every value read is touched, so no read can be elided.
-            measure(&sampling, || {
+            measure_with_peak(&sampling, || {
                 let mut sink = 0usize;
                 codec.decode_lazy(dataset, payload, &fields, &mut |_, v| sink = sink.wrapping_add(std::hint::black_box(v).len())).map(|()| sink)
             })
@@ -250,7 +250,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             if n != records.len() {
                 return Err(format!("verification failed: {n} records streamed, {} expected", records.len()));
             }
-            measure(&sampling, || stream_decode_once(codec.as_ref(), dataset, payload))
+            measure_with_peak(&sampling, || stream_decode_once(codec.as_ref(), dataset, payload))
         }
         other => return Err(format!("unknown decode mode {other:?}")),
     };
@@ -268,7 +268,7 @@ pub fn measurement(operation: Operation, payload_bytes: usize, s: &Sample, env: 
         verified: true,
         steady: s.steady,
         environment: Some(env.clone()),
-        extras: [("warmup_ms", Some(s.warmup_ms)), ("warmup_rounds", Some(s.warmup_rounds as f64)), ("rounds_ms", Some(s.rounds_ms)), ("rounds_runqueue_ms", s.rounds_runqueue_ms), ("peak_heap_bytes", Some(s.peak_heap_bytes as f64))]
+        extras: [("warmup_ms", Some(s.warmup_ms)), ("warmup_rounds", Some(s.warmup_rounds as f64)), ("rounds_ms", Some(s.rounds_ms)), ("rounds_runqueue_ms", s.rounds_runqueue_ms), ("peak_heap_bytes", s.peak_heap_bytes.map(|p| p as f64))]
             .into_iter()
             .filter_map(|(k, v)| Some((k.to_string(), v?)))
             .collect::<HashMap<_, _>>(),

@@ -237,20 +237,11 @@ public final class FlatbuffersCodec implements Codec {
         s.listRecord = true;
         s.fields = new Field[] {field(message, fds.get(0), model, null)};
       } else {
-        RecordComponent[] comps = model.raw().getRecordComponents();
-        if (comps == null || comps.length != fds.size()) {
-          throw new IllegalStateException("flatbuffers: " + model.raw().getName() + " is not a record of the "
-              + fds.size() + " fields of " + message.getName());
-        }
+        RecordComponent[] comps = ProtoRecords.components("flatbuffers", model.raw(), message);
         s.fields = new Field[fds.size()];
         Class<?>[] types = new Class<?>[comps.length];
         for (int i = 0; i < comps.length; i++) {
           FieldDescriptor fd = fds.get(i);
-          if (!comps[i].getName().equals(camel(fd.getName()))) {
-            throw new IllegalStateException("flatbuffers: " + model.raw().getName() + " component " + i + " is '"
-                + comps[i].getName() + "', not '" + camel(fd.getName()) + "' (" + message.getName() + " field "
-                + fd.getName() + ")");
-          }
           s.fields[i] = field(message, fd, modelOf(comps[i].getGenericType()), comps[i]);
           types[i] = comps[i].getType();
         }
@@ -362,21 +353,6 @@ public final class FlatbuffersCodec implements Codec {
         case STRING -> "";
         case TABLE -> f.table.defaultValue;
       };
-    }
-
-    /** proto field name to the record component's: snake_case to lowerCamelCase, as protoc does. */
-    private static String camel(String protoName) {
-      StringBuilder b = new StringBuilder(protoName.length());
-      boolean up = false;
-      for (char ch : protoName.toCharArray()) {
-        if (ch == '_') {
-          up = true;
-        } else {
-          b.append(up ? Character.toUpperCase(ch) : ch);
-          up = false;
-        }
-      }
-      return b.toString();
     }
   }
 

@@ -122,20 +122,12 @@ final class UbjsonMapping {
   }
 
   private static MessageValue message(Descriptor message, Class<?> type) {
-    RecordComponent[] comps = type.getRecordComponents();
+    RecordComponent[] comps = ProtoRecords.components("ubjson", type, message);
     List<FieldDescriptor> fds = message.getFields();
-    if (comps == null || comps.length != fds.size()) {
-      throw new IllegalStateException("ubjson: " + type.getName() + " is not a record of the " + fds.size()
-          + " fields of " + message.getName());
-    }
     Field[] fields = new Field[comps.length];
     Class<?>[] types = new Class<?>[comps.length];
     for (int i = 0; i < comps.length; i++) {
       FieldDescriptor fd = fds.get(i);
-      if (!comps[i].getName().equals(camel(fd.getName()))) {
-        throw new IllegalStateException("ubjson: " + type.getName() + " component " + i + " is '" + comps[i].getName()
-            + "', not '" + camel(fd.getName()) + "' (" + message.getName() + " field " + fd.getName() + ")");
-      }
       fields[i] = field(message, fd, comps[i]);
       types[i] = comps[i].getType();
     }
@@ -203,21 +195,6 @@ final class UbjsonMapping {
       return c;
     }
     throw new IllegalStateException("ubjson: " + where + ": no mapping for list element type " + t);
-  }
-
-  /** A proto field name as the record component is named: lower camel case. */
-  private static String camel(String protoName) {
-    StringBuilder b = new StringBuilder(protoName.length());
-    boolean up = false;
-    for (char ch : protoName.toCharArray()) {
-      if (ch == '_') {
-        up = true;
-      } else {
-        b.append(up ? Character.toUpperCase(ch) : ch);
-        up = false;
-      }
-    }
-    return b.toString();
   }
 
   // ---- the mapping ----------------------------------------------------------------------------

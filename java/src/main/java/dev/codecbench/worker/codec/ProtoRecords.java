@@ -1,0 +1,49 @@
+package dev.codecbench.worker.codec;
+
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FieldDescriptor;
+import java.lang.reflect.RecordComponent;
+import java.util.List;
+
+/**
+ * The model record behind a dataset message, for the codecs that map generically (flatbuffers,
+ * ubjson): its components, checked against the descriptor's fields in declaration order, since
+ * the model records are written field for field from proto/datasets.proto. A mismatch fails at
+ * start-up, naming both sides.
+ */
+final class ProtoRecords {
+  private ProtoRecords() {}
+
+  static RecordComponent[] components(String codec, Class<?> type, Descriptor message) {
+    RecordComponent[] comps = type.getRecordComponents();
+    List<FieldDescriptor> fds = message.getFields();
+    if (comps == null || comps.length != fds.size()) {
+      throw new IllegalStateException(codec + ": " + type.getName() + " is not a record of the " + fds.size()
+          + " fields of " + message.getName());
+    }
+    for (int i = 0; i < comps.length; i++) {
+      FieldDescriptor fd = fds.get(i);
+      if (!comps[i].getName().equals(camel(fd.getName()))) {
+        throw new IllegalStateException(codec + ": " + type.getName() + " component " + i + " is '"
+            + comps[i].getName() + "', not '" + camel(fd.getName()) + "' (" + message.getName() + " field "
+            + fd.getName() + ")");
+      }
+    }
+    return comps;
+  }
+
+  /** A proto field name as its record component is named: snake_case to lowerCamelCase, as protoc does. */
+  private static String camel(String protoName) {
+    StringBuilder b = new StringBuilder(protoName.length());
+    boolean up = false;
+    for (char ch : protoName.toCharArray()) {
+      if (ch == '_') {
+        up = true;
+      } else {
+        b.append(up ? Character.toUpperCase(ch) : ch);
+        up = false;
+      }
+    }
+    return b.toString();
+  }
+}
