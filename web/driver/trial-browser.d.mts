@@ -15,5 +15,12 @@ export interface TrialBrowserOptions {
   dumpio?: boolean;
 }
 export declare function runInFreshBrowser(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number; onLaunch?: (browser: Browser) => void }): Promise<WireTrialRun>;
-export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<void>;
+export interface TrialBrowserHost {
+  run(input: WireTrialInput, timeoutMs: number): Promise<WireTrialRun>;
+  abort(): Promise<void>;
+  /** Closes the launch kept between trials of one key. */
+  close(): Promise<void>;
+}
+export declare function trialBrowserHost(options: TrialBrowserOptions): TrialBrowserHost;
+export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<() => Promise<void>>;
 export declare function processTree(pid: number): number[];

@@ -1,9 +1,11 @@
-// Trials in a fresh Chromium each: the driver exposes `codecbenchTrialBrowser(input, timeoutMs)`
-// on every worker tab; a call launches a new headless Chromium (same flags, a new profile), opens
-// control's trial page (trial.html, cross-origin isolated like the worker page), runs the one
-// trial there and closes that browser before answering. Rust and Java run each trial in a fresh
-// process for the same reason: a Chromium launch's code layout is shared by every renderer it
-// forks, so trials inside one launch agree with each other more than with a rerun
+// Trials in fresh Chromiums: the driver exposes `codecbenchTrialBrowser(input, timeoutMs)` on
+// every worker tab. A call runs the trial in a headless Chromium launched by the driver (same
+// flags, a new profile): it opens control's trial page (trial.html, cross-origin isolated like the
+// worker page) in a new page, runs the one trial there in a fresh Web Worker and closes the page
+// before answering. The trials of one pass of control's order (one trial of every cell, same
+// `launchKey`) share a launch, and the next pass gets a new one. Rust and Java run each trial in
+// a fresh process for the same reason: a Chromium launch's code layout is shared by every renderer
+// it forks, so trials inside one launch agree with each other more than with a rerun
 // (src/worker/trials.ts has the figures). Used by driver.mjs and web/tools/stability.
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -69,87 +71,196 @@ function failure(message) {
 }
 
 /**
- * Runs one wire trial (src/worker/trials.ts WireTrialInput) in a fresh Chromium and answers with
- * its WireTrialRun; every fault (launch, page, timeout, crash) is a failed trial, never a throw.
- * `log(line)` records launches and faults.
+ * Launches a headless Chromium for trials (a new profile). Answers a launch `{ browser, launchMs,
+ * trials }`; close it with closeLaunch. `onLaunch(browser)` sees the browser as soon as it exists.
  */
-export async function runInFreshBrowser({ executablePath, origin, token = "", input, timeoutMs, log = () => {}, args = CHROMIUM_FLAGS, dumpio = false, onLaunch = () => {} }) {
+export async function launchTrialBrowser({ executablePath, args = CHROMIUM_FLAGS, dumpio = false, protocolTimeoutMs = 360_000, onLaunch = () => {} }) {
   const start = performance.now();
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-trial-"));
-  let browser;
-  let timer;
-  const what = `${input.operation} ${input.dataset} ${input.codec}${input.decodeMode ? ` ${input.decodeMode}` : ""} (task ${input.taskId})`;
   try {
-    const run = async () => {
-      // A pipe, as for the worker's Chromium: if the driver dies, this browser exits with it.
-      // A copy: puppeteer takes --disable-features out of the array it is given (to merge it with
-      // its own), so a shared array would lose it from the second launch on.
-      browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true, dumpio,
-        // DevTools calls otherwise give up after puppeteer's default 180 s; the trial's own limit rules.
-        protocolTimeout: timeoutMs + 60_000, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
-      onLaunch(browser);
-      const [page] = await browser.pages();
-      page.on("pageerror", (error) => log(`trial browser: page error: ${error.message}`));
-      page.on("console", (message) => { if (message.type() === "error") log(`trial browser: console.error: ${message.text()}`); });
-      // With a token, control sets its cookie on this first load; the page's later requests carry it.
-      const url = new URL("/trial.html", origin);
-      if (token) url.searchParams.set("token", token);
-      await page.goto(url.href, { waitUntil: "domcontentloaded" });
-      await page.waitForFunction(() => typeof window.codecbenchTrial === "function", { timeout: 30_000 });
-      const launchMs = performance.now() - start;
-      const settleMs = await settle(browser.process()?.pid);
-      const answer = await page.evaluate((input, timeoutMs) => window.codecbenchTrial(input, timeoutMs), input, timeoutMs);
-      answer.result.extras = { ...answer.result.extras, browser_launch_ms: launchMs, browser_settle_ms: settleMs };
-      // The trial worker's start is measured in the fresh page; launch and settling come before it.
-      return { ...answer, startMs: launchMs + settleMs + answer.startMs };
-    };
-    const limitMs = timeoutMs + 30_000;
-    const answer = await Promise.race([run(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the fresh browser gave no answer within ${limitMs / 1000} s; it was killed`)), limitMs)))]);
-    log(`trial browser: ${what} ${answer.result.failure ? `failed: ${answer.result.failure}` : "done"} in ${(performance.now() - start).toFixed(0)} ms (start ${answer.startMs.toFixed(0)} ms)`);
+    // A pipe, as for the worker's Chromium: if the driver dies, this browser exits with it.
+    // A copy: puppeteer takes --disable-features out of the array it is given (to merge it with
+    // its own), so a shared array would lose it from the second launch on.
+    const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true, dumpio,
+      // DevTools calls otherwise give up after puppeteer's default 180 s; the trial's own limit rules.
+      protocolTimeout: protocolTimeoutMs, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+    onLaunch(browser);
+    return { browser, userDataDir, launchMs: performance.now() - start, trials: 0 };
+  } catch (error) {
+    rmSync(userDataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Closes a launch's browser (killed if it does not close within 10 s) and removes its profile. */
+export async function closeLaunch(launch) {
+  if (!launch) return;
+  try {
+    await Promise.race([launch.browser.close(), new Promise((_, reject) => setTimeout(() => reject(new Error("close timed out")), 10_000))]);
+  } catch {
+    launch.browser.process()?.kill("SIGKILL");
+  }
+  rmSync(launch.userDataDir, { recursive: true, force: true });
+}
+
+/**
+ * Runs one wire trial (src/worker/trials.ts WireTrialInput) in `launch`, in a page of its own
+ * (opened for the trial, closed after it), and answers with its WireTrialRun. Throws on a fault
+ * of the browser (page, timeout, crash); the caller then closes the launch.
+ */
+async function runInLaunch(launch, { origin, token = "", input, timeoutMs, log }) {
+  const start = performance.now();
+  const firstInLaunch = launch.trials === 0;
+  launch.trials += 1;
+  let page;
+  let timer;
+  const run = async () => {
+    page = await launch.browser.newPage();
+    page.on("pageerror", (error) => log(`trial browser: page error: ${error.message}`));
+    page.on("console", (message) => { if (message.type() === "error") log(`trial browser: console.error: ${message.text()}`); });
+    // With a token, control sets its cookie on this first load; the page's later requests carry it.
+    const url = new URL("/trial.html", origin);
+    if (token) url.searchParams.set("token", token);
+    await page.goto(url.href, { waitUntil: "domcontentloaded" });
+    await page.waitForFunction(() => typeof window.codecbenchTrial === "function", { timeout: 30_000 });
+    const pageMs = performance.now() - start;
+    const settleMs = await settle(launch.browser.process()?.pid);
+    const answer = await page.evaluate((input, timeoutMs) => window.codecbenchTrial(input, timeoutMs), input, timeoutMs);
+    answer.result.extras = { ...answer.result.extras, browser_launch_ms: launch.launchMs, browser_launch_trial: launch.trials - 1, browser_page_ms: pageMs, browser_settle_ms: settleMs };
+    // The trial worker's start is measured in the page; the launch (for its first trial), the
+    // page's load and settling come before it.
+    return { ...answer, startMs: (firstInLaunch ? launch.launchMs : 0) + pageMs + settleMs + answer.startMs };
+  };
+  const limitMs = timeoutMs + 30_000;
+  try {
+    return await Promise.race([run(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`the fresh browser gave no answer within ${limitMs / 1000} s; it was killed`)), limitMs)))]);
+  } finally {
+    clearTimeout(timer);
+    // Closed before the answer goes back, so its renderer's exit never overlaps the next timed step.
+    await Promise.race([page?.close().catch(() => {}), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  }
+}
+
+const describeInput = (input) => `${input.operation} ${input.dataset} ${input.codec}${input.decodeMode ? ` ${input.decodeMode}` : ""} (task ${input.taskId})`;
+
+/**
+ * Runs one wire trial in `launch` if given, else in a Chromium launched for it and closed before
+ * the answer; every fault (launch, page, timeout, crash) is a failed trial, never a throw. A
+ * trial that failed closes its launch (a later trial must not inherit a broken browser) and
+ * answers `closed: true` beside its run. `log(line)` records launches and faults.
+ */
+export async function runTrial({ executablePath, origin, token = "", input, timeoutMs, log = () => {}, args = CHROMIUM_FLAGS, dumpio = false, onLaunch = () => {}, launch }) {
+  const start = performance.now();
+  const what = describeInput(input);
+  const own = !launch;
+  let failed = true;
+  try {
+    launch ??= await launchTrialBrowser({ executablePath, args, dumpio, protocolTimeoutMs: timeoutMs + 60_000, onLaunch });
+    const answer = await runInLaunch(launch, { origin, token, input, timeoutMs, log });
+    failed = !!answer.result.failure;
+    log(`trial browser: ${what} ${answer.result.failure ? `failed: ${answer.result.failure}` : "done"} in ${(performance.now() - start).toFixed(0)} ms (start ${answer.startMs.toFixed(0)} ms, trial ${launch.trials} of its launch)`);
     return answer;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(`trial browser: ${what} failed: ${message}`);
     return failure(`the fresh browser for this trial failed: ${message}`);
   } finally {
-    clearTimeout(timer);
-    // Closed before the answer goes back, so its exit never overlaps the next timed step.
-    try {
-      await Promise.race([browser?.close() ?? Promise.resolve(), new Promise((_, reject) => setTimeout(() => reject(new Error("close timed out")), 10_000))]);
-    } catch {
-      browser?.process()?.kill("SIGKILL");
-    }
-    rmSync(userDataDir, { recursive: true, force: true });
+    if (own || failed) await closeLaunch(launch);
   }
 }
 
+/** Runs one wire trial in a Chromium of its own, closed before the answer goes back. */
+export function runInFreshBrowser(options) {
+  return runTrial({ ...options, launch: undefined });
+}
+
+// A launch kept for a pass is closed after this long without a trial, so an idle driver holds
+// no trial browser; the next trial then launches a new one (a pass only loses its sharing).
+const IDLE_CLOSE_MS = 300_000;
+
 /**
- * Exposes `codecbenchTrialBrowser` on a worker tab (before it navigates; it survives reloads), and
- * `codecbenchTrialBrowserAbort`, which closes the Chromium of the trial in flight (control ended
- * its task): that trial then answers as failed at once.
+ * The trial browsers of one worker tab: `run(input, timeoutMs)` runs a wire trial, `abort()`
+ * closes the Chromium of the trial in flight (control ended its task; that trial then answers as
+ * failed at once), `close()` closes the launch kept between trials.
+ *
+ * Trials whose inputs carry the same `launchKey` (control's pass: one trial of every cell) run in
+ * one Chromium launch, each in a fresh page and Web Worker; a new key closes it and launches
+ * another. So every cell's trials still come from as many launches as it has trials (the launch's
+ * variation stays inside its interval), while cells compared with each other, A/A groups first,
+ * met the same launches (docs/DESIGN.md rule 3, "One launch per pass"). An input without a key
+ * gets a Chromium of its own.
  */
-export async function exposeTrialBrowser(page, { executablePath, origin, token, log, args, dumpio }) {
-  // The trial in flight: its Chromium once launched, and whether control abandoned it (an abort
-  // may come before the launch finished; the browser is then killed as soon as it exists).
+export function trialBrowserHost({ executablePath, origin, token, log = () => {}, args, dumpio }) {
+  // The launch kept for the current key, and the trial in flight (whether control abandoned it:
+  // an abort may come before its launch finished; the browser is then killed as soon as it exists).
+  let kept; // { key, launch, idle }
   let current;
-  await page.exposeFunction("codecbenchTrialBrowser", async (input, timeoutMs) => {
+  const drop = async () => {
+    const old = kept;
+    kept = undefined;
+    if (old) {
+      clearTimeout(old.idle);
+      await closeLaunch(old.launch);
+    }
+  };
+  const run = async (input, timeoutMs) => {
     const trial = { browser: undefined, abandoned: false };
     current = trial;
     const onLaunch = (browser) => {
       trial.browser = browser;
       if (trial.abandoned) browser.process()?.kill("SIGKILL");
     };
+    const key = input.launchKey;
     try {
-      return await runInFreshBrowser({ executablePath, origin, token, input, timeoutMs, log, args, dumpio, onLaunch });
+      if (!key) {
+        await drop();
+        return await runInFreshBrowser({ executablePath, origin, token, input, timeoutMs, log, args, dumpio, onLaunch });
+      }
+      // A kept browser that has gone (crashed, killed) is replaced rather than failing the trial.
+      if (kept?.key !== key || !kept.launch.browser.connected) await drop();
+      if (!kept) {
+        try {
+          kept = { key, launch: await launchTrialBrowser({ executablePath, args, dumpio, protocolTimeoutMs: timeoutMs + 60_000, onLaunch }) };
+        } catch (error) {
+          const message = error instanceof Error ? error.message : String(error);
+          log(`trial browser: ${describeInput(input)} failed: ${message}`);
+          return failure(`the fresh browser for this trial failed: ${message}`);
+        }
+      }
+      clearTimeout(kept.idle);
+      const { launch } = kept;
+      onLaunch(launch.browser);
+      const answer = await runTrial({ origin, token, input, timeoutMs, log, launch });
+      if (answer.result.failure) {
+        // runTrial closed the launch of a failed trial.
+        kept = undefined;
+      } else {
+        kept.idle = setTimeout(() => { if (kept?.launch === launch) drop(); }, IDLE_CLOSE_MS);
+        kept.idle.unref?.();
+      }
+      return answer;
     } finally {
       if (current === trial) current = undefined;
     }
-  });
-  await page.exposeFunction("codecbenchTrialBrowserAbort", async () => {
+  };
+  const abort = async () => {
     const trial = current;
     if (!trial) return;
     log("trial browser: abandoned by control; killing it");
     trial.abandoned = true;
     trial.browser?.process()?.kill("SIGKILL");
-  });
+  };
+  return { run, abort, close: drop };
+}
+
+/**
+ * Exposes a trialBrowserHost on a worker tab (before it navigates; it survives reloads) as
+ * `codecbenchTrialBrowser(input, timeoutMs)` and `codecbenchTrialBrowserAbort()`. Answers a
+ * function that closes the launch it keeps.
+ */
+export async function exposeTrialBrowser(page, options) {
+  const host = trialBrowserHost(options);
+  await page.exposeFunction("codecbenchTrialBrowser", host.run);
+  await page.exposeFunction("codecbenchTrialBrowserAbort", host.abort);
+  return host.close;
 }

@@ -115,7 +115,7 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
     }
     const browserEncodes = measurements.filter((m) => m.operation === Operation.ENCODE && m.language === "browser");
     expect([...new Set(browserEncodes.map((m) => `${m.dataset} ${m.codec}`))].sort()).toEqual(["dummy", "numeric"].flatMap((dataset) => codecIds.map((codec) => `${dataset} ${codec}`)).sort());
-    // Every cell in two trials, each in a fresh Chromium served by the real control (its trial page
+    // Every cell in two trials, each in a Chromium the driver launched, served by the real control (its trial page
     // cross-origin isolated too), warmed up to a steady state or marked.
     expect([...new Set(browserEncodes.map((m) => m.trial))].sort()).toEqual([0, 1]);
     const browserTrials = measurements.filter((m) => m.language === "browser" && (m.operation === Operation.ENCODE || m.operation === Operation.DECODE));
@@ -125,6 +125,14 @@ describe.skipIf(binariesMissing.length > 0)("browser worker end to end with Rust
       expect(m.extras["browser_launch_ms"]).toBeGreaterThan(0);
       expect(m.extras["cross_origin_isolated"]).toBe(1);
     }
+    // One Chromium launch per pass of control's order: every trial of pass k ran in one launch
+    // (its first trial launched it), the two passes in two different launches.
+    const launches = [0, 1].map((trial) => browserTrials.filter((m) => m.trial === trial));
+    for (const pass of launches) {
+      expect(new Set(pass.map((m) => m.extras["browser_launch_ms"])).size, "one launch per pass").toBe(1);
+      expect(pass.map((m) => m.extras["browser_launch_trial"]).sort((a, b) => a! - b!)).toEqual(pass.map((_, i) => i));
+    }
+    expect(launches[0]![0]!.extras["browser_launch_ms"]).not.toBe(launches[1]![0]!.extras["browser_launch_ms"]);
     const costs = (key: string) => browserTrials.map((m) => m.extras[key]!).sort((a, b) => a - b);
     const mid = (values: number[]) => values[values.length >> 1]!.toFixed(0);
     console.log(`browser trials: ${browserTrials.length}; median worker start ${mid(costs("worker_start_ms"))} ms, median warm-up ${mid(costs("warmup_ms"))} ms, median whole trial ${mid(costs("trial_ms"))} ms, median browser launch ${mid(costs("browser_launch_ms"))} ms and settling ${mid(costs("browser_settle_ms"))} ms`);

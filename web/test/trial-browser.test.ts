@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_FLAGS } from "../driver/flags.mjs";
-import { runInFreshBrowser } from "../driver/trial-browser.mjs";
+import { runInFreshBrowser, trialBrowserHost } from "../driver/trial-browser.mjs";
 import { toWireInput } from "../src/worker/trials";
 import { chromiumPath, requireChromium } from "./chromium";
 import { FakeControl } from "./fake-control";
@@ -33,9 +33,22 @@ function trialBrowsersRunning(): number[] {
   }).map(Number);
 }
 
-function decodeInput() {
+/** The trial profiles of this file's running Chromiums (one per launch). */
+function profiles(): string[] {
+  const profile = new RegExp(`--user-data-dir=(${join(ownTmp, "codecbench-trial-")}[^\\0 ]*)`);
+  const found = new Set<string>();
+  for (const pid of trialBrowsersRunning()) {
+    try {
+      const match = profile.exec(readFileSync(`/proc/${pid}/cmdline`, "utf8"));
+      if (match) found.add(match[1]!);
+    } catch {}
+  }
+  return [...found].sort();
+}
+
+function decodeInput(launchKey?: string, taskId = "t1") {
   return toWireInput({
-    taskId: "t1",
+    taskId,
     operation: "decode",
     dataset: "dummy",
     codec: "protobuf",
@@ -45,6 +58,7 @@ function decodeInput() {
     sampling: { warmupMs: 5, maxWarmupMs: 300, rounds: 3, minRoundMs: 2 },
     canonical: canonicalPb("dummy").slice(),
     payload: vector("dummy", "protobuf").slice(),
+    ...(launchKey ? { launchKey } : {}),
   });
 }
 
@@ -106,4 +120,43 @@ describe("a trial in a fresh Chromium", () => {
     expect(run.result.failure).toBe("trial failed: the trial worker gave no answer within 1 s; it was terminated");
     expect(trialBrowsersRunning()).toEqual([]);
   }, 60_000);
+
+  it("runs the trials of one pass in one launch, each in a page of its own, and the next pass in a new launch", async () => {
+    const host = trialBrowserHost({ executablePath: chromiumPath, origin: isolated.origin, log });
+    try {
+      const a = await host.run(decodeInput("run/trial-0", "a"), 30_000);
+      const launchA = profiles();
+      const b = await host.run(decodeInput("run/trial-0", "b"), 30_000);
+      for (const run of [a, b]) expect(run.result.failure).toBe("");
+      // One launch: the same profile, the second trial its second, with its launch time and no launch of its own.
+      expect(profiles()).toEqual(launchA);
+      expect(launchA).toHaveLength(1);
+      expect([a.result.extras["browser_launch_trial"], b.result.extras["browser_launch_trial"]]).toEqual([0, 1]);
+      expect(b.result.extras["browser_launch_ms"]).toBe(a.result.extras["browser_launch_ms"]);
+      expect(a.startMs).toBeGreaterThan(a.result.extras["browser_launch_ms"]!);
+      expect(b.startMs).toBeLessThan(a.startMs);
+      expect(b.result.extras["browser_page_ms"]).toBeGreaterThan(0);
+      // A new pass: the old browser is gone, a new one runs the trial as its first.
+      const c = await host.run(decodeInput("run/trial-1", "c"), 30_000);
+      expect(c.result.failure).toBe("");
+      expect(c.result.extras["browser_launch_trial"]).toBe(0);
+      expect(profiles()).toHaveLength(1);
+      expect(profiles()).not.toEqual(launchA);
+      // A failed trial takes its browser with it; the next trial of that pass gets a new one.
+      const slow = { ...decodeInput("run/trial-1", "d"), sampling: { warmupMs: 60_000, maxWarmupMs: 60_000, rounds: 3, minRoundMs: 2 } };
+      const before = profiles();
+      expect((await host.run(slow, 1_000)).result.failure).toBe("trial failed: the trial worker gave no answer within 1 s; it was terminated");
+      expect(trialBrowsersRunning()).toEqual([]);
+      const e = await host.run(decodeInput("run/trial-1", "e"), 30_000);
+      expect(e.result.extras["browser_launch_trial"]).toBe(0);
+      expect(profiles()).not.toEqual(before);
+      // Without a key, a Chromium of its own, closed with the trial (the kept one is closed first).
+      const f = await host.run(decodeInput(undefined, "f"), 30_000);
+      expect(f.result.failure).toBe("");
+      expect(trialBrowsersRunning()).toEqual([]);
+    } finally {
+      await host.close();
+    }
+    expect(trialBrowsersRunning()).toEqual([]);
+  }, 120_000);
 });

@@ -78,10 +78,11 @@ it("prints per-trial figures", async () => {
   if (v8 !== V8_FLAGS) extra.push(`--js-flags=${v8}`);
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-stability-"));
   const browser = await puppeteer.launch({ executablePath: chromiumPath, headless: true, userDataDir, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE, pipe: true });
+  const closers: (() => Promise<void>)[] = [];
   try {
     const openTab = async () => {
       const tab = await browser.newPage();
-      if (FRESH) await exposeTrialBrowser(tab, { executablePath: chromiumPath, origin: server.origin, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE });
+      if (FRESH) closers.push(await exposeTrialBrowser(tab, { executablePath: chromiumPath, origin: server.origin, args: [...CHROMIUM_FLAGS, ...extra], dumpio: !!process.env.GC_TRACE }));
       await tab.goto(server.origin, { waitUntil: "domcontentloaded" });
       return tab;
     };
@@ -178,6 +179,7 @@ it("prints per-trial figures", async () => {
     writeFileSync(`${OUT}.txt`, lines.join("\n") + "\n");
     console.log(lines.join("\n"));
   } finally {
+    for (const close of closers) await close();
     await browser.close();
     await server.close();
     rmSync(userDataDir, { recursive: true, force: true });

@@ -28,6 +28,12 @@ export interface TrialInput {
   payload?: Uint8Array;
   /** Encode only: a prepare task (encode and verify; nothing is timed, no sample). */
   prepare?: boolean;
+  /**
+   * Trials with the same key may share one Chromium launch (the driver's fresh-browser trials):
+   * the run and the pass of control's order (the task's trial index), so that every cell's trials
+   * come from different launches while the cells of one pass meet the same one.
+   */
+  launchKey?: string;
 }
 
 export interface TrialResult {

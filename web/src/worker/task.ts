@@ -97,6 +97,11 @@ async function canonicalCopy(task: Task, context: TaskContext): Promise<Uint8Arr
   return step("canonical records", async () => (await context.canonical.bytes(task.canonicalBlobId, Number(task.canonicalBlobSize))).slice(), context.onStep);
 }
 
+/** Control's pass (trial k of every cell) in this run; prepare tasks, which time nothing, a launch of their own. */
+function launchKey(task: Task): string {
+  return task.prepare ? `${task.runId}/prepare` : `${task.runId}/trial-${task.trial}`;
+}
+
 function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8Array, payload?: Uint8Array): TrialInput {
   return {
     taskId: task.id,
@@ -109,6 +114,7 @@ function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8
     sampling: sampling(task),
     canonical,
     ...(payload ? { payload } : {}),
+    launchKey: launchKey(task),
   };
 }
 
