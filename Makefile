@@ -10,7 +10,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo toolchain constraints
+.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-apt
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -68,6 +68,20 @@ apt:
 	@missing=""; command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
 	command -v flatc >/dev/null || missing="$$missing flatbuffers-compiler"; \
+	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
+	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
+
+# Container images of control, the three workers and the harness (docs/DEPLOY.md), from the
+# built artifacts: a debootstrap'd Debian base and buildah, no registry. Their packages are apart
+# from `apt` so build and test never need them.
+IMAGE_TAG ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+IMAGES := control worker-rust worker-java worker-browser harness
+IMAGES_APT := debootstrap buildah
+images: build images-apt
+	IMAGE_TAG=$(IMAGE_TAG) bash deploy/images/build.sh $(IMAGES)
+
+images-apt:
+	@missing=""; for p in $(IMAGES_APT); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
 

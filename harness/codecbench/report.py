@@ -1194,9 +1194,11 @@ class _Builder:
         self.add(Bullets([
             "Each cell (one operation of one dataset × count × codec × producer, and × consumer × mode "
             "for decode) is measured in independent trials, each in a fresh process (a child Rust process, "
-            "a fresh JVM, a fresh headless Chromium), interleaved with every other cell's trials in "
+            "a fresh JVM, a fresh headless Chromium page), interleaved with every other cell's trials in "
             "passes (trial k of every cell before any trial k+1), each pass in a seeded random order "
-            f"(trial order seed {seed or 'not recorded'}).",
+            f"(trial order seed {seed or 'not recorded'}). The browser's trials of one pass share one "
+            "Chromium launch and each pass has its own, so cells compared with each other met the same "
+            "launches while each cell's interval spans as many launches as it has trials.",
             f"Figures: the {stats.METHOD}. ± is the interval's half-width in % of the median, (n) the "
             f"number of trials; above ±{WIDE_CI:.0%} it is marked \"!\". Rounds within a trial are a "
             "diagnostic (measurements.parquet keeps every round).",

@@ -215,7 +215,8 @@ def test_report_names_the_method_seed_noise_floor_regions_and_lazy_fields(built)
     # The method says what one run's interval cannot cover, and that trials are fresh Chromiums.
     method = md.split("## How to read this report")[1].split("## ")[0]
     assert "What an interval cannot see" in method and "less often than 95 %" in method
-    assert "a fresh headless Chromium" in method and "Web Worker" not in method
+    assert "a fresh headless Chromium page" in method and "Web Worker" not in method
+    assert "share one Chromium launch" in method
     # The codec × language table of declared timed regions.
     regions = md.split("## Timed regions")[1].split("## ")[0]
     assert "| codec | timed region | rust | java | browser |" in regions

@@ -74,6 +74,8 @@ const write = (line) => log.write(`${new Date().toISOString()} ${line}\n`);
 const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-chromium-"));
 let browser;
 let stopping = false;
+// Each tab's trial browser kept for the current pass, closed (profile removed) on stop.
+const trialBrowserClosers = [];
 
 function withTimeout(promise, ms, message) {
   let timer;
@@ -101,6 +103,7 @@ async function stop(signal) {
     process.stderr.write(`driver: screenshot failed: ${error.message}\n`);
     code = 1;
   }
+  for (const close of trialBrowserClosers) await close().catch((error) => write(`driver: closing a trial browser failed: ${error.message}`));
   try {
     await withTimeout(browser?.close() ?? Promise.resolve(), 10_000, "Chromium did not close within 10 s");
   } catch (error) {
@@ -154,7 +157,7 @@ try {
   for (let tab = 1; tab <= count; tab++) {
     const page = tab === 1 && blank ? blank : await browser.newPage();
     follow(page, tab);
-    if (options.trials === "fresh-browser") await exposeTrialBrowser(page, { executablePath: CHROMIUM, origin: pageUrl, token, log: (line) => write(`tab ${tab}: ${line}`) });
+    if (options.trials === "fresh-browser") trialBrowserClosers.push(await exposeTrialBrowser(page, { executablePath: CHROMIUM, origin: pageUrl, token, log: (line) => write(`tab ${tab}: ${line}`) }));
     await page.goto(pageUrl, { waitUntil: "domcontentloaded" });
     write(`tab ${tab}: opened ${shownUrl}`);
   }

@@ -26,7 +26,7 @@ async function start(): Promise<void> {
     client,
     name: "browser",
     environment,
-    trials: trialBrowser ? browserTrials(trialBrowser, undefined, driverTrialBrowserAbort()) : webWorkerTrials,
+    trials: trialBrowser ? browserTrials(trialBrowser, undefined, driverTrialBrowserAbort(), client) : webWorkerTrials,
     events: {
       connecting: () => view.connecting(),
       attached: (id) => (console.log(`codecbench browser worker: attached as ${id}`), view.attached(id)),

@@ -1,4 +1,4 @@
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -16,6 +16,25 @@ import { servePage, type PageServer } from "./serve-page";
 // the driver are tested even where the Rust binaries are not built.
 
 const driverPath = new URL("../driver/driver.mjs", import.meta.url).pathname;
+
+// The drivers this file starts make their trial browsers' profiles in a temporary directory of
+// this file's own, so what they leave behind is told from other suites' and benchmarks'.
+const ownTmp = mkdtempSync(join(tmpdir(), "codecbench-page-test-"));
+process.env.TMPDIR = ownTmp;
+afterAll(() => rmSync(ownTmp, { recursive: true, force: true }));
+
+/** Trial browsers' profile folders, and processes started with one, left in this file's temp dir. */
+function trialBrowsersLeft(): string[] {
+  const dirs = readdirSync(ownTmp).filter((name) => name.startsWith("codecbench-trial-"));
+  const procs = readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(join(ownTmp, "codecbench-trial-"));
+    } catch {
+      return false;
+    }
+  });
+  return [...dirs, ...procs.map((pid) => `pid ${pid}`)];
+}
 
 /**
  * What each describe below needs: a FakeControl serving the built page cross-origin isolated, a
@@ -146,19 +165,21 @@ describe("the page in Chromium against a gRPC-web control", () => {
     expect(control.attaches[0]!.environment!.runtime).toMatch(/Chrom/);
     expect(details["allocBytes"]).toMatch(/not counted/);
     expect(details["jitCounter"]).toMatch(/no JIT compilation counter/);
-    expect(details["trials"]).toMatch(/fresh headless Chromium launched by codecbench's driver/);
+    expect(details["trials"]).toMatch(/fresh headless Chromium page launched by codecbench's driver, one launch per pass/);
     // The driver passed its V8 flags in the page's URL.
     expect(details["v8Flags"]).toBe(V8_FLAGS);
 
     const code = await driver.stop("SIGTERM");
     expect(code, `driver exit; its log:\n${readFileSync(logFile, "utf8")}\n${driver.output.join("\n")}`).toBe(0);
+    // The trial browser each tab kept for its pass was closed, its profile removed.
+    expect(trialBrowsersLeft()).toEqual([]);
     expect(existsSync(screenshot) && statSync(screenshot).size > 1000).toBe(true);
     if (process.env.CODECBENCH_KEEP_SCREENSHOT) copyFileSync(screenshot, process.env.CODECBENCH_KEEP_SCREENSHOT);
     const log = readFileSync(logFile, "utf8");
     expect(log).toMatch(/tab 1: console\.log: codecbench browser worker: attached as browser-\d/);
     expect(log).toMatch(/tab 2: console\.log: codecbench browser worker: attached as browser-\d/);
     expect(log).toContain("driver: SIGTERM, stopping");
-    // One fresh Chromium per trial, the corrupt payload's included; each closed before the answer.
+    // Every trial in a browser page of its own, the corrupt payload's included.
     const launches = log.split("\n").filter((line) => / trial browser: (encode|decode) .* (done|failed: decode failed)/.test(line));
     expect(launches.length, log).toBe(count);
     expect(log).not.toMatch(/trial browser: .*(page error|could not|the fresh browser for this trial failed)/);

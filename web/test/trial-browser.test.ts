@@ -65,12 +65,13 @@ function decodeInput(launchKey?: string, taskId = "t1") {
 describe("a trial in a fresh Chromium", () => {
   let isolated: PageServer;
   let plain: PageServer;
+  const control = new FakeControl();
   const lines: string[] = [];
   const log = (line: string) => lines.push(line);
 
   beforeAll(async () => {
     requireChromium();
-    isolated = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: new FakeControl().routes }) });
+    isolated = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
     plain = await servePage({ isolated: false });
   });
   afterAll(async () => {
@@ -159,4 +160,23 @@ describe("a trial in a fresh Chromium", () => {
     }
     expect(trialBrowsersRunning()).toEqual([]);
   }, 120_000);
+
+  it("runs a trial sent by reference: the trial page fetches its blobs from control and stores an encode's payload there", async () => {
+    const canonical = canonicalPb("dummy").slice();
+    const payload = vector("dummy", "protobuf").slice();
+    const blobs = { canonical: { id: control.putBlob(canonical), size: canonical.length }, payload: { id: control.putBlob(payload), size: payload.length } };
+    const { canonical: _c, payload: _p, ...rest } = decodeInput();
+    const decode = await runInFreshBrowser({ executablePath: chromiumPath, origin: isolated.origin, input: { ...rest, blobs, byReference: true }, timeoutMs: 30_000, log });
+    expect(decode.result.failure).toBe("");
+    expect(decode.result.sample?.roundNsPerOp).toHaveLength(3);
+    const encode = await runInFreshBrowser({ executablePath: chromiumPath, origin: isolated.origin, input: { ...rest, operation: "encode", decodeMode: "", codec: "json", blobs: { canonical: blobs.canonical }, byReference: true }, timeoutMs: 30_000, log });
+    expect(encode.result.failure).toBe("");
+    expect(encode.result.payload).toBeUndefined();
+    const stored = encode.result.payloadBlob!;
+    expect(control.blobs.get(stored.id)).toEqual(vector("dummy", "json", "browser"));
+    expect(stored.size).toBe(vector("dummy", "json", "browser").length);
+    // A blob control does not have: a failed trial naming the cause.
+    const missing = await runInFreshBrowser({ executablePath: chromiumPath, origin: isolated.origin, input: { ...rest, blobs: { canonical: { id: "0".repeat(64), size: 5 } }, byReference: true }, timeoutMs: 30_000, log });
+    expect(missing.result.failure).toMatch(/^trial failed: the trial page could not fetch its blobs from control: /);
+  }, 90_000);
 });

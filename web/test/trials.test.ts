@@ -1,6 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { TrialInput } from "../src/trial/trial";
-import { browserTrials, MAX_BROWSER_TRIAL_BYTES, fromBase64, fromWireInput, toBase64, toWireInput, workerTrials, type WireTrialInput, type WorkerLike } from "../src/worker/trials";
+import { createRouterTransport } from "@connectrpc/connect";
+import { workerClient } from "../src/worker/client";
+import { browserTrials, MAX_BROWSER_TRIAL_BYTES, fetchWireInput, fromBase64, fromWireInput, toBase64, toWireInput, workerTrials, type WireTrialInput, type WorkerLike } from "../src/worker/trials";
+import { FakeControl } from "./fake-control";
 import { canonicalPb } from "./vectors";
 
 // The page's trial runner against stand-in workers (the real Web Worker path runs in Chromium in
@@ -104,7 +107,37 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     expect(run.startMs).toBe(12);
   });
 
-  it("refuses a trial too large to carry to a fresh Chromium, saying so, without launching one", async () => {
+  it("sends a trial too large to carry inline by reference, and fetches an encode's stored payload back", async () => {
+    const control = new FakeControl();
+    const client = workerClient(createRouterTransport(control.routes));
+    const canonical = canonicalPb("dummy").slice();
+    const limit = 1 << 20; // the bound, lowered for the test (64 MiB in the page)
+    const big = new Uint8Array(limit).map((_, i) => (i * 13) & 0xff);
+    const blobs = { canonical: { id: control.putBlob(canonical), size: canonical.length }, payload: { id: control.putBlob(big), size: big.length } };
+    const sent: WireTrialInput[] = [];
+    const stored = new Uint8Array(3_000_000).map((_, i) => (i * 5) & 0xff);
+    const runner = browserTrials(async (wire) => {
+      sent.push(wire);
+      // The trial page's side: the bytes come from control.
+      const back = await fetchWireInput(wire, () => client);
+      expect(back.canonical).toEqual(canonical);
+      expect(back.payload).toEqual(big);
+      return { result: { failure: "", payloadBytes: back.payload!.length, extras: {}, payloadBlob: { id: control.putBlob(stored), size: stored.length } }, startMs: 1, totalMs: 2 };
+    }, undefined, undefined, client, limit);
+    const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big, blobs }, 5000);
+    expect(run.result.failure).toBe("");
+    expect(sent[0]!.byReference).toBe(true);
+    expect(sent[0]!.canonical).toBeUndefined();
+    expect(sent[0]!.payload).toBeUndefined();
+    expect(JSON.stringify(sent[0]).length).toBeLessThan(10_000);
+    expect(run.result.payload).toEqual(stored);
+    // Just under the bound, the bytes go inline.
+    await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big.subarray(0, limit - canonical.length), blobs }, 5000);
+    expect(sent[1]!.byReference).toBeUndefined();
+    expect(typeof sent[1]!.payload).toBe("string");
+  });
+
+  it("refuses a trial too large to carry inline that names no blobs, without launching a browser", async () => {
     let launched = 0;
     const runner = browserTrials(async () => {
       launched += 1;
@@ -113,10 +146,17 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     const payload = new Uint8Array(MAX_BROWSER_TRIAL_BYTES);
     const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", payload }, 5000);
     expect(launched).toBe(0);
-    expect(run.result.failure).toMatch(/^trial refused: its canonical records and payload \(64\.\d MiB\) exceed the 64\.0 MiB a browser trial can carry/);
-    // Just under the bound, the trial goes to the browser.
-    await runner({ ...input(), operation: "decode", decodeMode: "typed", payload: payload.subarray(0, MAX_BROWSER_TRIAL_BYTES - canonicalPb("dummy").length) }, 5000);
-    expect(launched).toBe(1);
+    expect(run.result.failure).toMatch(/^trial refused: its canonical records and payload \(64\.\d MiB\) exceed the 64\.0 MiB a browser trial can carry inline .* names no blobs in control/);
+  });
+
+  it("fails a by-reference trial whose stored payload does not match its id", async () => {
+    const control = new FakeControl();
+    const client = workerClient(createRouterTransport(control.routes));
+    const canonical = canonicalPb("dummy").slice();
+    const blobs = { canonical: { id: control.putBlob(canonical), size: canonical.length } };
+    const runner = browserTrials(async () => ({ result: { failure: "", payloadBytes: 1, extras: {}, payloadBlob: { id: control.putBlob(new Uint8Array([1, 2, 3])), size: 4 } }, startMs: 0, totalMs: 0 }), undefined, undefined, client, 1000);
+    const run = await runner({ ...input(), canonical: new Uint8Array(1001), blobs }, 5000);
+    expect(run.result.failure).toMatch(/^trial failed: the payload the trial browser stored in control could not be fetched back: blob [0-9a-f]{64} has 3 bytes, 4 were expected/);
   });
 
   it("round-trips every byte value and the empty buffer through base64", () => {

@@ -78,6 +78,8 @@ pub struct BlobStore {
     grace: Duration,
     /// Compressed sizes measured so far, by blob id (a blob's bytes never change).
     compressed: Mutex<HashMap<String, Compressed>>,
+    /// Uploads synced to disk (new content only), for tests.
+    synced: std::sync::atomic::AtomicU64,
 }
 
 struct Upload {
@@ -188,7 +190,7 @@ impl BlobStore {
         let stored = blob_files(dir)?.iter().map(|b| b.2).sum();
         Ok(BlobStore {
             dir: dir.to_path_buf(), uploads: Mutex::new(HashMap::new()), stored: Mutex::new(stored), quota,
-            idle: UPLOAD_IDLE, grace: COLLECT_GRACE, compressed: Mutex::new(HashMap::new()),
+            idle: UPLOAD_IDLE, grace: COLLECT_GRACE, compressed: Mutex::new(HashMap::new()), synced: Default::default(),
         })
     }
 
@@ -383,15 +385,18 @@ impl BlobStore {
         }
         // The lock is held to the end: `collect` must not see the blob between rename and touch.
         let up = uploads.remove(upload_id).expect("present");
-        up.file.sync_data().map_err(io)?;
         let id = hex::encode(up.hash.finalize());
         let dir = self.dir.join(&id[..2]);
         let target = dir.join(&id);
         if target.exists() {
-            // The same bytes are stored already: keep those, mark them fresh.
+            // The same bytes are stored (and synced) already: keep those, mark them fresh. No
+            // sync of the copy that is dropped: a transfer leg's rounds upload the same bytes
+            // again and again, and syncing each copy timed the disk, not the transfer.
             let _ = fs::remove_file(&up.path);
             touch(&target)?;
         } else {
+            up.file.sync_data().map_err(io)?;
+            self.synced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             fs::create_dir_all(&dir).map_err(io)?;
             fs::rename(&up.path, &target).map_err(io)?;
             *self.stored.lock().unwrap_or_else(|p| p.into_inner()) += up.len;
@@ -414,6 +419,22 @@ mod tests {
         assert_eq!(size, 11);
         assert_eq!(id, s.put_bytes(b"hello world").unwrap());
         assert_eq!(fs::read(s.path(&id).unwrap()).unwrap(), b"hello world");
+    }
+
+    #[test]
+    fn an_upload_of_stored_bytes_is_not_synced_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        let upload = |id: &str, bytes: &[u8]| s.put_chunk("10.0.0.1", id, 0, bytes, true).unwrap().unwrap();
+        let first = upload("u1", b"payload");
+        assert_eq!(s.synced.load(std::sync::atomic::Ordering::Relaxed), 1);
+        // A transfer leg uploads the same bytes round after round: one blob, no further sync.
+        assert_eq!(upload("u2", b"payload"), first);
+        assert_eq!(upload("u3", b"payload"), first);
+        assert_eq!(s.synced.load(std::sync::atomic::Ordering::Relaxed), 1);
+        assert!(!dir.path().join("uploads").join("u2").exists());
+        upload("u4", b"other bytes");
+        assert_eq!(s.synced.load(std::sync::atomic::Ordering::Relaxed), 2);
     }
 
     #[test]

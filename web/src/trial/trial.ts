@@ -34,6 +34,17 @@ export interface TrialInput {
    * come from different launches while the cells of one pass meet the same one.
    */
   launchKey?: string;
+  /**
+   * Where `canonical` and `payload` are stored in control (the task's blobs): a trial too large
+   * to carry to the driver's Chromium fetches them from control there (src/worker/trials.ts).
+   */
+  blobs?: { canonical: BlobRef; payload?: BlobRef };
+}
+
+/** A blob in control's store. */
+export interface BlobRef {
+  id: string;
+  size: number;
 }
 
 export interface TrialResult {

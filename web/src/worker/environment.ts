@@ -61,7 +61,7 @@ export function parseUserAgent(userAgent: string): Browser {
   return { name: "unknown browser", version: "", os };
 }
 
-/** `freshBrowser`: trials run in a fresh Chromium each (the driver's), not in this page. */
+/** `freshBrowser`: trials run in Chromiums the driver launches (one per pass), not in this page. */
 export async function collectEnvironment(freshBrowser = false): Promise<Environment> {
   const browser = await detectBrowser();
   const resolutionUs = timerResolutionUs();
@@ -73,7 +73,7 @@ export async function collectEnvironment(freshBrowser = false): Promise<Environm
     origin: location.origin,
     allocBytes: "not counted: a page cannot count heap allocation per operation, so alloc_bytes_per_op is unset",
     trials: freshBrowser
-      ? "each trial runs in a fresh headless Chromium launched by codecbench's driver (new browser process tree, V8 isolate and heap), in a dedicated Web Worker of its trial page; upload and download are timed in this page"
+      ? "each trial runs in a fresh headless Chromium page launched by codecbench's driver, one launch per pass of the run's order (new renderer process, V8 isolate and heap per trial; a cell's trials each in a different launch), in a dedicated Web Worker of its trial page; upload and download are timed in this page"
       : "each trial runs in a fresh dedicated Web Worker of this page (new V8 isolate and heap, same Chromium launch); upload and download are timed in the page",
     jitCounter: "none: a browser exposes no JIT compilation counter, so steady state is judged by round medians only",
   };

@@ -115,6 +115,10 @@ function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8
     canonical,
     ...(payload ? { payload } : {}),
     launchKey: launchKey(task),
+    blobs: {
+      canonical: { id: task.canonicalBlobId, size: Number(task.canonicalBlobSize) },
+      ...(payload && task.payloadBlobId ? { payload: { id: task.payloadBlobId, size: payload.length } } : {}),
+    },
   };
 }
 

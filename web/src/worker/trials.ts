@@ -1,13 +1,17 @@
 import type { TrialMessage } from "../trial/entry";
 // Types only: the trial code (codecs included) loads in the trial worker, not with this module.
-import type { TrialInput, TrialResult } from "../trial/trial";
+import type { BlobRef, TrialInput, TrialResult } from "../trial/trial";
+import { fetchBlob, sha256Hex } from "./blobs";
+import type { WorkerClient } from "./client";
 
-// How the page runs a trial. Opened by codecbench's driver: in a fresh headless Chromium per
-// trial (browserTrials), as Rust and Java run each trial in a fresh process: one Chromium
-// launch's code layout is shared by every process it starts, and identical work measured in
-// different launches differed by up to 4 % while trials within a launch agreed to 0.3 %
-// (web/tools/stability, PAGES and launches), so trials in one launch hid run-to-run variation
-// from the interval. Opened by hand: a fresh dedicated Web Worker per trial in this page
+// How the page runs a trial. Opened by codecbench's driver: in a fresh page and Web Worker of a
+// headless Chromium the driver launched, one launch per pass of control's order (browserTrials;
+// web/driver/trial-browser.mjs), as Rust and Java run each trial in a fresh process: one
+// Chromium launch's code layout is shared by every process it starts, and identical work
+// measured in different launches differed by up to 4 % while trials within a launch agreed to
+// 0.3 % (web/tools/stability, PAGES and launches), so trials in one launch hid run-to-run
+// variation from the interval; a cell's trials come from different passes, so from different
+// launches. Opened by hand: a fresh dedicated Web Worker per trial in this page
 // (webWorkerTrials). Node tests of the protocol run trials in process (test/in-process-trials.ts).
 
 export interface TrialRun {
@@ -85,13 +89,18 @@ export function workerTrials(create: () => WorkerLike): TrialRunner {
 /** The page's runner: a module worker built by Vite from src/trial/entry.ts. */
 export const webWorkerTrials: TrialRunner = workerTrials(() => new Worker(new URL("../trial/entry.ts", import.meta.url), { type: "module", name: "codecbench-trial" }));
 
-/** A trial as it crosses the driver (JSON over the DevTools protocol): bytes as base64. */
+/**
+ * A trial as it crosses the driver (JSON over the DevTools protocol): bytes as base64, or, for a
+ * trial too large for that (`byReference`), none: the trial page fetches `blobs` from control
+ * itself, and stores an encode's payload there (`payloadBlob`) instead of sending it back.
+ */
 export interface WireTrialInput extends Omit<TrialInput, "canonical" | "payload"> {
-  canonical: string;
+  canonical?: string;
   payload?: string;
+  byReference?: boolean;
 }
 export interface WireTrialRun {
-  result: Omit<TrialResult, "payload"> & { payload?: string };
+  result: Omit<TrialResult, "payload"> & { payload?: string; payloadBlob?: BlobRef };
   startMs: number;
   totalMs: number;
 }
@@ -114,8 +123,34 @@ export function toWireInput(input: TrialInput): WireTrialInput {
   return { ...rest, canonical: toBase64(canonical), ...(payload ? { payload: toBase64(payload) } : {}) };
 }
 export function fromWireInput(wire: WireTrialInput): TrialInput {
-  const { canonical, payload, ...rest } = wire;
+  const { canonical, payload, byReference: _, ...rest } = wire;
+  if (canonical === undefined) throw new Error("the trial input carries no canonical records (a by-reference input is read with fetchWireInput)");
   return { ...rest, canonical: fromBase64(canonical), ...(payload !== undefined ? { payload: fromBase64(payload) } : {}) };
+}
+
+/** A trial by reference: its canonical records and payload travel as blob ids, not bytes. */
+export function toReferenceInput(input: TrialInput): WireTrialInput {
+  const { canonical: _c, payload: _p, ...rest } = input;
+  return { ...rest, byReference: true };
+}
+
+/** Fetches a blob and checks its size and SHA-256 (its id). */
+async function fetchChecked(client: WorkerClient, blob: BlobRef): Promise<Uint8Array> {
+  const bytes = await fetchBlob(client, blob.id);
+  if (bytes.length !== blob.size) throw new Error(`blob ${blob.id} has ${bytes.length} bytes, ${blob.size} were expected`);
+  const digest = await sha256Hex(bytes);
+  if (digest !== null && digest !== blob.id) throw new Error(`blob ${blob.id} arrived with SHA-256 ${digest}`);
+  return bytes;
+}
+
+/** The trial page's side of a wire input: its bytes, fetched from control when sent by reference. */
+export async function fetchWireInput(wire: WireTrialInput, client: () => WorkerClient): Promise<TrialInput> {
+  if (!wire.byReference) return fromWireInput(wire);
+  const { canonical: _c, payload: _p, byReference: _, ...rest } = wire;
+  if (!rest.blobs) throw new Error("a by-reference trial input names no blobs");
+  const canonical = await fetchChecked(client(), rest.blobs.canonical);
+  const payload = rest.blobs.payload ? await fetchChecked(client(), rest.blobs.payload) : undefined;
+  return { ...rest, canonical, ...(payload ? { payload } : {}) };
 }
 export function toWireRun(run: TrialRun): WireTrialRun {
   const { payload, ...rest } = run.result;
@@ -123,11 +158,12 @@ export function toWireRun(run: TrialRun): WireTrialRun {
 }
 
 /**
- * The most bytes (canonical records + payload) one trial hands to a fresh Chromium. They travel
- * base64-encoded inside DevTools protocol messages (page → driver → trial page), and Chromium
- * drops the connection on messages of a few hundred MiB ("Target closed"): a matrix of ~82 MiB
- * (canonical ~81 MB + payload) did. A larger trial fails at once, saying so, instead of crashing
- * its browser; Rust and Java take such payloads.
+ * The most bytes (canonical records + payload) one trial hands to the driver's Chromium inline.
+ * They travel base64-encoded inside DevTools protocol messages (page → driver → trial page), and
+ * Chromium drops the connection on messages of a few hundred MiB ("Target closed"): a matrix of
+ * ~82 MiB (canonical ~81 MB + payload) did. A larger trial goes by reference: the trial page
+ * fetches the task's blobs from control and stores an encode's payload there (control streams
+ * blobs in 1 MiB chunks); without a client or blob ids it fails at once, saying so.
  */
 export const MAX_BROWSER_TRIAL_BYTES = 64 * 1024 * 1024;
 
@@ -146,21 +182,22 @@ class AbandonedError extends Error {}
  * A runner handing each trial to `host` (the driver's fresh Chromium). startMs is the time to the
  * trial worker's "ready" in the fresh browser, launch included; totalMs the whole round trip.
  */
-export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS, abort?: TrialBrowserAbort): TrialRunner {
+export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS, abort?: TrialBrowserAbort, client?: WorkerClient, maxInlineBytes = MAX_BROWSER_TRIAL_BYTES): TrialRunner {
   return async (input, timeoutMs, signal) => {
     const start = performance.now();
     if (signal?.aborted) return { result: failed(ABANDONED), startMs: 0, totalMs: 0 };
     const carried = input.canonical.length + (input.payload?.length ?? 0);
-    if (carried > MAX_BROWSER_TRIAL_BYTES) {
+    const byReference = carried > maxInlineBytes;
+    if (byReference && !(client && input.blobs && (input.payload === undefined || input.blobs.payload))) {
       const mib = (n: number) => `${(n / 2 ** 20).toFixed(1)} MiB`;
-      return { result: failed(`trial refused: its canonical records and payload (${mib(carried)}) exceed the ${mib(MAX_BROWSER_TRIAL_BYTES)} a browser trial can carry to its fresh Chromium (base64 in DevTools protocol messages); payloads this large run in the Rust and Java workers`), startMs: 0, totalMs: 0 };
+      return { result: failed(`trial refused: its canonical records and payload (${mib(carried)}) exceed the ${mib(maxInlineBytes)} a browser trial can carry inline to the driver's Chromium (base64 in DevTools protocol messages), and it names no blobs in control to fetch instead`), startMs: 0, totalMs: 0 };
     }
     let run: WireTrialRun;
     let timer: ReturnType<typeof setTimeout> | undefined;
     let onAbort: (() => void) | undefined;
     // The driver enforces timeoutMs itself; this bounds a driver that never answers (launch included).
     const limitMs = timeoutMs + startAllowanceMs;
-    const answer = Promise.resolve().then(() => host(toWireInput(input), timeoutMs));
+    const answer = Promise.resolve().then(() => host(byReference ? toReferenceInput(input) : toWireInput(input), timeoutMs));
     try {
       run = await Promise.race([
         answer,
@@ -183,12 +220,20 @@ export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_STA
       }
       return { result: failed(`trial failed: the driver could not run the trial in a fresh browser: ${error instanceof Error ? error.message : String(error)}`), startMs: 0, totalMs: performance.now() - start };
     }
-    const { payload, ...result } = run.result;
+    const { payload, payloadBlob, ...result } = run.result;
     let bytes: Uint8Array | undefined;
     try {
       bytes = payload === undefined ? undefined : fromBase64(payload);
     } catch {
       return { result: failed("trial failed: the fresh browser's payload is not valid base64"), startMs: run.startMs, totalMs: performance.now() - start };
+    }
+    if (payloadBlob && !result.failure) {
+      // A by-reference encode stored its payload in control; this page needs the bytes.
+      try {
+        bytes = await fetchChecked(client!, payloadBlob);
+      } catch (error) {
+        return { result: failed(`trial failed: the payload the trial browser stored in control could not be fetched back: ${error instanceof Error ? error.message : String(error)}`), startMs: run.startMs, totalMs: performance.now() - start };
+      }
     }
     return { result: { ...result, ...(bytes ? { payload: bytes } : {}) }, startMs: run.startMs, totalMs: performance.now() - start };
   };
