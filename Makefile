@@ -6,11 +6,12 @@ ROOT := $(CURDIR)
 TOOLS := $(ROOT)/.tools
 VENV := $(ROOT)/.venv
 GRPCURL_VERSION := v1.9.3
+TOXIPROXY_VERSION := v2.5.0
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-apt
+.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl toxiproxy lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-apt
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -55,7 +56,7 @@ fidelity: rust java harness
 soak: build
 	$(VENV)/bin/python -m codecbench.soak
 
-setup: toolchain apt grpcurl
+setup: toolchain apt grpcurl toxiproxy
 
 # Rust >= 1.85, Go, JDK 17, Maven, Node >= 20.19, Python >= 3.11 (+ venv, installed if missing):
 # each one missing or too old is named with how to get it (scripts/check_toolchain.sh).
@@ -68,6 +69,7 @@ apt:
 	@missing=""; command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
 	command -v flatc >/dev/null || missing="$$missing flatbuffers-compiler"; \
+	command -v tc >/dev/null || missing="$$missing iproute2"; \
 	if [ -n "$$missing" ]; then echo "installing:$$missing"; \
 	  $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; fi
 
@@ -88,6 +90,12 @@ images-apt:
 grpcurl: $(TOOLS)/bin/grpcurl
 $(TOOLS)/bin/grpcurl:
 	GOBIN=$(TOOLS)/bin go install github.com/fullstorydev/grpcurl/cmd/grpcurl@$(GRPCURL_VERSION)
+
+# The network lab's delay proxy (harness/codecbench/netlab.py): its command is named `server`.
+toxiproxy: $(TOOLS)/bin/toxiproxy-server
+$(TOOLS)/bin/toxiproxy-server:
+	GOBIN=$(TOOLS)/toxiproxy go install github.com/Shopify/toxiproxy/v2/cmd/server@$(TOXIPROXY_VERSION)
+	mkdir -p $(TOOLS)/bin && mv $(TOOLS)/toxiproxy/server $@ && rmdir $(TOOLS)/toxiproxy
 
 rust:
 	cd rust && cargo build $(CARGO_FLAGS)

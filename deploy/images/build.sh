@@ -57,7 +57,6 @@ stage harness/codecbench
 stage harness/scenarios
 find "$ctx/harness" -name __pycache__ -prune -exec rm -rf {} +
 stage codecs/catalogue.yaml
-stage deploy/images/chromium-secure-origin.sh
 
 for name in "$@"; do
   file=deploy/images/$name.Containerfile

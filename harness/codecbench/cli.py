@@ -9,6 +9,7 @@ import re
 import queue
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -21,7 +22,7 @@ from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, display, leaderboard, processes, results
+from . import catalogue, display, leaderboard, netlab, processes, results
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -132,21 +133,37 @@ def _worker_plan(art: Artifacts, wanted: set[str] | None, browsers: int) -> tupl
 
 
 def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
-                started: list[Proc], out=err, timeout: float = 90.0) -> str:
+                started: list[Proc], out=err, timeout: float = 90.0, lab: netlab.Lab | None = None) -> str:
     """Start control and the planned workers, save pid files, wait until the workers attach.
+    With a network lab, control and each worker run in the lab's namespaces, each worker dialing
+    control over its shaped link; the harness dials control over the lab's admin link.
 
     Every started process is appended to `started` as soon as it exists, so the caller can stop
     them whatever happens here.
     """
     local.logs.mkdir(parents=True, exist_ok=True)
+    extra: tuple[str, ...] = ()
+    if lab is not None:
+        listen = "0.0.0.0:0"
+        extra = tuple(a for h in lab.hosts() for a in ("--allow-host", h))
     proc, addr = processes.start_control(local.art, listen, local.control_dir,
-                                         local.logs / f"{prefix}control.log")
+                                         local.logs / f"{prefix}control.log",
+                                         netns=lab.control_ns if lab else None, extra=extra)
     started.append(proc)
     local.pids.save(proc, f"{prefix}control")
+    dial = {kind: addr for kind in plan}
+    if lab is not None:
+        lab.start_proxies(int(addr.rsplit(":", 1)[1]), netlab.toxiproxy_binary(local.root),
+                          local.logs / f"{prefix}toxiproxy.log")
+        addr = lab.control_addr()
+        dial = {kind: lab.links[kind].dial for kind in plan}
+        out(f"network    {lab.profile.describe()}  (lab cb{lab.slot}: control in {lab.control_ns})")
+        probe_links(lab, out)
     out(f"control    {addr}  (pid {proc.pid}, log {proc.log})")
     procs = []
     for kind, count in plan.items():
-        wp = processes.start_worker(local.art, kind, addr, local.logs / f"{prefix}{kind}.log", count=count)
+        wp = processes.start_worker(local.art, kind, dial[kind], local.logs / f"{prefix}{kind}.log", count=count,
+                                    netns=lab.links[kind].netns if lab else None)
         started.append(wp)
         procs.append(wp)
         local.pids.save(wp, f"{prefix}{kind}")
@@ -176,6 +193,25 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
         out(f"worker     {w.id}  ({w.environment.language}, "
             f"{', '.join(c.id for c in w.codecs) or 'no codecs'})")
     return addr
+
+
+def probe_links(lab: netlab.Lab, out=err) -> None:
+    """Measure every worker link from the worker's namespace (netprobe.py) before the workers
+    start: about one second of data each way at the profile's rate, and 15 round trips."""
+    for kind, link in lab.links.items():
+        def size(mbit):
+            return (8 << 20) if mbit is None else int(min(8 << 20, max(64 << 10, mbit * 1e6 / 8)))
+        up, down = size(lab.profile.up_mbit or lab.profile.down_mbit), size(lab.profile.down_mbit)
+        argv = ["ip", "netns", "exec", link.netns, sys.executable, "-m", "codecbench.netprobe",
+                "--control", link.dial, "--up", str(up), "--down", str(down)]
+        res = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        if res.returncode != 0:
+            raise LaunchError(f"the {kind} link ({link.netns} → {link.dial}) failed its probe: "
+                              f"{(res.stderr or res.stdout).strip()}")
+        lab.measured[kind] = json.loads(res.stdout)
+        m = lab.measured[kind]
+        out(f"link       {kind}: RTT {m['rtt_ms']:.1f} ms, {m['down_mbit']:.3g} Mbit/s down, "
+            f"{m['up_mbit']:.3g} Mbit/s up (measured)")
 
 
 def stop_procs(procs: list[Proc], local: Local | None = None) -> list[str]:
@@ -234,6 +270,9 @@ def cmd_down(args) -> int:
     for f, _ in entries:
         f.unlink(missing_ok=True)
     local.addr_file.unlink(missing_ok=True)
+    if netlab.available() is None:
+        # A killed `run --local --network ...` leaves its namespaces (and what ran in them).
+        stopped += netlab.remove_leftovers()
     err(f"stopped: {', '.join(stopped)}" if stopped else "nothing was running")
     return EXIT_OK
 
@@ -726,8 +765,9 @@ def _selectors(scenario) -> list[str]:
 
 
 def apply_overrides(loaded, args):
-    """--counts/--rounds/--warmup-ms/--min-round-ms/--trials/--max-warmup-ms: the scenario as
-    written, with these replaced, checked again (a wrong value is a scenario mistake, exit 2)."""
+    """--counts/--rounds/--warmup-ms/--min-round-ms/--trials/--max-warmup-ms/--network: the
+    scenario as written, with these replaced, checked again (a wrong value is a scenario mistake,
+    exit 2)."""
     data = json.loads(json.dumps(loaded.data))
     changed = []
     if getattr(args, "counts", None):
@@ -746,6 +786,9 @@ def apply_overrides(loaded, args):
             if key == "trials":
                 sampling["maxTrials"] = value
                 changed.append(f"maxTrials {value}")
+    if getattr(args, "network", None):
+        data["network"] = {"profile": args.network}
+        changed.append(f"network {args.network}")
     if not changed:
         return loaded
     err(f"{loaded.path}: overridden from the command line: {', '.join(changed)}")
@@ -756,9 +799,14 @@ def cmd_run(args) -> int:
     loaded = apply_overrides(load(args.scenario), args)  # ScenarioError -> exit 2 before anything starts
     scenario = loaded.message
     selectors = _selectors(scenario)
+    prof = _network(loaded, args)
+    if prof.name != "loopback" and not args.local:
+        raise CliError(f"{loaded.path}: network profile {prof.name} needs --local: the harness makes "
+                       "the namespaces and links when it starts control and the workers itself",
+                       EXIT_USAGE)
     with ExitStack() as stack:
         if args.local:
-            addr = _start_local(stack, selectors, args)
+            addr = _start_local(stack, selectors, args, prof)
         else:
             addr = resolve_control(args)
         control = stack.enter_context(connect(addr))
@@ -778,10 +826,37 @@ def cmd_run(args) -> int:
     return code
 
 
-def _start_local(stack: ExitStack, selectors: list[str], args) -> str:
+def _network(loaded, args) -> netlab.Profile:
+    """The scenario's network (--network has replaced it by now), as a netlab profile."""
+    net = loaded.message.network
+    custom = {json_name: getattr(net, f) for f, json_name in (
+        ("down_mbit", "downMbit"), ("up_mbit", "upMbit"), ("rtt_ms", "rttMs"), ("jitter_ms", "jitterMs"))
+        if net.HasField(f)}
+    return netlab.profile(net.profile, custom or None)
+
+
+def _lab_token(local: Local) -> None:
+    """Control in a lab listens off loopback, so it requires a token: the user's, else a fresh
+    one in the run's folder, which every process started here (and this one) then uses."""
+    if os.environ.get("CODECBENCH_TOKEN_FILE") or os.environ.get("CODECBENCH_TOKEN"):
+        return
+    import secrets
+
+    local.base.mkdir(parents=True, exist_ok=True)
+    token = local.base / "token"
+    token.touch(mode=0o600)
+    token.write_text(secrets.token_hex(32) + "\n")
+    os.environ["CODECBENCH_TOKEN_FILE"] = str(token)
+
+
+def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Profile | None = None) -> str:
     up = Local()
     up.forget_stale()
-    if (addr := up.running_addr()):
+    lab_wanted = prof is not None and prof.name != "loopback"
+    if (addr := up.running_addr()) and lab_wanted:
+        raise CliError(f"--local --network {prof.name}: control started by `codecbench up` is running at "
+                       f"{addr}; a network lab starts its own (`codecbench down` first)", EXIT_USAGE)
+    if addr:
         err(f"--local: using control already started by `codecbench up` at {addr} (left running)")
         return addr
     local = Local.for_local_run()
@@ -803,12 +878,23 @@ def _start_local(stack: ExitStack, selectors: list[str], args) -> str:
         # would only fill the disk run after run.
         shutil.rmtree(local.control_dir / "blobs", ignore_errors=True)
 
+    lab = None
+    if lab_wanted:
+        try:
+            lab = netlab.create(prof, list(plan), log=err)
+        except netlab.LabError as exc:
+            raise CliError(f"--local: {exc}") from None
+        # Registered before the processes' stop, so it runs after it: namespaces go last.
+        stack.callback(lab.teardown)
+        _lab_token(local)
     # Registered first so that it runs last: stop everything we started, whatever happens.
     stack.callback(stop_and_tidy)
     try:
-        return start_stack(local, "127.0.0.1:0", plan, "", started)
-    except (LaunchError, ControlUnreachable) as exc:
+        addr = start_stack(local, "127.0.0.1:0", plan, "", started, lab=lab)
+    except (LaunchError, ControlUnreachable, netlab.LabError) as exc:
         raise CliError(f"--local: {exc}") from None
+    args.network_env = lab.environment() if lab is not None else {"profile": "loopback"}
+    return addr
 
 
 class _Stream:
@@ -919,8 +1005,10 @@ def _run(control: Control, loaded, args) -> int:
             return EXIT_INTERRUPTED
         raise CliError("control closed the run stream before announcing the run")
     resp = _settled_run(control, run_id)
-    code = report(resp, args, control.addr, extra={"scenarioFile": str(loaded.path),
-                                                   "scenarioAsWritten": loaded.data},
+    extra = {"scenarioFile": str(loaded.path), "scenarioAsWritten": loaded.data}
+    if getattr(args, "network_env", None):
+        extra["network"] = args.network_env
+    code = report(resp, args, control.addr, extra=extra,
                   write_report=False)
     args.written = results_dir(args) / resp.run.id
     if interrupted:
@@ -1057,6 +1145,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--trials", type=int, help="replace sampling.trials, and maxTrials with the same "
                                                "number (no adaptive trials)")
     run.add_argument("--max-warmup-ms", type=int, help="replace sampling.maxWarmupMs")
+    run.add_argument("--network", metavar="PROFILE", choices=list(netlab.PROFILES),
+                     help="with --local: workers as separate hosts on links shaped by PROFILE "
+                          f"({', '.join(netlab.PROFILES)}; replaces the scenario's network)")
     run.set_defaults(fn=cmd_run)
 
     rep = sub.add_parser("report", help="write report.html (self-contained), report.md and plots/ for a run",

@@ -3,8 +3,8 @@ the trials' rerun intervals and both runs' noise floors (stats.py).
 
 A measurement is matched by (dataset, codec, decode mode, operation, record count, producer
 language, consumer language). Several cells of one key in one run (rust-1 and rust-2, an A/A twin)
-are one entry: their trial figures are pooled. Each side is the median over trials with its 95 %
-distribution-free rerun interval (stats.median_ci). The verdict of a matched pair:
+are one entry: their trial figures are pooled. Each side is the median over pass-adjusted trials
+with its 95 % distribution-free rerun interval (stats.cell_interval). The verdict of a matched pair:
 
 - slower: B/A above the threshold AND above both runs' noise floors AND the intervals do not
   overlap (B's lower bound above A's upper bound);
@@ -92,9 +92,10 @@ def entries(df: pd.DataFrame, run_doc: dict | None = None, cells: pd.DataFrame |
     cells["decode_mode"] = cells["decode_mode"].fillna("")
     for key, g in cells.groupby(KEY, sort=False, dropna=False):
         figures = [float(x) for fs in g["trial_ns_per_op"] for x in fs]
+        adjusted = [float(x) for fs in g["adjusted_ns_per_op"] for x in fs]
         failures = [f for f in g["failure"] if isinstance(f, str) and f]
         ok = bool(figures) and not failures and bool(g["verified"].all())
-        ci = stats.median_ci(figures)
+        ci = stats.cell_interval(figures, adjusted)
         out[tuple(key)] = Side(
             median=ci.median, lo=ci.lo, hi=ci.hi, trials=ci.n, coverage=ci.coverage,
             unsteady=int(g["unsteady"].sum()), payload_bytes=int(g["payload_bytes"].max() or 0), ok=ok,

@@ -141,7 +141,11 @@ def log_tail(path: Path, lines: int = 15) -> str:
 
 
 def spawn(kind: str, name: str, argv: list[str], log: Path, marker: str,
-          env: dict[str, str] | None = None, cwd: Path | None = None) -> Proc:
+          env: dict[str, str] | None = None, cwd: Path | None = None, netns: str | None = None) -> Proc:
+    """Start `argv` (in network namespace `netns` when given: `ip netns exec` execs it, so the pid
+    and the command line are the program's own)."""
+    if netns:
+        argv = ["ip", "netns", "exec", netns, *argv]
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "ab") as out:
         out.write(f"\n=== {time.strftime('%Y-%m-%d %H:%M:%S')} {shlex.join(argv)}\n".encode())
@@ -158,7 +162,8 @@ def spawn(kind: str, name: str, argv: list[str], log: Path, marker: str,
 
 
 def start_control(art: Artifacts, listen: str, state_dir: Path, log: Path,
-                  timeout: float = 30.0) -> tuple[Proc, str]:
+                  timeout: float = 30.0, netns: str | None = None,
+                  extra: tuple[str, ...] = ()) -> tuple[Proc, str]:
     """Start control and return it with the address it bound (parsed from its first line)."""
     if (why := art.missing("control")):
         raise LaunchError(f"cannot start control: {why} (build it with: make build)")
@@ -167,8 +172,9 @@ def start_control(art: Artifacts, listen: str, state_dir: Path, log: Path,
     # Control serves the browser worker page on its own origin when the page is built.
     if (art.web_dist / "index.html").exists():
         argv += ["--web-dir", str(art.web_dist)]
+    argv += list(extra)
     start_offset = log.stat().st_size if log.exists() else 0
-    proc = spawn("control", "control", argv, log, marker="codecbench-control")
+    proc = spawn("control", "control", argv, log, marker="codecbench-control", netns=netns)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         with open(log, "rb") as f:
@@ -189,9 +195,9 @@ def worker_url(addr: str) -> str:
 
 
 def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | None = None,
-                 count: int = 1, extra: tuple[str, ...] = ()) -> Proc:
-    """Start one worker process of `kind` (rust, java, browser) against control at `addr`;
-    `extra` arguments go to the Rust or Java worker."""
+                 count: int = 1, extra: tuple[str, ...] = (), netns: str | None = None) -> Proc:
+    """Start one worker process of `kind` (rust, java, browser) against control at `addr` (in
+    network namespace `netns` when given); `extra` arguments go to the Rust or Java worker."""
     if (why := art.missing(kind)):
         raise LaunchError(f"cannot start the {kind} worker: {why}")
     url = worker_url(addr)
@@ -210,7 +216,12 @@ def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | No
         marker = "driver.mjs"
     else:
         raise ValueError(f"unknown worker kind {kind!r}")
-    return spawn(kind, name or kind, argv, log, marker=marker, cwd=art.root)
+    env = None
+    if kind == "browser" and netns:
+        # Off loopback, plain http is not a secure context: without this Chromium would not
+        # cross-origin isolate control's page, and its clock would be coarsened (flags.mjs).
+        env = {"CODECBENCH_SECURE_ORIGIN": url}
+    return spawn(kind, name or kind, argv, log, marker=marker, cwd=art.root, netns=netns, env=env)
 
 
 def stop(proc: Proc, timeout: float = 5.0) -> bool:

@@ -157,6 +157,25 @@ def with_languages(df: pd.DataFrame, langs: dict[str, str]) -> pd.DataFrame:
     return df
 
 
+def network_rows(net: dict) -> list[tuple[str, str]]:
+    """The run's network (netlab.Lab.environment): the profile as configured, how it was made,
+    and each worker link as measured from the worker's side."""
+    if not net:
+        return []  # not recorded: a run against a control the harness did not start
+    if net.get("profile") == "loopback":
+        return [("network", "loopback: control and every worker on this host's loopback")]
+    conf = net.get("configured") or {}
+    rows = [("network", f"{net.get('describe', net.get('profile', ''))} (separate network namespaces; "
+                        f"rate: {conf.get('rate', '?')}, delay: {conf.get('delay', '?')})"
+                        + (f"; {net['note']}" if net.get("note") else ""))]
+    for worker, link in sorted((net.get("links") or {}).items()):
+        if "rtt_ms" in link:
+            rows.append((f"link {worker}", f"measured RTT {link['rtt_ms']:.1f} ms, "
+                                           f"{link['down_mbit']:.3g} Mbit/s down, {link['up_mbit']:.3g} Mbit/s up "
+                                           f"(dials {link.get('dial', '?')})"))
+    return rows
+
+
 def timed(cells: pd.DataFrame) -> pd.DataFrame:
     """Cells with at least one timed trial, verified, without a failure."""
     ok = (cells["trials"] > 0) & cells["verified"] & (cells["failure"].fillna("") == "")
@@ -165,12 +184,15 @@ def timed(cells: pd.DataFrame) -> pd.DataFrame:
 
 def pooled(group: pd.DataFrame, per_record: bool = True) -> dict:
     """Median over the trial figures of every cell of `group` (one language's cells measuring the
-    same thing), its 95 % interval (stats.median_ci), per record or per operation."""
-    values = []
-    for figures, count in zip(group["trial_ns_per_op"], group["record_count"]):
+    same thing) after the pass adjustment, its 95 % interval (stats.cell_interval), per record or
+    per operation."""
+    values, adjusted = [], []
+    for figures, adj, count in zip(group["trial_ns_per_op"], group["adjusted_ns_per_op"],
+                                   group["record_count"]):
         div = count if (per_record and count) else 1
         values.extend(float(f) / div for f in figures)
-    ci = stats.median_ci(values)
+        adjusted.extend(float(f) / div for f in adj)
+    ci = stats.cell_interval(values, adjusted)
     return {"median": ci.median, "lo": ci.lo, "hi": ci.hi, "n": ci.n, "coverage": ci.coverage,
             "ci_pct": ci.half_width_pct, "unsteady": int(group["unsteady"].sum())}
 
@@ -306,6 +328,7 @@ class _Builder:
                 int(run["controlRssStartBytes"]), int(run.get("controlPeakRssBytes") or 0), self.df)))
         if run.get("message"):
             rows.append(("message", run["message"]))
+        rows += network_rows(self.doc.get("network") or {})
         h = self.doc.get("harness") or {}
         if h:
             pk = ", ".join(f"{k} {v}" for k, v in (h.get("packages") or {}).items() if v)

@@ -171,7 +171,7 @@ CELL_COLUMNS = [
     "cell_key", "cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
     "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "payload_blob_id",
     "aa_twin", "trials",
-    "trial_ns_per_op", "median_ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "coverage", "ci_pct",
+    "trial_ns_per_op", "adjusted_ns_per_op", "median_ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "coverage", "ci_pct",
     "unsteady", "rounds", "alloc_bytes_per_op", "ns_per_record", "verified", "failure",
 ]
 
@@ -203,7 +203,7 @@ def cell_key(r: dict) -> str:
                                      _str(r.get("decode_mode")), _str(r.get("producer")), who))
 
 
-_CELL_INPUT = ["cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
+_CELL_INPUT = ["cell_id", "trial", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
                "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes",
                "payload_blob_id", "aa_twin", "steady",
                "round_ns_per_op", "rounds", "alloc_bytes_per_op", "verified", "failure"]
@@ -224,7 +224,8 @@ def _records(df: pd.DataFrame) -> list[dict]:
 
 def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (cell, operation): the median over its trials (each trial = the median of its
-    rounds), its 95 % rerun interval (stats.median_ci), trial and unsteady counts. A cell
+    rounds, divided by its pass factor: stats.pass_factors), its 95 % rerun interval
+    (stats.cell_interval), trial and unsteady counts. A cell
     any of whose trials failed or was not verified carries the failure."""
     from . import stats
 
@@ -233,11 +234,16 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
     groups: dict[tuple, list[dict]] = {}
     for r in _records(df):
         groups.setdefault((cell_key(r), r["operation"]), []).append(r)
+    timed_of = {g: [r for r in rs if r["rounds"] > 0 and not r["failure"]] for g, rs in groups.items()}
+    figure_of = {id(r): stats.trial_figure(r["round_ns_per_op"]) for rs in timed_of.values() for r in rs}
+    factors = stats.pass_factors((_block(r, op), (key, op), figure_of[id(r)])
+                                 for (key, op), rs in timed_of.items() for r in rs)
     rows = []
     for (key, op), rs in groups.items():
-        timed = [r for r in rs if r["rounds"] > 0 and not r["failure"]]
-        figures = [stats.trial_figure(r["round_ns_per_op"]) for r in timed]
-        ci = stats.median_ci(figures)
+        timed = timed_of[(key, op)]
+        figures = [figure_of[id(r)] for r in timed]
+        adjusted = [f / factors.get(_block(r, op), 1.0) for r, f in zip(timed, figures)]
+        ci = stats.cell_interval(figures, adjusted)
         first = (timed or rs)[0]
         count = int(first["record_count"])
         failure = _failures(rs)
@@ -252,7 +258,8 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
             **compressed_sizes(rs),
             "payload_blob_id": _first(r["payload_blob_id"] for r in rs),
             "aa_twin": any(r["aa_twin"] for r in rs) or first["cell_id"].endswith(AA_SUFFIX),
-            "trials": ci.n, "trial_ns_per_op": figures, "median_ns_per_op": ci.median,
+            "trials": ci.n, "trial_ns_per_op": figures, "adjusted_ns_per_op": adjusted,
+            "median_ns_per_op": ci.median,
             "lo_ns_per_op": ci.lo, "hi_ns_per_op": ci.hi, "coverage": ci.coverage,
             "ci_pct": ci.half_width_pct, "unsteady": sum(1 for r in timed if not r["steady"]),
             "rounds": sum(int(r["rounds"]) for r in timed),
@@ -262,6 +269,12 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
             "failure": failure,
         })
     return pd.DataFrame(rows, columns=CELL_COLUMNS)
+
+
+def _block(r: dict, op: str) -> tuple:
+    """The block of the pass adjustment (stats.py): who timed the trial, what, in which pass."""
+    trial = r.get("trial")
+    return (r["worker_id"], op, -1 if _isnan(trial) else int(trial))
 
 
 def _isnan(v) -> bool:

@@ -60,6 +60,7 @@ def _keys(descriptor) -> dict[str, Any]:
 
 _SCENARIO_KEYS = _keys(scenario_pb2.Scenario.DESCRIPTOR)
 _SAMPLING_KEYS = _keys(scenario_pb2.Sampling.DESCRIPTOR)
+_NETWORK_KEYS = _keys(scenario_pb2.Network.DESCRIPTOR)
 
 
 def _camel(fields: dict[str, Any]) -> list[str]:
@@ -306,6 +307,34 @@ def _check_sampling(c: _Checker, canon: dict) -> dict:
     return out
 
 
+def _check_network(c: _Checker, data: dict) -> dict:
+    from .netlab import PROFILES
+
+    out: dict[str, Any] = {}
+    name = data.get("profile")
+    if name is not None:
+        if not isinstance(name, str) or name not in PROFILES:
+            shown = f'"{name}"' if isinstance(name, str) else _type_name(name)
+            c.problem(("network", "profile"), f"unknown network profile {shown}"
+                      f"{_did_you_mean(str(name), tuple(PROFILES))} (known: {', '.join(PROFILES)})")
+        else:
+            out["profile"] = name
+    for key in ("downMbit", "upMbit", "rttMs", "jitterMs"):
+        v = data.get(key)
+        if v is None:
+            continue
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0 or \
+                (key.endswith("Mbit") and v == 0):
+            c.problem(("network", key), f'"network.{key}" must be a '
+                      f"{'positive' if key.endswith('Mbit') else 'non-negative'} number, got {v!r}")
+        else:
+            out[key] = float(v)
+    if out.get("profile") == "loopback" and len(out) > 1:
+        c.problem(("network",), '"network": the loopback profile has no links to shape; '
+                  "name another profile (veth, lan, wifi, 4g, 3g) to give rates or delays")
+    return out
+
+
 def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> LoadedScenario:
     """Check a parsed scenario mapping; raise ScenarioError listing every mistake."""
     c = _Checker(path, lines or {})
@@ -403,6 +432,18 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
     if "seed" in data and data["seed"] is not None:
         if _check_uint(c, ("seed",), data["seed"], maximum=UINT64_MAX, positive=False):
             out["seed"] = data["seed"]
+
+    network = data.get("network")
+    if network is not None:
+        if isinstance(network, str):
+            network = {"profile": network}  # network: 3g
+        if not isinstance(network, dict):
+            c.problem(("network",), f'"network" must be a profile name or a mapping (profile, downMbit, '
+                      f"upMbit, rttMs, jitterMs), got {_type_name(network)}")
+        else:
+            _check_unknown_keys(c, network, _NETWORK_KEYS, ("network",), '"network"')
+            out["network"] = _check_network(c, _canonical_key(
+                {k: v for k, v in network.items() if k in _NETWORK_KEYS}, _NETWORK_KEYS))
 
     if c.problems:
         raise ScenarioError(c.problems)

@@ -5,7 +5,8 @@ A **cell** is one operation of one dataset × count × codec × producer (encode
 fresh process); each trial times several rounds.
 
 - A trial's figure is the **median of its rounds** (ns per operation). Rounds are a diagnostic.
-- A cell's figure is the **median over its trials' figures**.
+- A cell's figure is the **median over its trials' figures**, each divided by its pass factor
+  ("Pass adjustment" below).
 - Its uncertainty is a **95 % rerun interval**: where the median of a rerun of the cell (the same
   number of trials, same machine, same conditions) lands, distribution-free. Sort the n trial
   figures x(1) ≤ … ≤ x(n); the interval is [x(j), x(n−j+1)] (1-based ranks). If the 2n trial
@@ -32,6 +33,24 @@ fresh process); each trial times several rounds.
   control's adaptive trials (Sampling.target_ci_pct) add trials to a cell while this exceeds the
   target, with the same rule (rust/control implements it identically).
 
+**Pass adjustment.** Control runs trial k of every cell in one pass, in a seeded random order,
+before any trial k+1 (a randomized block design: the passes are the blocks). This machine's speed
+drifts by several % between passes, and the drift is shared by every worker: in an aa.yaml run
+(20261125-040914-397e) the typical decode of all three languages ran 5–6 % slow in passes 2–3
+and 2–6 % fast in passes 6–8. A plain median over trials lets that shared drift pick different
+passes for different cells, so byte-identical cells disagreed by a median 3.7 % in the browser.
+The analysis that matches the design takes the block out: for each worker, operation and pass,
+the pass factor is the median over that pass's cells of (trial figure / the cell's median over
+its trials), centred so that the median factor over passes is 1 (one sweep of Tukey's median
+polish, in logs). A cell's **figure** is the median of its trial figures divided by their pass
+factors: every cell is stated at the same, typical machine speed of the run. Only passes with
+at least PASS_MIN_CELLS cells of ≥ 3 trials get a factor (others keep factor 1: a pass of
+adaptive trials with few cells says too little about the machine). The **interval** stays the
+rerun interval of the unadjusted trial figures (widened to hold the figure if it ever falls
+outside): a rerun meets the drift again, so the interval keeps it. Same aa.yaml run: A/A groups
+median 3.7 → 1.4 % (browser), 2.8 → 2.0 % (java), 1.8 → 1.0 % (rust); the
+worst group 7.1 → 3.9 %.
+
 **Noise floor.** Cells that do byte-identical work (one consumer decoding the same payload — same
 payload_blob_id — in the same mode, produced by different workers, plus the deliberate A/A twins
 of Sampling.aa_cells) form an A/A group. Each group's ratio is max/min of its cells' medians; the
@@ -49,11 +68,13 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 CONFIDENCE = 0.95
-METHOD = ("median over trials (each trial = the median of its rounds), with a distribution-free "
-          "95 % rerun interval: the range of trial figures [x(j), x(n−j+1)] that the median of an "
-          "identical rerun (same trials, same conditions) falls in with ≥ 95 % probability, from "
-          "order statistics (the largest j that still reaches 95 %; with fewer than 9 trials the "
-          "interval is min..max and its actual coverage, e.g. 83.3 % for 5 trials, is shown)")
+METHOD = ("median over trials (a trial's figure is the median of its rounds, divided by its pass's "
+          "speed factor: how fast that worker ran the pass's other cells, as the machine's speed "
+          "drifts between passes), with a distribution-free 95 % rerun interval of the unadjusted "
+          "figures: the range [x(j), x(n−j+1)] that the median of an identical rerun (same trials, "
+          "same conditions) falls in with ≥ 95 % probability, from order statistics (the largest j "
+          "that still reaches 95 %; with fewer than 9 trials the interval is min..max and its "
+          "actual coverage, e.g. 83.3 % for 5 trials, is shown)")
 
 
 def median(values: Iterable[float]) -> float:
@@ -124,6 +145,46 @@ def median_ci(values: Sequence[float], level: float = CONFIDENCE) -> Interval:
         return EMPTY
     j, k, cov = ci_ranks(n, level)
     return Interval(median(xs), xs[j - 1], xs[k - 1], n, cov)
+
+
+# A pass gets its own factor only when it holds this many cells with ≥ PASS_MIN_TRIALS trials.
+PASS_MIN_CELLS = 6
+PASS_MIN_TRIALS = 3
+
+
+def pass_factors(trials: Iterable[tuple[object, object, float]]) -> dict:
+    """(block, cell, figure) per timed trial, block = (worker, operation, pass) → {block: factor}
+    (module doc, "Pass adjustment"); blocks without enough cells are absent (factor 1)."""
+    by_cell: dict = {}
+    rows = [(b, c, float(f)) for b, c, f in trials if not _nan(f) and f > 0]
+    for _, c, f in rows:
+        by_cell.setdefault(c, []).append(f)
+    centre = {c: median(fs) for c, fs in by_cell.items() if len(fs) >= PASS_MIN_TRIALS}
+    devs: dict = {}
+    for b, c, f in rows:
+        if c in centre:
+            devs.setdefault(b, {}).setdefault(c, []).append(math.log(f / centre[c]))
+    logs = {b: median(median(v) for v in cells.values())
+            for b, cells in devs.items() if len(cells) >= PASS_MIN_CELLS}
+    # Centre per (worker, operation): the figure stays at the run's typical speed.
+    series: dict = {}
+    for b, v in logs.items():
+        series.setdefault(tuple(b)[:-1], []).append(v)
+    mid = {s: median(vs) for s, vs in series.items()}
+    return {b: math.exp(v - mid[tuple(b)[:-1]]) for b, v in logs.items()}
+
+
+def cell_interval(figures: Sequence[float], adjusted: Sequence[float],
+                  level: float = CONFIDENCE) -> Interval:
+    """A cell's figure (median of its pass-adjusted trial figures) with the rerun interval of its
+    unadjusted ones, widened to hold the figure (module doc, "Pass adjustment")."""
+    raw = median_ci(figures, level)
+    if raw.n == 0:
+        return raw
+    mid = median(adjusted)
+    if _nan(mid):
+        return raw
+    return Interval(mid, min(raw.lo, mid), max(raw.hi, mid), raw.n, raw.coverage)
 
 
 def trial_figure(rounds: Iterable[float]) -> float:

@@ -340,11 +340,11 @@ def test_the_browser_pages_origin_is_treated_as_secure():
     c = container("codecbench-worker-browser")
     env = {e["name"]: e.get("value") for e in c["env"]}
     control, = flag(c["args"], "--control")
-    # The page's origin is the --control URL's; the image's launcher hook reads this variable.
+    # The page's origin is the --control URL's; the driver's Chromium flags read this variable.
     assert env["CODECBENCH_SECURE_ORIGIN"] == control.rstrip("/")
-    hook = (IMAGES_DIR / "chromium-secure-origin.sh").read_text()
-    assert "--unsafely-treat-insecure-origin-as-secure=$CODECBENCH_SECURE_ORIGIN" in hook
-    assert ("deploy/images/chromium-secure-origin.sh", "/etc/chromium.d/codecbench-secure-origin") in copies("worker-browser")
+    flags = (ROOT / "web/driver/flags.mjs").read_text()
+    assert "--unsafely-treat-insecure-origin-as-secure=${process.env.CODECBENCH_SECURE_ORIGIN}" in flags
+    assert ("web/driver", "/opt/codecbench/web/driver") in copies("worker-browser")
 
 
 def test_every_container_is_guaranteed_qos_with_whole_cpus():

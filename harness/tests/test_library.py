@@ -14,7 +14,7 @@ from conftest import run_cli
 
 LIBRARY = processes.repo_root() / "harness" / "scenarios"
 EXPECTED = {"quick.yaml", "aa.yaml", "json-vs-bson.yaml", "json-vs-bson-full.yaml", "owners.yaml", "docs.yaml",
-            "beers.yaml", "matrix.yaml", "matrix-big.yaml"}
+            "beers.yaml", "beers-3g.yaml", "matrix.yaml", "matrix-big.yaml"}
 # Short sampling: these tests check that a scenario runs and reports, not its numbers.
 FAST = ["--rounds", "5", "--warmup-ms", "5", "--min-round-ms", "1", "--trials", "2", "--max-warmup-ms", "500",
         "--no-progress"]
@@ -52,6 +52,9 @@ def test_library_contents():
     beers = load("beers.yaml")
     assert set(beers.codecs) == {"json", "protobuf"} and min(beers.counts) == 1 and max(beers.counts) == 100
     assert len(beers.operations) == 3
+    g3 = load("beers-3g.yaml")  # the same question on a 3G link, Rust service → browser client
+    assert g3.network.profile == "3g" and set(g3.codecs) == set(beers.codecs) and len(g3.operations) == 3
+    assert list(g3.producers) == ["rust"] and list(g3.consumers) == ["browser"]
     matrix = load("matrix.yaml")
     assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers"}
     assert list(matrix.counts) == [750, 3000, 12000, 52400]  # up to ~82 MiB as JSON

@@ -117,3 +117,74 @@ def test_noise_floor_is_the_worst_aa_ratio_with_its_median():
     assert nf.sentence() == "noise floor: identical work differed by ≤ 10.0 % (median 4.0 %, 3 A/A groups)"
     assert stats.noise_floor([]).groups == 0
     assert "not measured" in stats.noise_floor([]).sentence()
+
+
+# ---- pass adjustment (module doc, "Pass adjustment") ----------------------------------------------
+
+def _design(cells: int, passes: int, drift, noise, worker="w", op="decode"):
+    """(block, cell, figure) of a block design: every cell's true figure 1000, trial k × drift[k]
+    (the machine that pass) × noise(cell, k)."""
+    return [((worker, op, k), f"c{c}", 1000.0 * drift[k] * noise(c, k))
+            for c in range(cells) for k in range(passes)]
+
+
+def test_pass_factors_are_the_shared_drift_centred_on_the_typical_pass():
+    drift = [1.20, 1.0, 0.85, 1.05, 0.95]
+    factors = stats.pass_factors(_design(8, 5, drift, lambda c, k: 1.0))
+    # Centred so the median pass has factor 1: the figures stay at the run's typical speed.
+    assert [factors[("w", "decode", k)] for k in range(5)] == pytest.approx(drift)
+
+
+def test_identical_cells_agree_once_the_pass_is_taken_out():
+    # Two byte-identical cells whose small trial noise falls in different passes: the plain median
+    # lets the 20 % drift pick different passes for them; the adjusted median does not.
+    drift = [1.20, 1.0, 0.85]
+    bumps = {(0, 1): 1.02, (1, 2): 1.02}
+    trials = _design(8, 3, drift, lambda c, k: bumps.get((c, k), 1.0))
+    factors = stats.pass_factors(trials)
+    figs = {c: [(f, f / factors[b]) for b, cc, f in trials if cc == c] for c in ("c0", "c1")}
+    plain = {c: stats.median(f for f, _ in v) for c, v in figs.items()}
+    adjusted = {c: stats.cell_interval([f for f, _ in v], [a for _, a in v]) for c, v in figs.items()}
+    assert plain["c0"] / plain["c1"] == pytest.approx(1.02)
+    assert adjusted["c0"].median == pytest.approx(adjusted["c1"].median) == pytest.approx(1000.0)
+    # The interval is the unadjusted trials' (a rerun meets the drift again).
+    assert (adjusted["c0"].lo, adjusted["c0"].hi) == (pytest.approx(850.0), pytest.approx(1200.0))
+
+
+def test_under_random_drift_adjusted_aa_ratios_are_smaller():
+    # 200 simulated runs of 9 passes × 30 cells: ±6 % shared drift per pass, 3 % own noise per
+    # trial; the A/A ratio of cells 0 and 1 (identical work) with and without the adjustment.
+    rnd = random.Random(7)
+    plain, adj = [], []
+    for _ in range(200):
+        drift = [math.exp(rnd.gauss(0, 0.06)) for _ in range(9)]
+        noise = {(c, k): math.exp(rnd.gauss(0, 0.03)) for c in range(30) for k in range(9)}
+        trials = _design(30, 9, drift, lambda c, k: noise[(c, k)])
+        factors = stats.pass_factors(trials)
+        med = {c: (stats.median(f for b, cc, f in trials if cc == c),
+                   stats.median(f / factors[b] for b, cc, f in trials if cc == c)) for c in ("c0", "c1")}
+        plain.append(max(med["c0"][0], med["c1"][0]) / min(med["c0"][0], med["c1"][0]))
+        adj.append(max(med["c0"][1], med["c1"][1]) / min(med["c0"][1], med["c1"][1]))
+    assert stats.median(adj) < stats.median(plain) - 0.005, (stats.median(adj), stats.median(plain))
+
+
+def test_thin_passes_and_short_cells_get_no_factor():
+    # 5 cells in a pass (fewer than PASS_MIN_CELLS): no factor. Cells of 2 trials say nothing.
+    assert stats.PASS_MIN_CELLS == 6 and stats.PASS_MIN_TRIALS == 3
+    assert stats.pass_factors(_design(5, 4, [1.2, 1.0, 0.9, 1.1], lambda c, k: 1.0)) == {}
+    assert stats.pass_factors(_design(10, 2, [1.2, 0.9], lambda c, k: 1.0)) == {}
+    # Each (worker, operation) is centred on its own passes, and a pass of an adaptive trial with
+    # two cells (k = 5) keeps factor 1.
+    trials = (_design(6, 5, [1.1, 1.0, 0.9, 1.0, 1.0], lambda c, k: 1.0, worker="a")
+              + _design(6, 5, [2.0, 2.0, 2.0, 1.0, 2.0], lambda c, k: 1.0, worker="b")
+              + [(("a", "decode", 5), "c0", 1300.0), (("a", "decode", 5), "c1", 1300.0)])
+    factors = stats.pass_factors(trials)
+    assert ("a", "decode", 5) not in factors
+    assert factors[("a", "decode", 0)] == pytest.approx(1.1)
+    assert factors[("b", "decode", 3)] == pytest.approx(0.5) and factors[("b", "decode", 0)] == pytest.approx(1.0)
+
+
+def test_cell_interval_holds_its_figure():
+    ci = stats.cell_interval([100.0, 110.0, 120.0], [130.0, 130.0, 131.0])
+    assert (ci.median, ci.lo, ci.hi, ci.n) == (130.0, 100.0, 130.0, 3)
+    assert stats.cell_interval([], []) == stats.EMPTY

@@ -36,4 +36,9 @@ export const CHROMIUM_FLAGS = [
   // which kept about half a CPU busy for ~1 s after every launch (/proc, per process): with a
   // fresh Chromium per trial that would overlap the trial's warm-up. Nothing here has an omnibox.
   "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup,PreloadTopChromeWebUI",
+  // Control off loopback (a network lab, a cluster) serves the page over plain http, which is not
+  // a secure context: Chromium would not cross-origin isolate it and would coarsen its clock.
+  ...(process.env.CODECBENCH_SECURE_ORIGIN
+    ? [`--unsafely-treat-insecure-origin-as-secure=${process.env.CODECBENCH_SECURE_ORIGIN}`]
+    : []),
 ];
