@@ -169,7 +169,7 @@ _CLIENT = """
 import socket, sys, time, json
 host, port, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 out = {}
-for name, n in (("small", 1), ("big", size)):
+for name, n in (("small", 1), ("mid", 30000), ("big", size)):
     t0 = time.perf_counter(); c = socket.create_connection((host, port))
     c.sendall(f"{n} ".encode().ljust(32)); got = 0
     while got < n:
@@ -201,6 +201,10 @@ def test_a_3g_link_delays_by_its_rtt_and_limits_its_rate(tmp_path):
         assert 0.14 <= t["small"] <= 0.6, t
         expected = netlab.expected_transfer_s(200_000, 1.6, 150)
         assert 0.8 * expected <= t["big"] <= 2.5 * expected, (t, expected)
+        # 30 kB are not let through at line rate by a large token bucket: with a bucket of 8
+        # frames (12 kB) they took 0.8 × size/rate + RTT.
+        mid = netlab.expected_transfer_s(30_000, 1.6, 150)
+        assert 0.88 * mid <= t["mid"] <= 2.5 * mid, (t, mid)
     finally:
         if server is not None:
             server.kill()
