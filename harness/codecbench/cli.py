@@ -198,9 +198,10 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
 def probe_links(lab: netlab.Lab, out=err) -> None:
     """Measure every worker link from the worker's namespace (netprobe.py) before the workers
     start: about one second of data each way at the profile's rate, and 15 round trips."""
+    def size(mbit):
+        return (8 << 20) if mbit is None else int(min(8 << 20, max(64 << 10, mbit * 1e6 / 8)))
+
     for kind, link in lab.links.items():
-        def size(mbit):
-            return (8 << 20) if mbit is None else int(min(8 << 20, max(64 << 10, mbit * 1e6 / 8)))
         up, down = size(lab.profile.up_mbit or lab.profile.down_mbit), size(lab.profile.down_mbit)
         argv = ["ip", "netns", "exec", link.netns, sys.executable, "-m", "codecbench.netprobe",
                 "--control", link.dial, "--up", str(up), "--down", str(down)]

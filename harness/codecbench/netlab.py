@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import fcntl
 import json
-import math
 import os
 import re
 import shutil
@@ -385,8 +384,3 @@ def expected_transfer_s(size_bytes: int, mbit: float | None, rtt_ms: float) -> f
     answer: one round trip plus the bytes at the rate."""
     rate = (size_bytes * 8 / (mbit * 1e6)) if mbit else 0.0
     return rate + rtt_ms / 1000
-
-
-def summarise(samples: list[float]) -> float:
-    xs = sorted(samples)
-    return xs[len(xs) // 2] if xs else math.nan
