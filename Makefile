@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build rust java web harness apt grpcurl toxiproxy lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-apt
+.PHONY: demo test testdata fuzz setup build calibrate rust java web harness apt grpcurl toxiproxy lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-apt
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -51,6 +51,15 @@ testdata:
 # criterion (Rust) and JMH (Java) beside codecbench on the same cells: docs/fidelity.md.
 fidelity: rust java harness
 	$(VENV)/bin/python -m codecbench.fidelity
+
+# This host's run-to-run term (README, "This host's run-to-run term"): a scenario run twice back to
+# back (aa.yaml: ~2.5 h on 2 cores, every worker), then `codecbench calibrate`; report and compare
+# give host intervals from then on. Other repeated runs in results/ count too.
+CALIBRATE_SCENARIO ?= harness/scenarios/aa.yaml
+calibrate: build
+	$(VENV)/bin/codecbench run $(CALIBRATE_SCENARIO) --local --no-report
+	$(VENV)/bin/codecbench run $(CALIBRATE_SCENARIO) --local --no-report
+	$(VENV)/bin/codecbench calibrate
 
 # Control's memory and descriptors over >= 10,000 small tasks (Rust, Java, 4 browser pages).
 soak: build
