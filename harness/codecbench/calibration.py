@@ -170,8 +170,9 @@ def column_estimates(runs: list[dict]) -> dict[tuple[str, str], tuple[float, flo
         a = a - a.mean()
         e = d - a[:, None]
         col_var = float((a ** 2).sum() / (k - 1))
-        cell_var = max(0.0, float((e ** 2).sum() / ((k - 1) * (len(ks) - 1))) - float(np.mean(w)))
-        out[(str(col[0]), str(col[1]))] = (col_var, cell_var, k - 1, len(ks), float(np.mean(w)))
+        own = float(np.mean(w))
+        cell_var = max(0.0, float((e ** 2).sum() / ((k - 1) * (len(ks) - 1))) - own)
+        out[(str(col[0]), str(col[1]))] = (col_var, cell_var, k - 1, len(ks), own)
     return out
 
 
