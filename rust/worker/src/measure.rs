@@ -264,11 +264,17 @@ mod tests {
         stop.store(true, std::sync::atomic::Ordering::Relaxed);
         spinners.into_iter().for_each(|t| t.join().unwrap());
         let waited = busy.rounds_runqueue_ms.expect("Linux reports schedstat");
-        // rounds_ms is the wall time of exactly the timed rounds. (It is not promised to reach
+        // rounds_ms is the wall time of the timed rounds. (It is not promised to reach
         // rounds x min_round_ms: calibration under this contention sees preempted, slower
         // operations, so a later round with fewer preemptions can be shorter; CI hit 85 ms.)
+        // Between two rounds the thread can be preempted too (CI saw 8 ms of such gaps over
+        // 10 rounds): that time is waiting for a CPU, so the gaps are bounded by `waited`.
         let summed: f64 = busy.round_ns_per_op.iter().map(|ns| ns * busy.ops_per_round as f64 / 1e6).sum();
-        assert!(summed <= busy.rounds_ms && busy.rounds_ms < summed + 5.0, "{summed} ms of rounds, {} ms", busy.rounds_ms);
+        assert!(
+            summed <= busy.rounds_ms && busy.rounds_ms < summed + waited + 1.0,
+            "{summed} ms of rounds, {} ms, {waited} ms waiting",
+            busy.rounds_ms
+        );
         assert!(waited > 0.2 * busy.rounds_ms && waited <= busy.rounds_ms, "waited {waited} ms of {} ms", busy.rounds_ms);
     }
 
