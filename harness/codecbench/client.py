@@ -16,6 +16,10 @@ from .pb import hs, hs_grpc, ws_grpc
 _OPTIONS = [
     # Control is on loopback or a LAN: an http_proxy in the environment must not capture it.
     ("grpc.enable_http_proxy", 0),
+    # Identity only (bit 0 of gRPC core's compression bitset): control compresses blobs for a
+    # client that advertises gzip or zstd (Scenario.compressions), and the link probe
+    # (netprobe.py) must time the plain bytes.
+    ("grpc.compression_enabled_algorithms_bitset", 1),
 ]
 
 

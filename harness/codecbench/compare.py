@@ -44,7 +44,7 @@ from .calibration import widen
 from .results import cells_frame, lang_of, language_map, run_noise_floor
 
 KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer_language",
-       "consumer_language"]
+       "consumer_language", "compression"]
 REGRESSIONS = ("slower", "now fails")
 RULE = ("slower: B/A > threshold and > both runs' noise floors, and the 95 % rerun intervals of "
         "the medians over trials do not overlap (B's lower bound > A's upper bound); faster: the same "
@@ -90,6 +90,7 @@ def entries(df: pd.DataFrame, run_doc: dict | None = None, cells: pd.DataFrame |
         "" if op in ("encode", "upload") else lang_of(c or w, langs)
         for op, c, w in zip(cells["operation"], cells["consumer"], cells["worker_id"])]
     cells["decode_mode"] = cells["decode_mode"].fillna("")
+    cells["compression"] = cells["compression"].fillna("") if "compression" in cells else ""
     for key, g in cells.groupby(KEY, sort=False, dropna=False):
         figures = [float(x) for fs in g["trial_ns_per_op"] for x in fs]
         adjusted = [float(x) for fs in g["adjusted_ns_per_op"] for x in fs]
@@ -130,7 +131,9 @@ def column_of(key: tuple) -> tuple[str, str]:
     the consumer's otherwise."""
     k = dict(zip(KEY, key))
     op = k["operation"]
-    return (k["producer_language"] if op in ("encode", "upload") else k["consumer_language"]), op
+    who = k["producer_language"] if op in ("encode", "upload") else k["consumer_language"]
+    # A compressed transfer leg is other work than the identity leg: a column of its own.
+    return who, f"{op} ({k['compression']})" if k.get("compression") else op
 
 
 def sign_test(up: int, n: int) -> float:

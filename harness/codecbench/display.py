@@ -316,7 +316,9 @@ def compare_table(table: pd.DataFrame, title: str = "") -> Table:
         note = r["b_failure"] if r["verdict"] == "now fails" else r["a_failure"] if r["verdict"] in (
             "fixed", "fails in both") else ""
         out.add_row(Text(r["verdict"], style=VERDICT_STYLES.get(r["verdict"], "")), r["dataset"], r["codec"],
-                    r["decode_mode"] or "—", r["operation"], fmt_int(r["record_count"]), pc,
+                    r["decode_mode"] or "—",
+                    r["operation"] + (f" ({r['compression']})" if r.get("compression") else ""),
+                    fmt_int(r["record_count"]), pc,
                     side(r, "a"), side(r, "b"), _ratio_text(ratio, r.get("column_shift", 1.0)),
                     _short(note or "", 50))
     return out

@@ -574,6 +574,7 @@ class _Builder:
         self.matrix(ds, s)
         self.end_to_end(ds, s)
         self.transfer(ds, d)
+        self.compression(ds, c)
         self.memory(ds, c)
 
     def size(self, ds: str, d: pd.DataFrame, s: pd.DataFrame) -> None:
@@ -993,6 +994,39 @@ class _Builder:
                                     "control's durable write (the blob file is synced to disk before PutBlob "
                                     "answers), so on a small payload it measures the disk. Medians over trials; "
                                     "MB = 10^6 bytes."))
+
+    def compression(self, ds: str, c: pd.DataFrame) -> None:
+        """Transfer legs timed with gRPC compression (Scenario.compressions) beside the identity leg."""
+        t = results.compression_frame(c, self.langs)
+        asked = [x for x in ((self.doc.get("run") or {}).get("scenario") or {}).get("compressions") or []]
+        if t.empty or not (t["compression"] != "identity").any():
+            return
+        self.add(Heading(3, f"{ds}: transfer with compression", f"{ds}-compression"))
+        rows = []
+        for r in t.itertuples():
+            rows.append([r.operation, r.codec, f"{r.record_count:,}", r.language, r.compression,
+                         fmt_bytes(r.payload_bytes), fmt_bytes(r.wire_estimate_bytes),
+                         f"{fmt_time(r.median_ns_per_op)} [{fmt_time(r.lo_ns_per_op)}, {fmt_time(r.hi_ns_per_op)}]",
+                         "" if r.compression == "identity" or _nan(r.vs_identity) else f"×{r.vs_identity:.2f}"])
+        cols = ["leg", "codec", "records", "measured by", "compression", "payload", "compressed whole",
+                "leg [95 % rerun interval]", "vs identity"]
+        missing = []
+        for lang in sorted(set(t["language"])):
+            have = set(t[t["language"] == lang]["compression"])
+            gone = [x for x in asked if x not in have]
+            if gone:
+                missing.append(f"{lang}: {', '.join(gone)}")
+        note = (" Not offered (the worker has no such gRPC compression): " + "; ".join(missing) + "."
+                if missing else "")
+        self.add(TableBlock(pd.DataFrame(rows, columns=cols), left=5,
+                            caption="Each transfer leg timed once per compression the scenario names "
+                                    "(compressions:) with gRPC's own message compression — the sender "
+                                    "compresses each message (a chunk of at most 1 MiB), the receiver "
+                                    "decompresses it — so a leg's time holds both ends' CPU and the smaller "
+                                    "wire. \"compressed whole\" is the payload compressed in one piece by "
+                                    "control (gzip level 6, zstd level 3), an estimate of the bytes on the "
+                                    "wire. Medians over trials; ×: the leg's time over the identity leg of "
+                                    "the same payload and worker." + note))
 
     def peak_memory(self, ds: str) -> None:
         p = results.extra_medians(self.df[self.df["dataset"] == ds], "peak_heap_bytes", self.langs)

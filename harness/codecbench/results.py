@@ -31,7 +31,8 @@ from .scenario import DATASETS
 MEASUREMENT_COLUMNS = [
     "run_id", "task_id", "cell_id", "trial", "operation", "dataset", "codec", "decode_mode",
     "record_count", "producer", "consumer", "worker_id", "language", "payload_bytes",
-    "gzip_bytes", "zstd_bytes", "payload_blob_id", "aa_twin", "steady", "round_ns_per_op", "rounds", "ops_per_round",
+    "gzip_bytes", "zstd_bytes", "compression", "payload_blob_id", "aa_twin", "steady", "round_ns_per_op", "rounds",
+    "ops_per_round",
     "median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread", "ns_per_record",
     "alloc_bytes_per_op", "verified", "failure", "runtime", "runtime_version", "build_profile",
     "cpu_model", "cores", "hostname", "os", "environment_details", "extras", "recorded_at",
@@ -83,6 +84,8 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
         "payload_bytes": int(m.payload_bytes),
         "gzip_bytes": float(m.gzip_bytes) if m.HasField("gzip_bytes") else math.nan,
         "zstd_bytes": float(m.zstd_bytes) if m.HasField("zstd_bytes") else math.nan,
+        # Upload and download: the gRPC compression of the leg ("" = identity).
+        "compression": m.compression,
         "payload_blob_id": m.payload_blob_id,
         "aa_twin": bool(m.aa_twin),
         "steady": bool(m.steady),
@@ -169,8 +172,8 @@ def _failures(rows: list[dict]) -> str:
 
 CELL_COLUMNS = [
     "cell_key", "cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
-    "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "payload_blob_id",
-    "aa_twin", "trials",
+    "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "compression",
+    "payload_blob_id", "aa_twin", "trials",
     "trial_ns_per_op", "adjusted_ns_per_op", "median_ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "coverage", "ci_pct",
     "unsteady", "rounds", "alloc_bytes_per_op", "ns_per_record", "verified", "failure",
 ]
@@ -196,15 +199,17 @@ def cell_key(r: dict) -> str:
     """The cell a measurement belongs to. Runs recorded before cells existed have no cell_id: each
     identity (operation, dataset, codec, mode, count, producer, consumer) is then one cell whose
     measurements are its trials."""
+    # A compressed transfer leg is a cell of its own beside the identity leg of the same task.
+    squeezed = f"@{r['compression']}" if _str(r.get("compression")) else ""
     if _str(r.get("cell_id")):
-        return r["cell_id"]
+        return r["cell_id"] + squeezed
     who = _str(r.get("consumer")) if r["operation"] in ("decode", "download") else ""
     return "|".join(str(x) for x in (r["dataset"], r["record_count"], r["codec"],
-                                     _str(r.get("decode_mode")), _str(r.get("producer")), who))
+                                     _str(r.get("decode_mode")), _str(r.get("producer")), who)) + squeezed
 
 
 _CELL_INPUT = ["cell_id", "trial", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
-               "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes",
+               "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "compression",
                "payload_blob_id", "aa_twin", "steady",
                "round_ns_per_op", "rounds", "alloc_bytes_per_op", "verified", "failure"]
 
@@ -214,7 +219,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
     records = df[[c for c in _CELL_INPUT if c in df]].to_dict("records")
     for r in records:
         for k in ("failure", "language", "decode_mode", "consumer", "producer", "worker_id", "cell_id",
-                  "payload_blob_id"):
+                  "payload_blob_id", "compression"):
             r[k] = _str(r.get(k))
         r["aa_twin"] = bool(r.get("aa_twin")) if r.get("aa_twin") is not None else False
         st = r.get("steady")
@@ -255,7 +260,7 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
             "consumer": first["consumer"] or (first["worker_id"] if op in ("decode", "download") else ""),
             "worker_id": _first(r["worker_id"] for r in rs), "language": _first(r["language"] for r in rs),
             "payload_bytes": int(max([int(r["payload_bytes"] or 0) for r in rs] + [0])),
-            **compressed_sizes(rs),
+            **compressed_sizes(rs), "compression": first["compression"],
             "payload_blob_id": _first(r["payload_blob_id"] for r in rs),
             "aa_twin": any(r["aa_twin"] for r in rs) or first["cell_id"].endswith(AA_SUFFIX),
             "trials": ci.n, "trial_ns_per_op": figures, "adjusted_ns_per_op": adjusted,
@@ -274,7 +279,7 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
 def _block(r: dict, op: str) -> tuple:
     """The block of the pass adjustment (stats.py): who timed the trial, what, in which pass."""
     trial = r.get("trial")
-    return (r["worker_id"], op, -1 if _isnan(trial) else int(trial))
+    return (r["worker_id"], op, r.get("compression") or "", -1 if _isnan(trial) else int(trial))
 
 
 def _isnan(v) -> bool:
@@ -309,6 +314,8 @@ def aa_groups(cells: pd.DataFrame, operation: str = "decode") -> pd.DataFrame:
         # Without a blob id (older runs) only a twin and its original are known to be identical.
         same = r["payload_blob_id"] or "cell:" + r["cell_key"].removesuffix(AA_SUFFIX)
         mode = r["decode_mode"] if operation == "decode" else ""
+        # A gzip download of a blob is other work than its identity download: groups of its own.
+        same += f"@{r['compression']}" if r.get("compression") else ""
         key = (r["consumer"], r["dataset"], r["codec"], mode, int(r["record_count"]), same)
         groups.setdefault(key, []).append(r)
     rows = []
@@ -388,6 +395,8 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     by_cell: dict[tuple, dict] = {}
     decodes: list[dict] = []
     blob_producers: dict[tuple, set] = {}
+    # Compressed transfer legs have a table of their own (transfer_compression); rows join identity legs.
+    recs = [c for c in recs if not c["compression"]]
     for c in recs:
         key = tuple(c[k] for k in enc_key)
         by_cell[(c["cell_key"], c["operation"])] = c
@@ -515,6 +524,39 @@ def extra_medians(df: pd.DataFrame, key: str, langs: dict[str, str] | None = Non
     return pd.DataFrame([[*k, len(v), stats.median(v)] for k, v in groups.items()], columns=cols)
 
 
+COMPRESSION_COLUMNS = ["operation", "dataset", "codec", "record_count", "worker_id", "language", "compression",
+                       "payload_bytes", "wire_estimate_bytes", "trials", "median_ns_per_op", "lo_ns_per_op",
+                       "hi_ns_per_op", "identity_ns_per_op", "vs_identity"]
+
+
+def compression_frame(cells: pd.DataFrame, langs: dict[str, str] | None = None) -> pd.DataFrame:
+    """Every transfer leg (upload, download) per payload, worker and compression (identity first,
+    then gzip, zstd), verified and not an A/A twin: its median over trials with the rerun interval,
+    the payload's size compressed whole by control (gzip level 6, zstd level 3: an estimate of the
+    wire bytes; gRPC compresses each 1 MiB chunk on its own) and the leg's time relative to the
+    identity leg of the same payload and worker."""
+    t = cells[cells["operation"].isin(["upload", "download"]) & ~cells["aa_twin"].astype(bool)
+              & cells["verified"].astype(bool)]
+    if t.empty:
+        return pd.DataFrame(columns=COMPRESSION_COLUMNS)
+    identity = {(r["operation"], r["cell_id"]): r["median_ns_per_op"]
+                for r in t.to_dict("records") if not r["compression"]}
+    rows = []
+    for r in t.to_dict("records"):
+        c = r["compression"] or "identity"
+        wire = {"identity": r["payload_bytes"], "gzip": r["gzip_bytes"], "zstd": r["zstd_bytes"]}.get(c, math.nan)
+        base = identity.get((r["operation"], r["cell_id"]), math.nan)
+        rows.append([r["operation"], r["dataset"], r["codec"], int(r["record_count"]), r["worker_id"],
+                     r["language"] or (lang_of(r["worker_id"], langs) if langs else ""), c,
+                     int(r["payload_bytes"]), wire, int(r["trials"]), r["median_ns_per_op"], r["lo_ns_per_op"],
+                     r["hi_ns_per_op"], base, r["median_ns_per_op"] / base if base and base > 0 else math.nan])
+    out = pd.DataFrame(rows, columns=COMPRESSION_COLUMNS)
+    order = {"identity": 0, "gzip": 1, "zstd": 2}
+    out["_c"] = out["compression"].map(lambda c: order.get(c, 3))
+    return out.sort_values(["dataset", "record_count", "operation", "codec", "language", "worker_id", "_c"],
+                           kind="stable").drop(columns="_c").reset_index(drop=True)
+
+
 def transfer_vs_raw_tcp(df: pd.DataFrame, langs: dict[str, str] | None = None) -> pd.DataFrame:
     """Each transfer leg (upload, download) of each payload size and worker beside the raw loopback
     TCP copy of the same bytes the worker timed in the same trial (extras raw_tcp_ns_per_op, the
@@ -524,7 +566,7 @@ def transfer_vs_raw_tcp(df: pd.DataFrame, langs: dict[str, str] | None = None) -
 
     cols = ["operation", "dataset", "codec", "record_count", "language", "payload_bytes", "trials",
             "leg_ns_per_op", "raw_ns_per_op", "leg_mb_s", "raw_mb_s", "share_of_raw"]
-    t = df[df["operation"].isin(["upload", "download"]) & (df["failure"] == "")]
+    t = df[df["operation"].isin(["upload", "download"]) & (df["failure"] == "") & (df["compression"] == "")]
     groups: dict[tuple, list] = {}
     for r, extras in zip(_records(t), t["extras"]):
         if not r["round_ns_per_op"]:
@@ -592,7 +634,7 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
             df[col] = defaults.get(col)
     for col in ("failure", "decode_mode", "producer", "consumer", "worker_id", "language", "runtime",
                 "runtime_version", "build_profile", "cpu_model", "hostname", "os", "cell_id",
-                "payload_blob_id"):
+                "payload_blob_id", "compression"):
         df[col] = df[col].fillna("").astype(str)
     # Compressed sizes: NaN where unknown (runs recorded before control measured them, too).
     for col in ("gzip_bytes", "zstd_bytes"):

@@ -20,6 +20,8 @@ from .pb import scenario as scenario_pb2
 
 DATASETS = ("dummy", "numeric", "owners", "docs", "beers", "matrix")
 DECODE_MODES = ("typed", "tree", "lazy", "streaming")
+# gRPC message compressions a transfer leg can be timed with (Scenario.compressions).
+COMPRESSIONS = ("identity", "gzip", "zstd")
 OPERATIONS = {
     "encode": "OPERATION_ENCODE",
     "decode": "OPERATION_DECODE",
@@ -417,6 +419,14 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
                 else:
                     ops.append(OPERATIONS[name])
     out["operations"] = ops
+
+    compressions = _check_string_list(c, data, "compressions", "compression", required=False,
+                                      known=COMPRESSIONS)
+    if compressions:
+        out["compressions"] = compressions
+        if ops and "OPERATION_TRANSFER" not in ops:
+            c.problem(("compressions",), '"compressions": only the transfer legs are compressed, so '
+                      '"operations" must include transfer (or be left out: every operation)')
 
     sampling = data.get("sampling")
     if sampling is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from pathlib import Path
 
 from codecbench.pb import hs, scenario as scenario_pb2, ws
 from conftest import CODECBENCH, ControlHandle, FakeWorker, run_cli, start_rust_worker, write_scenario
@@ -136,3 +137,37 @@ def test_a_100_mib_payload_passes_through_control_in_bounded_memory(control):
     growth = {"upload": (after_upload - before) / 1024, "upload+download": (vm_hwm_kib(control.proc.pid) - before) / 1024}
     assert received == size and down.hexdigest() == blob_id
     assert growth["upload+download"] < 32, f"control's peak RSS grew by {growth} MiB for a 100 MiB payload"
+
+
+def _loopback_rx_bytes() -> int:
+    """Bytes the loopback interface has received (each byte sent on it is received once)."""
+    for line in Path("/proc/net/dev").read_text().splitlines():
+        name, _, counters = line.partition(":")
+        if name.strip() == "lo":
+            return int(counters.split()[0])
+    raise AssertionError("no loopback interface in /proc/net/dev")
+
+
+def test_control_compresses_a_blob_only_for_a_client_that_asks(control):
+    """Scenario.compressions rests on this: control answers gzip to a client that advertises it
+    (grpcio does by default), and plain bytes to one that does not — the harness's client, whose
+    link probe must time the plain bytes (client._OPTIONS)."""
+    import grpc
+    from codecbench.client import connect, target
+    from codecbench.netprobe import _put
+    from codecbench.pb import ws_grpc
+
+    data = bytes(4 << 20)  # zeros: gzip takes them to a few kB
+    with connect(control.addr) as c:
+        blob_id = _put(c.worker, data)
+        before = _loopback_rx_bytes()
+        got = sum(len(m.data) for m in c.worker.GetBlob(ws.GetBlobRequest(blob_id=blob_id), timeout=60))
+        plain = _loopback_rx_bytes() - before
+    with grpc.insecure_channel(target(control.addr), options=[("grpc.enable_http_proxy", 0)]) as ch:
+        stub = ws_grpc.WorkerServiceStub(ch)
+        before = _loopback_rx_bytes()
+        got_gzip = sum(len(m.data) for m in stub.GetBlob(ws.GetBlobRequest(blob_id=blob_id), timeout=60))
+        squeezed = _loopback_rx_bytes() - before
+    assert got == got_gzip == len(data)
+    assert plain > len(data), f"the harness's client got {plain:,} bytes on the wire for {len(data):,}"
+    assert squeezed < len(data) / 20, f"a client advertising gzip got {squeezed:,} bytes on the wire"

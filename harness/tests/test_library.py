@@ -14,7 +14,7 @@ from conftest import run_cli
 
 LIBRARY = processes.repo_root() / "harness" / "scenarios"
 EXPECTED = {"quick.yaml", "aa.yaml", "json-vs-bson.yaml", "json-vs-bson-full.yaml", "owners.yaml", "docs.yaml",
-            "beers.yaml", "beers-3g.yaml", "matrix.yaml", "matrix-big.yaml"}
+            "beers.yaml", "beers-3g.yaml", "beers-3g-gzip.yaml", "matrix.yaml", "matrix-big.yaml"}
 # Short sampling: these tests check that a scenario runs and reports, not its numbers.
 FAST = ["--rounds", "5", "--warmup-ms", "5", "--min-round-ms", "1", "--trials", "2", "--max-warmup-ms", "500",
         "--no-progress"]
@@ -55,6 +55,9 @@ def test_library_contents():
     g3 = load("beers-3g.yaml")  # the same question on a 3G link, Rust service → browser client
     assert g3.network.profile == "3g" and set(g3.codecs) == set(beers.codecs) and len(g3.operations) == 3
     assert list(g3.producers) == ["rust"] and list(g3.consumers) == ["browser"]
+    gz = load("beers-3g-gzip.yaml")  # compressed JSON vs Protobuf on 3G, for consumers that can compress
+    assert gz.network.profile == "3g" and list(gz.compressions) == ["identity", "gzip", "zstd"]
+    assert list(gz.producers) == ["rust"] and set(gz.consumers) == {"rust", "java"}
     matrix = load("matrix.yaml")
     assert set(matrix.codecs) == {"json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers"}
     assert list(matrix.counts) == [750, 3000, 12000, 52400]  # up to ~82 MiB as JSON
@@ -87,6 +90,34 @@ def test_small_scenarios_run_and_report(name, counts, sections, control, rust_wo
     # Encode + upload + download + decode per producer → consumer cell.
     assert summary["end_to_end_ns_per_op"].notna().all()
     assert (run_dir / "report.md").exists()
+
+
+def test_transfer_legs_are_timed_per_compression_and_reported(control, rust_worker, tmp_path):
+    """Scenario.compressions end to end: each leg once per compression, identity joined into end to
+    end, the compressed legs in a table of their own."""
+    from codecbench import results
+
+    path = tmp_path / "gz.yaml"
+    path.write_text("name: gz\ndescription: compressed legs?\ndatasets: [beers]\ncodecs: [json, protobuf]\n"
+                    "decodeModes: [typed]\ncounts: [100]\ncompressions: [identity, gzip, zstd]\n")
+    out = tmp_path / "results"
+    res = run_cli("--control", control.addr, "run", str(path), *FAST, "--results-dir", str(out))
+    assert res.returncode == 0, res.stdout + res.stderr
+    run_dir = next(out.iterdir())
+    df = results.read_measurements(run_dir)
+    legs = df[df["operation"].isin(["upload", "download"])]
+    assert set(zip(legs["operation"], legs["compression"])) == {
+        (op, c) for op in ("upload", "download") for c in ("", "gzip", "zstd")}
+    assert (legs["failure"] == "").all() and legs["verified"].all()
+    summary = pd.read_csv(run_dir / "summary.csv")
+    assert summary["verified"].all() and summary["end_to_end_ns_per_op"].notna().all()
+    comp = results.compression_frame(results.cells_frame(df))
+    assert set(comp["compression"]) == {"identity", "gzip", "zstd"}
+    json_gz = comp[(comp["codec"] == "json") & (comp["compression"] == "gzip")]
+    assert (json_gz["wire_estimate_bytes"] < json_gz["payload_bytes"] / 2).all(), "beers JSON gzips well"
+    assert comp[comp["compression"] != "identity"]["vs_identity"].notna().all()
+    html = (run_dir / "report.html").read_text(encoding="utf-8")
+    assert 'id="beers-compression"' in html
 
 
 def test_a_bad_override_is_a_scenario_mistake(tmp_path):

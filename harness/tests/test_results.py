@@ -118,6 +118,43 @@ def test_summary_joins_encode_upload_download_and_decode():
     assert row["end_to_end_lo_ns_per_op"] == pytest.approx(1000 + 9000 + 7000 + 2000)
 
 
+def test_compressed_legs_are_cells_of_their_own_beside_the_identity_legs():
+    """Scenario.compressions: a gzip leg of the same task is its own cell; rows, end to end and
+    A/A groups keep the identity legs; compression_frame sets each leg beside its identity leg."""
+    ms = synthetic()
+    for t in range(5):
+        up = meas(UP, f"e{t}", rounds=(4500.0,), cell="enc", trial=t)
+        up.compression = "gzip"
+        ms.append(up)
+        for consumer, lang in (("rust-1", "rust"), ("java-1", "java")):
+            down = meas(DOWN, f"dec-{consumer}-typed-t{t}", consumer=consumer, language=lang, rounds=(3500.0,) * 3,
+                        cell=f"dec-{consumer}-typed", trial=t)
+            down.compression = "gzip"
+            ms.append(down)
+    df = results.measurements_frame(ms)
+    cells = results.cells_frame(df)
+    legs = cells[cells["operation"].isin(["upload", "download"])]
+    assert sorted(legs["compression"]) == [""] * 5 + ["gzip"] * 3
+    assert legs["cell_key"].is_unique and set(legs[legs["compression"] == "gzip"]["cell_key"]) == {
+        "enc@gzip", "dec-rust-1-typed@gzip", "dec-java-1-typed@gzip"}
+    summary = results.summary_frame(df)
+    assert len(summary) == 4 and (summary["upload_ns_per_op"] == 9000).all() and (summary["download_ns_per_op"] == 7000).all()
+    downloads = results.aa_groups(cells, "download")
+    assert all(r == pytest.approx(1.0) for r in downloads["ratio"]), downloads
+    comp = results.compression_frame(cells)
+    gz = comp[comp["compression"] == "gzip"]
+    assert len(gz) == 3 and list(gz["vs_identity"]) == pytest.approx([0.5, 0.5, 0.5])
+    order = ["identity", "gzip", "zstd"]
+    assert comp.groupby(["operation", "worker_id"])["compression"].apply(
+        lambda c: list(c) == sorted(c, key=order.index)).all(), "identity first, then its compressed legs"
+    # Compare keys a compressed leg by its compression, in a column of its own.
+    from codecbench import compare
+    keys = compare.entries(df)
+    assert {compare.column_of(k) for k in keys if k[-1] == "gzip"} == {("rust", "upload (gzip)"),
+                                                                        ("rust", "download (gzip)"),
+                                                                        ("java", "download (gzip)")}
+
+
 def test_an_encode_whose_only_decode_is_an_aa_twin_keeps_a_row_of_its_own():
     # A cancelled run can end with an encode and its A/A twin's decode measured, and no other
     # decode of that payload: leaderboards drop twin rows, so the encode needs its own row.

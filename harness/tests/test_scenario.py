@@ -104,6 +104,17 @@ def test_unknown_operation(tmp_path, capsys):
     assert "known: encode, decode, transfer" in err
 
 
+def test_compressions_are_known_names_and_need_the_transfer_legs(tmp_path, capsys):
+    loaded = scenario.validate({"datasets": ["beers"], "codecs": ["json"], "counts": [100],
+                                "compressions": ["identity", "gzip", "zstd"]}, tmp_path / "s.yaml")
+    assert list(loaded.message.compressions) == ["identity", "gzip", "zstd"]
+    err = check(tmp_path, GOOD + "compressions: [gzip, brotli, gzip]\n", capsys)
+    assert 'unknown compression "brotli" in "compressions"' in err and "known: identity, gzip, zstd" in err
+    assert 'compression "gzip" is listed twice in "compressions"' in err
+    err = check(tmp_path, GOOD.replace("transfer]", "]").replace(", ]", "]") + "compressions: [gzip]\n", capsys)
+    assert '"compressions": only the transfer legs are compressed' in err
+
+
 @pytest.mark.parametrize("counts, expected", [
     ("[10, 0]", '"counts" item 2 must be a positive whole number, got 0'),
     ("[-5]", '"counts" item 1 must be a positive whole number, got -5'),

@@ -148,6 +148,7 @@ export function task(fields: {
   decodeMode?: string;
   lazyFields?: string[];
   measureTransfer?: boolean;
+  compressions?: string[];
   storePayload?: boolean;
   prepare?: boolean;
   trial?: number;
@@ -168,6 +169,7 @@ export function task(fields: {
     lazyFields: fields.lazyFields ?? [],
     sampling: create(SamplingSchema, { warmupMs: 5, maxWarmupMs: 300, rounds: 3, minRoundMs: 2, taskTimeoutS: 60, ...fields.sampling }),
     measureTransfer: fields.measureTransfer ?? false,
+    compressions: fields.compressions ?? [],
     storePayload: fields.storePayload ?? fields.operation === Operation.ENCODE,
     prepare: fields.prepare ?? false,
     cellId: `cell-${fields.dataset}-${fields.codec}-${fields.decodeMode ?? ""}`,

@@ -199,6 +199,22 @@ describe("worker protocol", () => {
     expect(report!.measurements).toEqual([]);
   });
 
+  it("offers no transfer compression and fails a leg that asks for one, naming it", async () => {
+    const control = new FakeControl();
+    const payload = blobOf(control, vector("numeric", "json"));
+    const canonical = withCanonical(control, "numeric");
+    control.enqueue(
+      task({ operation: Operation.DECODE, dataset: "numeric", codec: "json", recordCount: 3, canonical, payload, measureTransfer: true, compressions: ["identity"] }),
+      task({ operation: Operation.DECODE, dataset: "numeric", codec: "json", recordCount: 3, canonical, payload, measureTransfer: true, compressions: ["identity", "gzip"] }),
+    );
+    start(control);
+    const [plain, gzip] = await control.waitForReports(2);
+    expect(control.attaches[0]!.compressions).toEqual([]);
+    expect(plain!.failure).toBe("");
+    expect(plain!.measurements.map((m) => [Operation[m.operation], m.compression])).toEqual([["DOWNLOAD", ""], ["DECODE", ""]]);
+    expect(gzip!.failure).toBe(`download failed: the browser worker offers no compression "gzip" (it offers identity only: connect-web's gRPC-web transport does not compress)`);
+  });
+
   it("reports corrupt payloads as decode failures, keeping the transfer measurement", async () => {
     const control = new FakeControl();
     const corrupt = vector("beers", "bson").slice(0, 100);

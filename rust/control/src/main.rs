@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use codecbench_proto::v1::{harness_service_server::HarnessServiceServer, worker_service_server::WorkerServiceServer};
 use std::{net::SocketAddr, path::PathBuf, sync::Arc, time::Duration};
+use tonic::codec::CompressionEncoding;
 use tonic::service::Routes;
 use tonic::transport::{server::TcpIncoming, Server};
 use tonic_web::GrpcWebLayer;
@@ -104,7 +105,15 @@ Give a token with --token-file FILE or CODECBENCH_TOKEN (e.g. `openssl rand -hex
     let harness = HarnessServiceServer::new(harness_service::Service { control: control.clone(), page_bytes: args.getrun_page_bytes.min(MAX_MESSAGE - (256 << 10)) })
         .max_decoding_message_size(MAX_MESSAGE)
         .max_encoding_message_size(MAX_MESSAGE);
+    // Workers may send and receive gzip or zstd (Scenario.compressions): a request is read in the
+    // encoding it names (grpc-encoding), and a response is compressed only for a client that
+    // advertises the encoding (grpc-accept-encoding). A worker's identity legs and its other
+    // calls advertise none (grpc-java, which advertises gzip by default, is told not to).
     let worker = WorkerServiceServer::new(worker_service::Service { control: control.clone() })
+        .accept_compressed(CompressionEncoding::Gzip)
+        .accept_compressed(CompressionEncoding::Zstd)
+        .send_compressed(CompressionEncoding::Gzip)
+        .send_compressed(CompressionEncoding::Zstd)
         .max_decoding_message_size(MAX_MESSAGE)
         .max_encoding_message_size(MAX_MESSAGE);
     health.set_serving::<HarnessServiceServer<harness_service::Service>>().await;

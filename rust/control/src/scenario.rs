@@ -19,6 +19,9 @@ pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy", "streaming"];
 /// The mode that has an encode side too: a producer whose codec offers it gets a second encode
 /// cell that writes through a bounded, drained buffer instead of into one Vec (proto/README.md).
 pub const STREAMING: &str = "streaming";
+/// Transfer compressions a scenario may name (Scenario.compressions): gRPC's identity, gzip and zstd.
+pub const COMPRESSIONS: &[&str] = &["identity", "gzip", "zstd"];
+pub const IDENTITY: &str = "identity";
 
 /// Scenario limits, declared once in the contract and checked by the harness too.
 #[derive(serde::Deserialize)]
@@ -48,11 +51,22 @@ pub struct WorkerView {
     pub name: String,
     pub language: String,
     pub codecs: Vec<CodecInfo>,
+    /// Compressions it can time a transfer leg with besides identity (AttachRequest.compressions).
+    pub compressions: Vec<String>,
 }
 
 impl WorkerView {
     fn codec(&self, id: &str) -> Option<&CodecInfo> {
         self.codecs.iter().find(|c| c.id == id)
+    }
+
+    fn offers_compression(&self, c: &str) -> bool {
+        c == IDENTITY || self.compressions.iter().any(|x| x == c)
+    }
+
+    /// The scenario's compressions this worker can time its transfer legs with, in their order.
+    fn compressions_of(&self, asked: &[String]) -> Vec<String> {
+        asked.iter().filter(|c| self.offers_compression(c)).cloned().collect()
     }
 }
 
@@ -79,6 +93,8 @@ struct Cell {
     producer: String,
     consumer: String,
     measure_transfer: bool,
+    /// The compressions its transfer leg is timed with (empty: identity only).
+    compressions: Vec<String>,
     /// Index (in `cells`) of the encode cell whose payload this decode cell reads.
     source: Option<usize>,
     aa_twin: bool,
@@ -145,7 +161,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     let mut s = with_defaults(scenario);
     // A list naming something twice means it once (a scenario written by hand or sent with
     // grpcurl: the harness's validate refuses duplicates with their line).
-    for list in [&mut s.datasets, &mut s.codecs, &mut s.decode_modes, &mut s.producers, &mut s.consumers] {
+    for list in [&mut s.datasets, &mut s.codecs, &mut s.decode_modes, &mut s.producers, &mut s.consumers, &mut s.compressions] {
         let mut seen = std::collections::HashSet::new();
         list.retain(|x| seen.insert(x.clone()));
     }
@@ -185,6 +201,14 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     if transfer && !decode {
         return Err("operations: transfer is timed by the consumer of a payload, so it needs decode too".into());
     }
+    for c in &s.compressions {
+        if !COMPRESSIONS.contains(&c.as_str()) {
+            return Err(format!("compressions: unknown compression {c:?} (known: {})", COMPRESSIONS.join(", ")));
+        }
+    }
+    if !s.compressions.is_empty() && !transfer {
+        return Err("compressions: only the transfer legs are compressed, so operations must include transfer".into());
+    }
     if sampling.rounds > lim.max_rounds || sampling.min_round_ms > lim.max_min_round_ms || sampling.warmup_ms > lim.max_warmup_ms {
         return Err(format!("sampling: rounds must be at most {}, minRoundMs at most {}, warmupMs at most {}", lim.max_rounds, lim.max_min_round_ms, lim.max_warmup_ms));
     }
@@ -222,6 +246,16 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
             return Err(format!("codecs: no attached worker offers codec {c:?} (offered: {})", offered.join(", ")));
         }
     }
+    for c in s.compressions.iter().filter(|c| *c != IDENTITY) {
+        if !producers.iter().chain(consumers.iter()).any(|w| w.offers_compression(c)) {
+            return Err(format!("compressions: no selected worker offers {c:?} (attached: {})",
+                workers.iter().map(|w| format!("{} [{}]", w.id, w.compressions.join(", "))).collect::<Vec<_>>().join(", ")));
+        }
+    }
+    // A worker times its transfer legs with the compressions it offers; one that offers none of
+    // those asked for times no leg (the report says which were not offered).
+    let legs = |w: &WorkerView| if s.compressions.is_empty() { vec![] } else { w.compressions_of(&s.compressions) };
+    let times_transfer = |w: &WorkerView| transfer && (s.compressions.is_empty() || !legs(w).is_empty());
     if !s.decode_modes.is_empty() && decode {
         for m in &s.decode_modes {
             let any = s.codecs.iter().any(|c| consumers.iter().any(|w| w.codec(c).is_some_and(|i| i.decode_modes.contains(m))));
@@ -240,7 +274,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     cells.push(Cell {
                         id: cell_id(Operation::Encode, dataset, count, codec, "", &p.id, ""), op: Operation::Encode,
                         dataset: dataset.clone(), codec: codec.clone(), mode: String::new(), count, producer: p.id.clone(),
-                        consumer: String::new(), measure_transfer: transfer, source: None, aa_twin: false,
+                        consumer: String::new(), measure_transfer: times_transfer(*p), compressions: legs(*p), source: None, aa_twin: false,
                     });
                     // A streaming encode cell: timed trials only, after the in-memory cell's prepare
                     // task (its trials name that payload: the bytes are the same).
@@ -249,7 +283,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                         cells.push(Cell {
                             id: cell_id(Operation::Encode, dataset, count, codec, STREAMING, &p.id, ""), op: Operation::Encode,
                             dataset: dataset.clone(), codec: codec.clone(), mode: STREAMING.into(), count, producer: p.id.clone(),
-                            consumer: String::new(), measure_transfer: false, source: Some(enc), aa_twin: false,
+                            consumer: String::new(), measure_transfer: false, compressions: vec![], source: Some(enc), aa_twin: false,
                         });
                     }
                     if !decode {
@@ -266,7 +300,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                             cells.push(Cell {
                                 id: cell_id(Operation::Decode, dataset, count, codec, mode, &p.id, &c.id), op: Operation::Decode,
                                 dataset: dataset.clone(), codec: codec.clone(), mode: mode.to_string(), count, producer: p.id.clone(),
-                                consumer: c.id.clone(), measure_transfer: transfer && i == 0, source: Some(enc), aa_twin: false,
+                                consumer: c.id.clone(), measure_transfer: times_transfer(*c) && i == 0, compressions: legs(*c), source: Some(enc), aa_twin: false,
                             });
                         }
                     }
@@ -284,7 +318,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     for c in &consumers {
         let theirs: Vec<&Cell> = cells.iter().filter(|x| x.op == Operation::Decode && x.consumer == c.id).collect();
         for cell in theirs.choose_multiple(&mut rng, sampling.aa_cells as usize) {
-            twins.push(Cell { id: format!("{}{AA_SUFFIX}", cell.id), measure_transfer: false, aa_twin: true, ..(*cell).clone() });
+            twins.push(Cell { id: format!("{}{AA_SUFFIX}", cell.id), measure_transfer: false, compressions: vec![], aa_twin: true, ..(*cell).clone() });
         }
     }
     cells.extend(twins);
@@ -339,7 +373,9 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, lazy_fields: lazy, sampling: Some(sampling),
                     measure_transfer: cell.measure_transfer && !prepare, producer_worker_id: cell.producer.clone(), cell_id: cell.id.clone(),
-                    trial, store_payload: prepare, prepare, ..Default::default()
+                    trial, store_payload: prepare, prepare,
+                    compressions: if cell.measure_transfer && !prepare { cell.compressions.clone() } else { vec![] },
+                    ..Default::default()
                 },
                 depends_on: cell.source.map(|src| prepare_task[&src]),
                 aa_twin: cell.aa_twin,
@@ -358,6 +394,7 @@ mod tests {
         WorkerView {
             id: id.into(), name: lang.into(), language: lang.into(),
             codecs: codecs.iter().map(|(c, m)| CodecInfo { id: c.to_string(), decode_modes: m.iter().map(|s| s.to_string()).collect(), ..Default::default() }).collect(),
+            compressions: vec![],
         }
     }
 
@@ -474,6 +511,41 @@ mod tests {
         // A seed is always recorded.
         let (s, _) = plan("r", &scenario(), &ws).unwrap();
         assert_ne!(s.sampling.unwrap().order_seed, 0);
+    }
+
+    #[test]
+    fn transfer_legs_get_the_compressions_their_worker_offers() {
+        let mut rust = worker("rust-1", "rust", &[("json", &["typed"])]);
+        rust.compressions = vec!["gzip".into(), "zstd".into()];
+        let page = worker("browser-1", "browser", &[("json", &["typed"])]);
+        let ws = [rust, page];
+        let with = |c: &[&str]| Scenario { codecs: vec!["json".into()], compressions: c.iter().map(|x| x.to_string()).collect(), ..seeded(3, 1) };
+        let legs = |s: &Scenario| -> Vec<(String, bool, Vec<String>)> {
+            let (_, tasks) = plan("r", s, &ws).unwrap();
+            let mut v: Vec<_> = tasks.iter().filter(|t| !t.task.prepare && !t.aa_twin)
+                .map(|t| (t.summary.cell_id.clone(), t.task.measure_transfer, t.task.compressions.clone())).collect();
+            v.sort();
+            v
+        };
+        // Empty: identity only, as before compressions existed (no list on the task).
+        assert!(legs(&with(&[])).iter().all(|(_, m, c)| *m && c.is_empty()));
+        // Each worker's legs: the listed ones it offers, in the scenario's order.
+        for (cell, measure, c) in legs(&with(&["zstd", "identity", "gzip"])) {
+            assert!(measure, "{cell}");
+            let expect: &[&str] = if cell.ends_with("rust-1") { &["zstd", "identity", "gzip"] } else { &["identity"] };
+            assert_eq!(c, expect, "{cell}");
+        }
+        // A worker offering none of them times no leg; the others still do.
+        for (cell, measure, c) in legs(&with(&["gzip", "gzip"])) {
+            assert_eq!(measure, cell.ends_with("rust-1"), "{cell}");
+            assert_eq!(c, if measure { vec!["gzip".to_string()] } else { vec![] }, "{cell}");
+        }
+        let err = |s: Scenario| plan("r", &s, &ws).err().unwrap();
+        assert_eq!(err(with(&["brotli"])), "compressions: unknown compression \"brotli\" (known: identity, gzip, zstd)");
+        assert_eq!(err(Scenario { operations: vec![Operation::Encode as i32, Operation::Decode as i32], ..with(&["gzip"]) }),
+            "compressions: only the transfer legs are compressed, so operations must include transfer");
+        assert!(err(Scenario { producers: vec!["browser".into()], consumers: vec!["browser".into()], ..with(&["gzip"]) })
+            .starts_with("compressions: no selected worker offers \"gzip\""));
     }
 
     #[test]

@@ -122,6 +122,7 @@ impl Control {
             attached_at: Some(now()),
             current_task_id: String::new(),
             tasks_done: 0,
+            compressions: req.compressions,
         };
         // 128 bits from the thread-local CSPRNG (ChaCha, seeded from the OS).
         let report_secret = hex::encode(rand::rng().random::<[u8; 16]>());
@@ -180,6 +181,7 @@ impl Control {
             name: w.info.name.clone(),
             language: w.info.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default(),
             codecs: w.info.codecs.clone(),
+            compressions: w.info.compressions.clone(),
         }).collect()
     }
 
@@ -664,6 +666,7 @@ mod tests {
             name: "rust".into(),
             environment: Some(Environment { language: "rust".into(), ..Default::default() }),
             codecs: vec![CodecInfo { id: "json".into(), decode_modes: vec!["typed".into()], ..Default::default() }],
+            compressions: vec![],
         });
         let first = rx.try_recv().unwrap().unwrap();
         assert!(matches!(first.message, Some(attach_response::Message::Attached(_))));

@@ -2,6 +2,7 @@
 //! every call carries it as `authorization: Bearer TOKEN`.
 use anyhow::{Context, Result};
 use codecbench_proto::v1::worker_service_client::WorkerServiceClient;
+use tonic::codec::CompressionEncoding;
 use tonic::metadata::{Ascii, MetadataValue};
 use tonic::service::{interceptor::InterceptedService, Interceptor};
 use tonic::transport::Channel;
@@ -45,6 +46,23 @@ pub fn new(channel: Channel, token: Token) -> Client {
     WorkerServiceClient::with_interceptor(channel, token)
 }
 
+/// The compressions this worker times transfer legs with besides identity (Scenario.compressions):
+/// tonic's gzip and zstd.
+pub const COMPRESSIONS: &[&str] = &["gzip", "zstd"];
+
+/// A client on the same channel whose calls send their messages in `compression` and advertise it
+/// for the answers (grpc-encoding, grpc-accept-encoding); identity (or "") is the plain client,
+/// which advertises nothing, so control answers it uncompressed.
+pub fn compressed(client: &Client, compression: &str) -> Result<Client> {
+    let encoding = match compression {
+        "" | "identity" => return Ok(client.clone()),
+        "gzip" => CompressionEncoding::Gzip,
+        "zstd" => CompressionEncoding::Zstd,
+        other => anyhow::bail!("the Rust worker offers no compression {other:?} (it offers identity, {})", COMPRESSIONS.join(", ")),
+    };
+    Ok(client.clone().send_compressed(encoding).accept_compressed(encoding))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -57,5 +75,16 @@ mod tests {
         let req = Token::new("").unwrap().call(Request::new(())).unwrap();
         assert!(req.metadata().get("authorization").is_none());
         assert!(Token::new("bad\ntoken").is_err());
+    }
+
+    #[tokio::test]
+    async fn a_compression_it_does_not_offer_is_an_error_naming_what_it_offers() {
+        let channel = Channel::from_static("http://127.0.0.1:9").connect_lazy();
+        let client = new(channel, Token::default());
+        for c in ["", "identity", "gzip", "zstd"] {
+            assert!(compressed(&client, c).is_ok(), "{c}");
+        }
+        let e = compressed(&client, "brotli").err().unwrap().to_string();
+        assert_eq!(e, "the Rust worker offers no compression \"brotli\" (it offers identity, gzip, zstd)");
     }
 }

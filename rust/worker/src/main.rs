@@ -161,7 +161,12 @@ async fn attach_once(args: &Args, token: &client::Token, environment: &codecbenc
         .with_context(|| format!("connecting to {}", args.control))?;
     let mut client = client::new(channel, token.clone());
     let mut stream = client
-        .attach(AttachRequest { name: args.name.clone(), environment: Some(environment.clone()), codecs: codec_infos() })
+        .attach(AttachRequest {
+            name: args.name.clone(),
+            environment: Some(environment.clone()),
+            codecs: codec_infos(),
+            compressions: client::COMPRESSIONS.iter().map(|c| c.to_string()).collect(),
+        })
         .await
         .context("attach")?
         .into_inner();

@@ -3,7 +3,7 @@
 //! there), time the transfer legs here (they are gRPC calls of this process), store the payload,
 //! report every measurement or a precise failure. A prepare task goes through the child too
 //! (encode + verify, nothing timed) so this long-lived process never holds the codec's heap.
-use crate::{blobs, client::Client, measure::{measure, median}, rawtcp::RawTcp, trial};
+use crate::{blobs, client::{self, Client}, measure::{measure, median}, rawtcp::RawTcp, trial};
 use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Sampling, Task};
 use std::sync::atomic::AtomicBool;
 use std::{path::PathBuf, sync::Arc, time::Duration};
@@ -108,16 +108,18 @@ impl Runner {
             report.payload_blob_size = payload.len() as u64;
         }
         if task.measure_transfer {
-            let client = self.client.clone();
             let payload = Arc::new(payload);
-            let bytes = payload.clone();
-            let m = self
-                .time_transfer(Operation::Upload, payload, task.sampling.unwrap_or_default(), move |handle| {
-                    handle.block_on(blobs::put(&mut client.clone(), &bytes)).map(|_| ())
-                })
-                .await
-                .map_err(|e| Failed(e, report.measurements.clone()))?;
-            report.measurements.push(m);
+            for compression in legs(task) {
+                let client = client::compressed(&self.client, &compression).map_err(|e| Failed(format!("{e:#}"), report.measurements.clone()))?;
+                let bytes = payload.clone();
+                let m = self
+                    .time_transfer(Operation::Upload, &compression, payload.clone(), task.sampling.unwrap_or_default(), move |handle| {
+                        handle.block_on(blobs::put(&mut client.clone(), &bytes)).map(|_| ())
+                    })
+                    .await
+                    .map_err(|e| Failed(e, report.measurements.clone()))?;
+                report.measurements.push(m);
+            }
         }
         Ok(report)
     }
@@ -133,14 +135,17 @@ impl Runner {
         let payload = Arc::new(payload);
         let mut measurements = vec![];
         if task.measure_transfer {
-            let (client, id) = (self.client.clone(), task.payload_blob_id.clone());
-            let m = self
-                .time_transfer(Operation::Download, payload.clone(), task.sampling.unwrap_or_default(), move |handle| {
-                    handle.block_on(blobs::get(&mut client.clone(), &id)).map(|b| drop(std::hint::black_box(b)))
-                })
-                .await
-                .map_err(|e| Failed(e, vec![]))?;
-            measurements.push(m);
+            for compression in legs(task) {
+                let client = client::compressed(&self.client, &compression).map_err(|e| Failed(format!("{e:#}"), measurements.clone()))?;
+                let id = task.payload_blob_id.clone();
+                let m = self
+                    .time_transfer(Operation::Download, &compression, payload.clone(), task.sampling.unwrap_or_default(), move |handle| {
+                        handle.block_on(blobs::get(&mut client.clone(), &id)).map(|b| drop(std::hint::black_box(b)))
+                    })
+                    .await
+                    .map_err(|e| Failed(e, measurements.clone()))?;
+                measurements.push(m);
+            }
         }
         let (mut report, _) = self.trial(task, canonical, payload, &measurements).await?;
         measurements.append(&mut report.measurements);
@@ -149,12 +154,14 @@ impl Runner {
     }
 
     /// Times one transfer leg here, by the same warm-up / steady state / rounds as every operation
-    /// (one op = the whole payload through one gRPC call sequence), on a blocking thread; then the
-    /// same bytes the same way over a plain loopback TCP connection, the baseline the report sets
-    /// the leg against (`extras["raw_tcp_ns_per_op"]`, the median of its rounds).
+    /// (one op = the whole payload through one gRPC call sequence, in `compression`), on a
+    /// blocking thread; then, for the identity leg, the same bytes the same way over a plain
+    /// loopback TCP connection, the baseline the report sets the leg against
+    /// (`extras["raw_tcp_ns_per_op"]`, the median of its rounds).
     async fn time_transfer(
         &self,
         operation: Operation,
+        compression: &str,
         payload: Arc<Vec<u8>>,
         sampling: Sampling,
         mut op: impl FnMut(&tokio::runtime::Handle) -> anyhow::Result<()> + Send + 'static,
@@ -162,6 +169,7 @@ impl Runner {
         let handle = tokio::runtime::Handle::current();
         let leg = if operation == Operation::Upload { "upload" } else { "download" };
         let payload_bytes = payload.len();
+        let identity = matches!(compression, "" | "identity");
         let (sample, raw, first_error) = tokio::task::spawn_blocking(move || {
             let mut first_error = None;
             let mut record = |r: anyhow::Result<()>| {
@@ -172,9 +180,10 @@ impl Runner {
                 }
             };
             let sample = measure(&sampling, || record(op(&handle)));
-            let raw = match RawTcp::connect(payload, operation) {
-                Ok(mut raw) => Some(measure(&sampling, || record(raw.copy().map(drop).map_err(|e| anyhow::anyhow!("raw TCP copy: {e}"))))),
-                Err(e) => {
+            let raw = match identity.then(|| RawTcp::connect(payload, operation)) {
+                None => None,
+                Some(Ok(mut raw)) => Some(measure(&sampling, || record(raw.copy().map(drop).map_err(|e| anyhow::anyhow!("raw TCP copy: {e}"))))),
+                Some(Err(e)) => {
                     record(Err(anyhow::anyhow!("raw TCP copy: {e}")));
                     None
                 }
@@ -184,9 +193,12 @@ impl Runner {
         .await
         .map_err(|e| format!("{leg} timing panicked: {e}"))?;
         if let Some(e) = first_error {
-            return Err(format!("{leg} timing failed: {e}"));
+            return Err(if identity { format!("{leg} timing failed: {e}") } else { format!("{leg} ({compression}) timing failed: {e}") });
         }
         let mut m = trial::measurement(operation, payload_bytes, &sample, &self.environment);
+        if !identity {
+            m.compression = compression.to_string();
+        }
         if let Some(raw) = raw {
             m.extras.insert("raw_tcp_ns_per_op".into(), median(&raw.round_ns_per_op));
         }
@@ -194,3 +206,7 @@ impl Runner {
     }
 }
 
+/// The compressions a task's transfer leg is timed with, in order: the task's, else identity.
+fn legs(task: &Task) -> Vec<String> {
+    if task.compressions.is_empty() { vec!["identity".into()] } else { task.compressions.clone() }
+}

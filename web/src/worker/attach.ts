@@ -5,7 +5,7 @@ import type { AttachResponse, Task } from "../gen/codecbench/v1/worker_service_p
 import { codecs } from "../codecs/registry";
 import { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
-import { runTask, type TaskOutcome } from "./task";
+import { COMPRESSIONS, runTask, type TaskOutcome } from "./task";
 import type { TrialRunner } from "./trials";
 
 // The worker's life: attach, run each task the stream brings, report it, and attach again when
@@ -67,7 +67,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const firstRetryMs = options.firstRetryMs ?? 1000;
   const maxRetryMs = options.maxRetryMs ?? 10_000;
   const canonical = new CanonicalCache(client);
-  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements() };
+  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: COMPRESSIONS };
   let retryMs = firstRetryMs;
   while (!signal?.aborted) {
     let reason = "control closed the stream";

@@ -138,8 +138,24 @@ async function prepareTask(task: Task, context: TaskContext, outcome: TaskOutcom
   await storePayload(context, result.payload, outcome);
 }
 
+/**
+ * Compressions the page can time a transfer leg with besides identity (Scenario.compressions): none.
+ * connect-web's gRPC-web transport has no message compression, and a page cannot choose the HTTP
+ * compression of a fetch (Accept-Encoding is the browser's), so the page offers identity only.
+ */
+export const COMPRESSIONS: string[] = [];
+
+/** Fails a task whose transfer leg asks for a compression the page does not offer (control never sends one). */
+function checkCompressions(task: Task, leg: string): void {
+  const other = task.compressions.find((c) => c !== "identity" && !COMPRESSIONS.includes(c));
+  if (task.measureTransfer && other !== undefined) {
+    throw new StepError(leg, `the browser worker offers no compression "${other}" (it offers identity only: connect-web's gRPC-web transport does not compress)`);
+  }
+}
+
 async function encodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
   if (task.prepare) return prepareTask(task, context, outcome);
+  checkCompressions(task, "upload");
   const canonical = await canonicalCopy(task, context);
   const trial = await runTrialStep(task, context, trialInput(task, "encode", canonical));
   const payload = trial.payload;
@@ -155,6 +171,7 @@ async function encodeTask(task: Task, context: TaskContext, outcome: TaskOutcome
 
 async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
   if (!task.payloadBlobId) throw new StepError("download", "the task names no payload blob");
+  checkCompressions(task, "download");
   const canonical = await canonicalCopy(task, context);
   const payload = await step(
     "download",

@@ -9,16 +9,51 @@ import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
 import java.io.IOException;
 import java.util.Iterator;
+import java.util.List;
 import java.util.UUID;
 
 /** Control's blob store, in chunks of at most 1 MiB each way. */
 public final class BlobClient {
   public static final int CHUNK = 1 << 20;
+  /**
+   * The compressions a transfer leg can be timed with besides identity (Scenario.compressions):
+   * grpc-java ships gzip only (no zstd codec in it).
+   */
+  public static final List<String> COMPRESSIONS = List.of("gzip");
 
   private final WorkerServiceGrpc.WorkerServiceBlockingStub stub;
+  private final WorkerServiceGrpc.WorkerServiceBlockingStub gzip;
 
-  public BlobClient(WorkerServiceGrpc.WorkerServiceBlockingStub stub) {
+  /**
+   * {@code stub} sends identity and advertises no compression for answers; {@code gzip} sends gzip
+   * and advertises it (null: no gzip).
+   */
+  public BlobClient(WorkerServiceGrpc.WorkerServiceBlockingStub stub,
+      WorkerServiceGrpc.WorkerServiceBlockingStub gzip) {
     this.stub = stub;
+    this.gzip = gzip;
+  }
+
+  /** Identity only. */
+  public BlobClient(WorkerServiceGrpc.WorkerServiceBlockingStub stub) {
+    this(stub, null);
+  }
+
+  /** The same store through {@code compression} ("" or identity: this client). */
+  public BlobClient compressed(String compression) throws IOException {
+    switch (compression) {
+      case "", "identity" -> {
+        return this;
+      }
+      case "gzip" -> {
+        if (gzip != null) {
+          return new BlobClient(gzip, null);
+        }
+      }
+      default -> { }
+    }
+    throw new IOException("the Java worker offers no compression '" + compression + "' (it offers identity, "
+        + String.join(", ", COMPRESSIONS) + ")");
   }
 
   /** Fetches a whole blob into memory, checking that every byte of {@code total_size} arrived. */

@@ -1,5 +1,6 @@
 package dev.codecbench.worker;
 
+import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Metadata;
@@ -29,26 +30,38 @@ public final class Main {
       System.exit(e.getMessage().isEmpty() ? 0 : 2);
       return;
     }
-    ManagedChannelBuilder<?> builder = ManagedChannelBuilder.forTarget(options.target()).usePlaintext();
-    if (!options.token().isEmpty()) {
-      // Control requires its token on every call (docs/DESIGN.md, "Access").
-      Metadata auth = new Metadata();
-      auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + options.token());
-      builder.intercept(MetadataUtils.newAttachHeadersInterceptor(auth));
-    }
-    ManagedChannel channel = builder.build();
+    // grpc-java advertises gzip for answers on every call unless told otherwise, and control
+    // compresses for a client that does: every call but a gzip transfer leg goes on a channel
+    // that advertises nothing (identity), the gzip legs on a second one (BlobClient).
+    ManagedChannel channel = channel(options, DecompressorRegistry.emptyInstance());
+    ManagedChannel gzipChannel = channel(options, DecompressorRegistry.getDefaultInstance());
     String why;
     try {
-      why = new WorkerLoop(options, channel).run();
+      why = new WorkerLoop(options, channel, gzipChannel).run();
     } finally {
-      channel.shutdownNow();
+      for (ManagedChannel c : new ManagedChannel[] {channel, gzipChannel}) {
+        c.shutdownNow();
+      }
       try {
         channel.awaitTermination(2, TimeUnit.SECONDS);
+        gzipChannel.awaitTermination(2, TimeUnit.SECONDS);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
     }
     WorkerLoop.log(why);
     System.exit(1);
+  }
+
+  private static ManagedChannel channel(Options options, DecompressorRegistry answers) {
+    ManagedChannelBuilder<?> builder =
+        ManagedChannelBuilder.forTarget(options.target()).usePlaintext().decompressorRegistry(answers);
+    if (!options.token().isEmpty()) {
+      // Control requires its token on every call (docs/DESIGN.md, "Access").
+      Metadata auth = new Metadata();
+      auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + options.token());
+      builder.intercept(MetadataUtils.newAttachHeadersInterceptor(auth));
+    }
+    return builder.build();
   }
 }

@@ -127,9 +127,14 @@ public final class TaskRunner {
       }
     }
     if (task.getMeasureTransfer()) {
-      // One op = one whole PutBlob upload. Not counting allocations: gRPC works on its own threads.
-      Sample upload = Trial.measure(sampler, "upload", () -> blobs.put(payload), task, jvmMinWarmupMs, false);
-      report.addMeasurements(withEnvironment(Trial.measurement(Operation.OPERATION_UPLOAD, payload.length, upload, true)));
+      for (String compression : legs(task)) {
+        // One op = one whole PutBlob upload. Not counting allocations: gRPC works on its own threads.
+        BlobClient leg = through(compression, "upload");
+        Sample upload = Trial.measure(sampler, step("upload", compression), () -> leg.put(payload), task,
+            jvmMinWarmupMs, false);
+        report.addMeasurements(withEnvironment(
+            Trial.measurement(Operation.OPERATION_UPLOAD, payload.length, upload, true).setCompression(label(compression))));
+      }
     }
   }
 
@@ -148,14 +153,42 @@ public final class TaskRunner {
           + " bytes, the task says " + task.getPayloadBlobSize());
     }
     if (task.getMeasureTransfer()) {
-      // One op = one whole GetBlob download. Not counting allocations: gRPC works on its own threads.
-      Sample download = Trial.measure(sampler, "download", () -> blobs.get(blobId), task, jvmMinWarmupMs, false);
-      report.addMeasurements(withEnvironment(Trial.measurement(Operation.OPERATION_DOWNLOAD, payload.length, download, true)));
+      for (String compression : legs(task)) {
+        // One op = one whole GetBlob download. Not counting allocations: gRPC works on its own threads.
+        BlobClient leg = through(compression, "download");
+        Sample download = Trial.measure(sampler, step("download", compression), () -> leg.get(blobId), task,
+            jvmMinWarmupMs, false);
+        report.addMeasurements(withEnvironment(
+            Trial.measurement(Operation.OPERATION_DOWNLOAD, payload.length, download, true)
+                .setCompression(label(compression))));
+      }
     }
     Trial.Outcome trial = trials.run(task, canonical, payload);
     addMeasurements(report, trial);
     if (!trial.failure().isEmpty()) {
       throw new TaskFailure(trial.failure());
+    }
+  }
+
+  /** The compressions the task's transfer leg is timed with, in order: the task's, else identity. */
+  static java.util.List<String> legs(Task task) {
+    return task.getCompressionsCount() == 0 ? java.util.List.of("identity") : task.getCompressionsList();
+  }
+
+  /** Measurement.compression: empty for identity. */
+  static String label(String compression) {
+    return compression.equals("identity") ? "" : compression;
+  }
+
+  private static String step(String leg, String compression) {
+    return compression.equals("identity") ? leg : leg + " (" + compression + ")";
+  }
+
+  private BlobClient through(String compression, String leg) throws TaskFailure {
+    try {
+      return blobs.compressed(compression);
+    } catch (IOException e) {
+      throw TaskFailure.at(leg, e.getMessage());
     }
   }
 

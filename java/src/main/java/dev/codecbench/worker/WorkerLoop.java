@@ -34,14 +34,19 @@ final class WorkerLoop {
   private final AttachRequest hello;
   private final TaskRunner runner;
 
-  WorkerLoop(Options options, ManagedChannel channel) {
+  /**
+   * {@code channel} advertises no compression for answers (every call but a compressed transfer
+   * leg); {@code gzipChannel} advertises gzip (the gzip legs, Scenario.compressions).
+   */
+  WorkerLoop(Options options, ManagedChannel channel, ManagedChannel gzipChannel) {
     this.options = options;
     this.stub = WorkerServiceGrpc.newBlockingStub(channel);
     CodecRegistry codecs = new CodecRegistry();
     ForkedTrials forked = new ForkedTrials(options.minWarmupMs());
     Trials trials = options.inProcessTrials() ? Trials.inProcess(options.minWarmupMs()) : forked;
     Environment env = EnvironmentProbe.probe(options.minWarmupMs(), forked.jvmFlags(), options.inProcessTrials());
-    AttachRequest.Builder hello = AttachRequest.newBuilder().setName(options.name()).setEnvironment(env);
+    AttachRequest.Builder hello = AttachRequest.newBuilder().setName(options.name()).setEnvironment(env)
+        .addAllCompressions(BlobClient.COMPRESSIONS);
     for (Codec c : codecs.all()) {
       hello.addCodecs(CodecInfo.newBuilder()
           .setId(c.id())
@@ -53,7 +58,8 @@ final class WorkerLoop {
           .addAllTimedRegions(c.timedRegions()));
     }
     this.hello = hello.build();
-    this.runner = new TaskRunner(codecs, new BlobClient(stub), env, options.minWarmupMs(), trials);
+    BlobClient blobs = new BlobClient(stub, WorkerServiceGrpc.newBlockingStub(gzipChannel).withCompression("gzip"));
+    this.runner = new TaskRunner(codecs, blobs, env, options.minWarmupMs(), trials);
   }
 
   /** Runs until control is gone for longer than the reconnect window; returns the exit message. */

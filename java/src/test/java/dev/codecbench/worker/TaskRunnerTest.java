@@ -129,6 +129,29 @@ class TaskRunnerTest {
   }
 
   @Test
+  void eachCompressionOfTheTaskTimesALegOfItsOwnAndOneNotOfferedFailsNamingIt() {
+    WorkerServiceGrpc.WorkerServiceBlockingStub stub = WorkerServiceGrpc.newBlockingStub(store.channel);
+    TaskRunner gz = new TaskRunner(new CodecRegistry(), new BlobClient(stub, stub.withCompression("gzip")),
+        Environment.newBuilder().setLanguage("java").build(), 0, Trials.inProcess(0));
+    ReportResultRequest r = gz.run("java-1", task(Operation.OPERATION_ENCODE, "json").setMeasureTransfer(true)
+        .addAllCompressions(List.of("gzip", "identity")).build());
+    assertEquals("", r.getFailure());
+    assertEquals(List.of("", "gzip", ""), r.getMeasurementsList().stream().map(Measurement::getCompression).toList());
+    assertEquals(List.of(Operation.OPERATION_ENCODE, Operation.OPERATION_UPLOAD, Operation.OPERATION_UPLOAD),
+        r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
+    // A payload that fails verification: the download legs are timed before the trial, and kept.
+    byte[] payload = "[]".getBytes(StandardCharsets.UTF_8);
+    ReportResultRequest d = gz.run("java-1", decode("json", "typed", payload).toBuilder()
+        .addAllCompressions(List.of("identity", "gzip")).build());
+    assertEquals(List.of("", "gzip"), d.getMeasurementsList().stream()
+        .filter(m -> m.getOperation() == Operation.OPERATION_DOWNLOAD).map(Measurement::getCompression).toList());
+    ReportResultRequest z = gz.run("java-1", task(Operation.OPERATION_ENCODE, "json").setMeasureTransfer(true)
+        .addAllCompressions(List.of("zstd")).build());
+    assertTrue(z.getFailure().contains("the Java worker offers no compression 'zstd' (it offers identity, gzip)"),
+        z.getFailure());
+  }
+
+  @Test
   void aStreamingEncodeCellTimesOnlyAndStoresNothing() {
     int blobs = store.blobs.size();
     ReportResultRequest r = runner.run("java-1",
