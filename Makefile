@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build calibrate rust java web harness apt grpcurl toxiproxy lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-apt
+.PHONY: demo test testdata fuzz setup build calibrate rust java web harness apt grpcurl toxiproxy lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-smoke images-apt
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -90,6 +90,10 @@ IMAGES := control worker-rust worker-java worker-browser harness
 IMAGES_APT := debootstrap buildah
 images: build images-apt
 	IMAGE_TAG=$(IMAGE_TAG) bash deploy/images/build.sh $(IMAGES)
+
+# The images run as the manifests run them, on this host (buildah, as root): quick.yaml end to end.
+images-smoke: images
+	bash deploy/images/smoke.sh
 
 images-apt:
 	@missing=""; for p in $(IMAGES_APT); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; done; \

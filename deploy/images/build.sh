@@ -56,6 +56,12 @@ stage harness/constraints.txt
 stage harness/codecbench
 stage harness/scenarios
 find "$ctx/harness" -name __pycache__ -prune -exec rm -rf {} +
+# The harness's Python packages as wheels, fetched here by the repo's pip (this machine's index,
+# proxy and certificates, none of which a build container has): its image installs them offline.
+if [[ " $* " == *" harness "* ]]; then
+  .venv/bin/pip download -q -d "$ctx/wheels" -c harness/constraints.txt 'setuptools>=68' ./harness
+  rm -f "$ctx"/wheels/codecbench-*
+fi
 stage codecs/catalogue.yaml
 
 for name in "$@"; do
