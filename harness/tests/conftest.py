@@ -169,3 +169,18 @@ def run_cli(*args: str, env: dict | None = None, timeout: float = 300) -> subpro
 def write_scenario(path: Path, text: str) -> Path:
     path.write_text(text)
     return path
+
+
+def run_every_task_done(ctl: ControlHandle, scenario: Path, out: Path):
+    """`codecbench run SCENARIO` against ctl (exit 0), then the run as control stores it
+    (GetRunResponse), with every task done."""
+    from codecbench.pb import hs, results as results_pb2
+
+    res = run_cli("--control", ctl.addr, "run", str(scenario), "--results-dir", str(out),
+                  "--no-progress", "--no-report", timeout=600)
+    assert res.returncode == 0, res.stdout + res.stderr
+    with ctl.client() as c:
+        run_id = c.harness.ListRuns(hs.ListRunsRequest(limit=1), timeout=10).runs[0].id
+        resp = c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30)
+    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), [t.failure for t in resp.tasks if t.failure]
+    return resp

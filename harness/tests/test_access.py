@@ -15,7 +15,7 @@ import pytest
 from codecbench import processes
 from codecbench.client import connect, wait_for_workers
 from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2, ws
-from conftest import ART, CODECBENCH, require_rust, run_cli, write_scenario
+from conftest import ART, CODECBENCH, require_rust, run_cli, run_every_task_done, write_scenario
 
 TOKEN = "test-token-0123456789abcdef"
 LANGUAGES = ("rust", "java", "browser")
@@ -128,13 +128,7 @@ counts: [5]
 operations: [encode, decode]
 sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
 """)
-    res = run_cli("--control", token_control.addr, "run", str(scenario), "--results-dir", str(tmp_path / "out"),
-                  "--no-progress", "--no-report", timeout=600)
-    assert res.returncode == 0, res.stdout + res.stderr
-    with token_control.client() as c:
-        run_id = c.harness.ListRuns(hs.ListRunsRequest(limit=1), timeout=10).runs[0].id
-        resp = c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30)
-    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), [t.failure for t in resp.tasks if t.failure]
+    resp = run_every_task_done(token_control, scenario, tmp_path / "out")
     language = {w.id: w.environment.language for w in workers}
     decoded = {(language[m.producer_worker_id], language[m.consumer_worker_id])
                for m in resp.measurements if m.operation == scenario_pb2.OPERATION_DECODE and m.verified}

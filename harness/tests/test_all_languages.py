@@ -8,8 +8,8 @@ import pytest
 
 from codecbench import processes
 from codecbench.client import wait_for_workers
-from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
-from conftest import ART, run_cli, write_scenario
+from codecbench.pb import scenario as scenario_pb2
+from conftest import ART, run_every_task_done, write_scenario
 
 LANGUAGES = ("rust", "java", "browser")
 CODECS = ("json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers")
@@ -36,13 +36,7 @@ counts: [5]
 operations: [encode, decode]
 sampling: {{warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
 """)
-    res = run_cli("--control", control.addr, "run", str(scenario), "--results-dir", str(tmp_path / "out"),
-                  "--no-progress", "--no-report", timeout=600)
-    assert res.returncode == 0, res.stdout + res.stderr
-    with control.client() as c:
-        run_id = c.harness.ListRuns(hs.ListRunsRequest(limit=1), timeout=10).runs[0].id
-        resp = c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30)
-    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), [t.failure for t in resp.tasks if t.failure]
+    resp = run_every_task_done(control, scenario, tmp_path / "out")
     language = {w.id: w.environment.language for w in every_worker}
     decoded = set()
     for m in resp.measurements:
@@ -66,13 +60,7 @@ counts: [50]
 compressions: [identity, gzip, zstd]
 sampling: {warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
 """)
-    res = run_cli("--control", control.addr, "run", str(scenario), "--results-dir", str(tmp_path / "out"),
-                  "--no-progress", "--no-report", timeout=600)
-    assert res.returncode == 0, res.stdout + res.stderr
-    with control.client() as c:
-        run_id = c.harness.ListRuns(hs.ListRunsRequest(limit=1), timeout=10).runs[0].id
-        resp = c.harness.GetRun(hs.GetRunRequest(run_id=run_id), timeout=30)
-    assert all(t.status == results_pb2.TASK_STATUS_DONE for t in resp.tasks), [t.failure for t in resp.tasks if t.failure]
+    resp = run_every_task_done(control, scenario, tmp_path / "out")
     language = {w.id: w.environment.language for w in every_worker}
     legs: dict[tuple, set] = {}
     for m in resp.measurements:
