@@ -998,9 +998,9 @@ class _Builder:
     def compression(self, ds: str, c: pd.DataFrame) -> None:
         """Transfer legs timed with gRPC compression (Scenario.compressions) beside the identity leg."""
         t = results.compression_frame(c, self.langs)
-        asked = [x for x in ((self.doc.get("run") or {}).get("scenario") or {}).get("compressions") or []]
         if t.empty or not (t["compression"] != "identity").any():
             return
+        asked = ((self.doc.get("run") or {}).get("scenario") or {}).get("compressions") or []
         self.add(Heading(3, f"{ds}: transfer with compression", f"{ds}-compression"))
         rows = []
         for r in t.itertuples():

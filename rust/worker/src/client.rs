@@ -50,12 +50,19 @@ pub fn new(channel: Channel, token: Token) -> Client {
 /// tonic's gzip and zstd.
 pub const COMPRESSIONS: &[&str] = &["gzip", "zstd"];
 
+/// No compression: "identity", or "" as Measurement.compression writes it.
+pub fn is_identity(compression: &str) -> bool {
+    matches!(compression, "" | "identity")
+}
+
 /// A client on the same channel whose calls send their messages in `compression` and advertise it
 /// for the answers (grpc-encoding, grpc-accept-encoding); identity (or "") is the plain client,
 /// which advertises nothing, so control answers it uncompressed.
 pub fn compressed(client: &Client, compression: &str) -> Result<Client> {
+    if is_identity(compression) {
+        return Ok(client.clone());
+    }
     let encoding = match compression {
-        "" | "identity" => return Ok(client.clone()),
         "gzip" => CompressionEncoding::Gzip,
         "zstd" => CompressionEncoding::Zstd,
         other => anyhow::bail!("the Rust worker offers no compression {other:?} (it offers identity, {})", COMPRESSIONS.join(", ")),

@@ -169,7 +169,7 @@ impl Runner {
         let handle = tokio::runtime::Handle::current();
         let leg = if operation == Operation::Upload { "upload" } else { "download" };
         let payload_bytes = payload.len();
-        let identity = matches!(compression, "" | "identity");
+        let identity = client::is_identity(compression);
         let (sample, raw, first_error) = tokio::task::spawn_blocking(move || {
             let mut first_error = None;
             let mut record = |r: anyhow::Result<()>| {
