@@ -2,9 +2,13 @@
 stay). Control's grace period (blobs stored in the last 10 minutes are kept) is 0 here."""
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
+import time
 from pathlib import Path
+
+import pytest
 
 from codecbench.pb import hs, scenario as scenario_pb2, ws
 from conftest import CODECBENCH, ControlHandle, FakeWorker, run_cli, start_rust_worker, write_scenario
@@ -107,10 +111,12 @@ def test_a_million_records_are_stored_in_bounded_memory(control, fake_worker):
     assert tasks
 
 
-def test_a_100_mib_payload_passes_through_control_in_bounded_memory(control):
-    """A 100 MiB payload uploaded through PutBlob (1 MiB chunks, as workers send) and downloaded
-    through GetBlob: control appends chunks to a file and streams them back from it, so its peak
-    RSS grows by less than 32 MiB (issue 12's bound), and the bytes come back whole."""
+@pytest.mark.parametrize("method", ["PutBlob", "UploadBlob"])
+def test_a_100_mib_payload_passes_through_control_in_bounded_memory(control, method):
+    """A 100 MiB payload uploaded in 1 MiB chunks, as the browser (PutBlob, one call per chunk) or
+    the Rust and Java workers (UploadBlob, one stream) send it, and downloaded through GetBlob:
+    control appends chunks to a file and streams them back from it, so its peak RSS grows by less
+    than 32 MiB (issue 12's bound), and the bytes come back whole."""
     import hashlib
     import os
     import uuid
@@ -118,16 +124,26 @@ def test_a_100_mib_payload_passes_through_control_in_bounded_memory(control):
     size, chunk = 100 << 20, 1 << 20
     block = os.urandom(chunk)  # 100 distinct chunks: each is the block with its index in front
     sha = hashlib.sha256()
-    before = vm_hwm_kib(control.proc.pid)
-    with control.client() as c:
-        upload = uuid.uuid4().hex
-        blob_id = ""
+
+    def chunks():
         for i in range(size // chunk):
             data = i.to_bytes(4, "big") + block[4:]
             sha.update(data)
-            blob_id = c.worker.PutBlob(ws.PutBlobRequest(upload_id=upload, offset=i * chunk, data=data,
-                                                         finish=i == size // chunk - 1), timeout=30).blob_id
-        assert blob_id == sha.hexdigest(), "the blob is named by the SHA-256 of its bytes"
+            yield i * chunk, data, i == size // chunk - 1
+
+    before = vm_hwm_kib(control.proc.pid)
+    with control.client() as c:
+        if method == "PutBlob":
+            upload = uuid.uuid4().hex
+            for offset, data, finish in chunks():
+                r = c.worker.PutBlob(ws.PutBlobRequest(upload_id=upload, offset=offset, data=data, finish=finish),
+                                     timeout=30)
+        else:
+            # A generator: grpcio takes each chunk when the stream has room for it.
+            r = c.worker.UploadBlob((ws.UploadBlobRequest(offset=o, data=d, finish=f) for o, d, f in chunks()),
+                                    timeout=120)
+        blob_id = r.blob_id
+        assert (blob_id, r.size) == (sha.hexdigest(), size), "the blob is named by the SHA-256 of its bytes"
         after_upload = vm_hwm_kib(control.proc.pid)
         down, received = hashlib.sha256(), 0
         for ch in c.worker.GetBlob(ws.GetBlobRequest(blob_id=blob_id), timeout=120):
@@ -137,6 +153,52 @@ def test_a_100_mib_payload_passes_through_control_in_bounded_memory(control):
     growth = {"upload": (after_upload - before) / 1024, "upload+download": (vm_hwm_kib(control.proc.pid) - before) / 1024}
     assert received == size and down.hexdigest() == blob_id
     assert growth["upload+download"] < 32, f"control's peak RSS grew by {growth} MiB for a 100 MiB payload"
+
+
+def test_an_upload_stream_that_breaks_off_stores_nothing_and_leaves_no_file(control):
+    """UploadBlob's failures: a stream that ends without `finish`, a chunk that does not follow
+    the bytes before it, a chunk over 1 MiB and a client that cancels mid-stream each store
+    nothing, leave no file in uploads/, and control goes on serving (the next upload works)."""
+    import grpc
+
+    uploads = control.state_dir / "blobs" / "uploads"
+    one = bytes(range(256)) * 4096  # 1 MiB
+    cases = {
+        "no finish": ([ws.UploadBlobRequest(offset=0, data=one)], grpc.StatusCode.INVALID_ARGUMENT,
+                      "ended without a chunk marked `finish`: nothing was stored"),
+        "gap": ([ws.UploadBlobRequest(offset=0, data=one), ws.UploadBlobRequest(offset=(1 << 20) + 1, data=b"x", finish=True)],
+                grpc.StatusCode.INVALID_ARGUMENT, "has 1048576 bytes; a chunk at offset 1048577 does not follow"),
+        "too big": ([ws.UploadBlobRequest(offset=0, data=one + b"x", finish=True)], grpc.StatusCode.INVALID_ARGUMENT,
+                    "over the 1 MiB limit"),
+    }
+    with control.client() as c:
+        for name, (requests, code, message) in cases.items():
+            with pytest.raises(grpc.RpcError) as err:
+                c.worker.UploadBlob(iter(requests), timeout=30)
+            assert err.value.code() == code and message in err.value.details(), (name, err.value)
+            assert not list(uploads.iterdir()), f"{name}: an upload file was left behind"
+
+        # A client that goes away after two chunks: control drops the upload as the stream breaks.
+        def two_then_wait(sent):
+            for i in range(2):
+                yield ws.UploadBlobRequest(offset=i << 20, data=one)
+                sent.append(i)
+            time.sleep(30)
+            yield ws.UploadBlobRequest(offset=2 << 20, data=b"", finish=True)
+
+        sent: list[int] = []
+        call = c.worker.UploadBlob.future(two_then_wait(sent), timeout=60)
+        deadline = time.monotonic() + 20
+        while len(sent) < 2 or not list(uploads.iterdir()):
+            assert time.monotonic() < deadline, "the two chunks never reached control"
+            time.sleep(0.05)
+        call.cancel()
+        while list(uploads.iterdir()):
+            assert time.monotonic() < deadline, "a cancelled upload's file stayed in uploads/"
+            time.sleep(0.05)
+
+        r = c.worker.UploadBlob(iter([ws.UploadBlobRequest(offset=0, data=b"hello", finish=True)]), timeout=30)
+        assert (r.blob_id, r.size) == (hashlib.sha256(b"hello").hexdigest(), 5)
 
 
 def _loopback_rx_bytes() -> int:

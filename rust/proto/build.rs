@@ -38,6 +38,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for field in double_fields(&root.join("codecbench/v1/datasets.proto"), &root, &out)? {
         builder = builder.field_attribute(field, "#[serde(deserialize_with = \"crate::serde_number::f64_from_number\")]");
     }
+    // An upload's chunks as `Bytes`: control takes each from the received buffer without a copy.
+    builder = builder.bytes(".codecbench.v1.UploadBlobRequest.data");
     builder.compile_protos(&files, &[root.clone()])?;
     println!("cargo:rerun-if-changed={}", root.display());
     Ok(())

@@ -343,6 +343,14 @@ impl BlobStore {
         Ok((id, len))
     }
 
+    /// Drops an unfinished upload and its file (a stream that failed or ended early); nothing if it
+    /// finished or never started.
+    pub fn abandon(&self, upload_id: &str) {
+        if let Some(up) = self.uploads.lock().unwrap_or_else(|p| p.into_inner()).remove(upload_id) {
+            let _ = fs::remove_file(&up.path);
+        }
+    }
+
     /// Appends one chunk to an upload `client` (the caller's address) started; on `finish`,
     /// stores the blob and returns (id, size).
     pub fn put_chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {

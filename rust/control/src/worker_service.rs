@@ -1,17 +1,18 @@
-//! `codecbench.v1.WorkerService`: what workers call. Only unary and server-streaming methods, so a
-//! browser page can be a worker over gRPC-web.
+//! `codecbench.v1.WorkerService`: what workers call. Everything a browser page needs is unary or
+//! server-streaming, so a page can be a worker over gRPC-web; UploadBlob (client-streaming) is the
+//! faster upload for workers that can stream a request.
 use crate::blobs::{BlobError, MAX_CHUNK};
 use crate::state::Shared;
 use codecbench_proto::v1::{
     worker_service_server::WorkerService, AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, PutBlobRequest,
-    PutBlobResponse, ReportResultRequest, ReportResultResponse,
+    PutBlobResponse, ReportResultRequest, ReportResultResponse, UploadBlobRequest, UploadBlobResponse,
 };
 use futures::Stream;
 use std::io::{Read, Seek, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc::{self, UnboundedReceiver};
-use tonic::{Request, Response, Status};
+use tonic::{Request, Response, Status, Streaming};
 
 pub struct Service {
     pub control: Shared,
@@ -115,5 +116,57 @@ impl WorkerService for Service {
             .map_err(blob_status)?;
         let (blob_id, size) = done.unwrap_or_default();
         Ok(Response::new(PutBlobResponse { blob_id, size }))
+    }
+
+    async fn upload_blob(&self, request: Request<Streaming<UploadBlobRequest>>) -> Result<Response<UploadBlobResponse>, Status> {
+        let client = request.remote_addr().map(|a| a.ip().to_string()).unwrap_or_else(|| "unknown".into());
+        let mut chunks = request.into_inner();
+        // A writer thread hashes and writes chunk n while this task receives chunk n+1; the
+        // channel holds two, so an upload's memory is bounded.
+        let upload_id = format!("stream-{:032x}", rand::random::<u128>());
+        let (to_writer, mut writer_rx) = mpsc::channel::<UploadBlobRequest>(2);
+        let (control, id) = (self.control.clone(), upload_id);
+        let writer = tokio::task::spawn_blocking(move || {
+            let stored = (|| {
+                while let Some(c) = writer_rx.blocking_recv() {
+                    if let Some(done) = control.blobs.put_chunk(&client, &id, c.offset, &c.data, c.finish)? {
+                        return Ok(Some(done));
+                    }
+                }
+                Ok(None)
+            })();
+            // Anything but a stored blob (an error, a stream that ended or broke off, a client
+            // that cancelled: tonic then drops this handler, and with it the sender) leaves no
+            // upload behind. Only this thread touches the upload, so nothing races with it.
+            if !matches!(stored, Ok(Some(_))) {
+                control.blobs.abandon(&id);
+            }
+            stored
+        });
+        let mut received = Ok(());
+        loop {
+            match chunks.message().await {
+                Ok(Some(c)) => {
+                    let finish = c.finish;
+                    // A closed channel: the writer stopped on an error, which it returns below.
+                    if to_writer.send(c).await.is_err() || finish {
+                        break;
+                    }
+                }
+                Ok(None) => break,
+                Err(e) => {
+                    received = Err(e);
+                    break;
+                }
+            }
+        }
+        drop(to_writer);
+        let written = writer.await.map_err(|e| Status::internal(e.to_string()))?;
+        match (received, written) {
+            (_, Err(e)) => Err(blob_status(e)),
+            (Err(e), Ok(_)) => Err(e),
+            (Ok(()), Ok(Some((blob_id, size)))) => Ok(Response::new(UploadBlobResponse { blob_id, size })),
+            (Ok(()), Ok(None)) => Err(Status::invalid_argument("the upload stream ended without a chunk marked `finish`: nothing was stored")),
+        }
     }
 }

@@ -1,8 +1,8 @@
 //! Moving blobs through control's store, in chunks of at most 1 MiB (no gRPC message nears the
-//! 4 MiB default limit).
+//! 4 MiB default limit): GetBlob streams them down, UploadBlob streams them up.
 use anyhow::{bail, Context, Result};
 use crate::client::Client;
-use codecbench_proto::v1::{GetBlobRequest, PutBlobRequest};
+use codecbench_proto::v1::{GetBlobRequest, UploadBlobRequest};
 
 pub const CHUNK: usize = 1 << 20;
 
@@ -22,23 +22,29 @@ pub async fn get(client: &mut Client, blob_id: &str) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Stores `data` in one UploadBlob stream: chunks are copied into messages as the stream takes
+/// them (at most two waiting), so the upload holds a bounded amount beyond `data` itself.
 pub async fn put(client: &mut Client, data: &[u8]) -> Result<String> {
-    let upload_id = format!("{:032x}", rand::random::<u128>());
-    let mut offset = 0usize;
-    loop {
-        let end = (offset + CHUNK).min(data.len());
-        let finish = end == data.len();
-        let resp = client
-            .put_blob(PutBlobRequest { upload_id: upload_id.clone(), offset: offset as u64, data: data[offset..end].to_vec(), finish })
-            .await
-            .context("uploading payload")?
-            .into_inner();
-        offset = end;
-        if finish {
-            if resp.size != data.len() as u64 {
-                bail!("control stored {} bytes of a {}-byte payload", resp.size, data.len());
+    let (tx, rx) = tokio::sync::mpsc::channel(2);
+    // The call wants a 'static stream; the chunks borrow `data`, so they are fed from this task,
+    // alongside the call, instead of from an iterator the call owns.
+    let feed = async move {
+        let mut offset = 0;
+        loop {
+            let end = (offset + CHUNK).min(data.len());
+            let finish = end == data.len();
+            let chunk = UploadBlobRequest { offset: offset as u64, data: prost::bytes::Bytes::copy_from_slice(&data[offset..end]), finish };
+            // A closed stream: the call failed, and says why below.
+            if tx.send(chunk).await.is_err() || finish {
+                return;
             }
-            return Ok(resp.blob_id);
+            offset = end;
         }
+    };
+    let (resp, ()) = tokio::join!(client.upload_blob(tokio_stream::wrappers::ReceiverStream::new(rx)), feed);
+    let resp = resp.context("uploading payload")?.into_inner();
+    if resp.size != data.len() as u64 {
+        bail!("control stored {} bytes of a {}-byte payload", resp.size, data.len());
     }
+    Ok(resp.blob_id)
 }

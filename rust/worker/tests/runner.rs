@@ -6,14 +6,14 @@ use codecbench_datasets::{generate, lazy_fields};
 use codecbench_proto::v1::{
     worker_service_server::{WorkerService, WorkerServiceServer},
     AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, Operation, PutBlobRequest, PutBlobResponse,
-    ReportResultRequest, ReportResultResponse, Sampling, Task,
+    ReportResultRequest, ReportResultResponse, Sampling, Task, UploadBlobRequest, UploadBlobResponse,
 };
 use codecbench_worker::task::Runner;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
-use tonic::{transport::server::TcpIncoming, Request, Response, Status};
+use tonic::{transport::server::TcpIncoming, Request, Response, Status, Streaming};
 
 type Stream<T> = Pin<Box<dyn futures::Stream<Item = Result<T, Status>> + Send>>;
 
@@ -50,18 +50,25 @@ impl WorkerService for Store {
         let chunks: Vec<_> = data.chunks(1 << 20).enumerate().map(|(i, c)| Ok(GetBlobResponse { data: c.to_vec(), offset: (i << 20) as u64, total_size: total })).collect();
         Ok(Response::new(Box::pin(futures::stream::iter(chunks))))
     }
-    async fn put_blob(&self, r: Request<PutBlobRequest>) -> Result<Response<PutBlobResponse>, Status> {
-        let r = r.into_inner();
-        let mut uploads = self.uploads.lock().unwrap();
-        let buf = uploads.entry(r.upload_id.clone()).or_default();
-        buf.extend_from_slice(&r.data);
-        if !r.finish {
-            return Ok(Response::new(PutBlobResponse::default()));
+    // The Rust worker streams its uploads (UploadBlob); a unary PutBlob from it is a regression.
+    async fn put_blob(&self, _: Request<PutBlobRequest>) -> Result<Response<PutBlobResponse>, Status> {
+        Err(Status::unimplemented("the Rust worker uploads with UploadBlob"))
+    }
+    async fn upload_blob(&self, r: Request<Streaming<UploadBlobRequest>>) -> Result<Response<UploadBlobResponse>, Status> {
+        let mut chunks = r.into_inner();
+        let mut data = vec![];
+        while let Some(c) = chunks.message().await? {
+            if c.offset != data.len() as u64 {
+                return Err(Status::invalid_argument(format!("chunk at {} after {} bytes", c.offset, data.len())));
+            }
+            data.extend_from_slice(&c.data);
+            if c.finish {
+                *self.finished.lock().unwrap() += 1;
+                let size = data.len() as u64;
+                return Ok(Response::new(UploadBlobResponse { blob_id: self.add(data), size }));
+            }
         }
-        let data = uploads.remove(&r.upload_id).unwrap();
-        *self.finished.lock().unwrap() += 1;
-        let size = data.len() as u64;
-        Ok(Response::new(PutBlobResponse { blob_id: self.add(data), size }))
+        Err(Status::invalid_argument("no finishing chunk"))
     }
 }
 
@@ -85,6 +92,20 @@ fn task(operation: Operation, canonical: &str, count: u32) -> Task {
         lazy_fields: lazy_fields("beers").unwrap().iter().map(|s| s.to_string()).collect(),
         ..Default::default()
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uploads_of_any_size_stream_in_order_and_come_back_whole() {
+    let store = Store::default();
+    let mut client = serve(store.clone()).await;
+    // Empty, under one chunk, exactly two chunks, and two and a half.
+    for size in [0usize, 5, 2 << 20, (5 << 20) / 2] {
+        let data: Vec<u8> = (0..size).map(|i| (i * 7 % 251) as u8).collect();
+        let id = codecbench_worker::blobs::put(&mut client, &data).await.unwrap();
+        assert_eq!(id, hex::encode(Sha256::digest(&data)), "{size} bytes");
+        assert_eq!(codecbench_worker::blobs::get(&mut client, &id).await.unwrap(), data, "{size} bytes");
+    }
+    assert_eq!(*store.finished.lock().unwrap(), 4);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
