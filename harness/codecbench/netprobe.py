@@ -19,17 +19,15 @@ import time
 from .client import connect
 from .pb import hs, ws
 
-CHUNK = 1 << 20  # the most control takes in one PutBlob, as the workers send
+CHUNK = 1 << 20  # the most control takes in one chunk, as the workers send
 
 
 def _put(stub, data: bytes) -> str:
-    """Upload `data` in chunks as a worker does (PutBlob); its blob id."""
-    upload_id, blob_id = os.urandom(16).hex(), ""
-    for off in range(0, len(data), CHUNK):
-        r = stub.PutBlob(ws.PutBlobRequest(upload_id=upload_id, offset=off, data=data[off:off + CHUNK],
-                                           finish=off + CHUNK >= len(data)), timeout=600)
-        blob_id = r.blob_id or blob_id
-    return blob_id
+    """Upload `data` as the Rust and Java workers do (one UploadBlob stream, 1 MiB chunks); its
+    blob id."""
+    chunks = (ws.UploadBlobRequest(offset=off, data=data[off:off + CHUNK], finish=off + CHUNK >= len(data))
+              for off in range(0, max(len(data), 1), CHUNK))
+    return stub.UploadBlob(chunks, timeout=600).blob_id
 
 
 def measure(addr: str, up_bytes: int, down_bytes: int, pings: int = 15) -> dict:

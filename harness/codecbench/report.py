@@ -986,13 +986,15 @@ class _Builder:
         cols = ["leg", "codec", "records", "measured by", "payload", "leg /payload", "leg MB/s",
                 "raw TCP /payload", "raw TCP MB/s", "leg / raw TCP throughput"]
         self.add(TableBlock(pd.DataFrame(rows, columns=cols), left=4,
-                            caption="Each upload (to control's blob store, PutBlob) and download (GetBlob into "
-                                    "memory) beside the same bytes copied once over a plain loopback TCP "
+                            caption="Each upload (to control's blob store: one UploadBlob stream, or a page's "
+                                    "PutBlob calls) and download (GetBlob into memory) beside the same bytes copied once over a plain loopback TCP "
                                     "connection (std::net, one way into a fresh buffer), timed by the same "
                                     "worker with the same warm-up and rounds in the same trial: what gRPC, "
                                     "HTTP/2 and the blob store cost over the kernel's copy. An upload includes "
-                                    "control's durable write (the blob file is synced to disk before PutBlob "
-                                    "answers), so on a small payload it measures the disk. Medians over trials; "
+                                    "control's durable write (the blob file is synced to disk before the upload "
+                                    "is answered), so on a small payload it measures the disk, and control's "
+                                    "SHA-256 of the bytes (the blob's id, one pass on one core), which bounds it "
+                                    "on a large one. Medians over trials; "
                                     "MB = 10^6 bytes."))
 
     def compression(self, ds: str, c: pd.DataFrame) -> None:

@@ -3,16 +3,19 @@ package dev.codecbench.worker;
 import codecbench.v1.WorkerServiceGrpc;
 import codecbench.v1.WorkerServiceOuterClass.GetBlobRequest;
 import codecbench.v1.WorkerServiceOuterClass.GetBlobResponse;
-import codecbench.v1.WorkerServiceOuterClass.PutBlobRequest;
-import codecbench.v1.WorkerServiceOuterClass.PutBlobResponse;
-import com.google.protobuf.ByteString;
+import codecbench.v1.WorkerServiceOuterClass.UploadBlobRequest;
+import codecbench.v1.WorkerServiceOuterClass.UploadBlobResponse;
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import java.io.IOException;
 import java.util.Iterator;
 import java.util.List;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 
-/** Control's blob store, in chunks of at most 1 MiB each way. */
+/** Control's blob store, in chunks of at most 1 MiB each way (GetBlob down, UploadBlob up). */
 public final class BlobClient {
   public static final int CHUNK = 1 << 20;
   /**
@@ -94,33 +97,75 @@ public final class BlobClient {
     }
   }
 
-  /** Uploads {@code data} and returns the blob id control stored it under. */
+  /**
+   * Uploads {@code data} in one UploadBlob stream and returns the blob id control stored it under.
+   * A chunk is sent when the stream has room for it (gRPC's flow control), so the upload holds no
+   * copy of {@code data}: each message wraps its slice of the array, which nothing changes meanwhile.
+   */
   public String put(byte[] data) throws IOException {
-    String uploadId = UUID.randomUUID().toString();
-    try {
-      int offset = 0;
-      while (true) {
-        int n = Math.min(CHUNK, data.length - offset);
-        boolean last = offset + n == data.length;
-        PutBlobResponse r =
-            stub.putBlob(
-                PutBlobRequest.newBuilder()
-                    .setUploadId(uploadId)
-                    .setOffset(offset)
-                    .setData(ByteString.copyFrom(data, offset, n))
-                    .setFinish(last)
-                    .build());
-        offset += n;
-        if (last) {
-          if (r.getSize() != data.length || r.getBlobId().isEmpty()) {
-            throw new IOException("upload " + uploadId + ": control stored " + r.getSize()
-                + " bytes as '" + r.getBlobId() + "', sent " + data.length);
-          }
-          return r.getBlobId();
-        }
-      }
-    } catch (StatusRuntimeException e) {
-      throw new IOException("upload " + uploadId + ": " + e.getStatus(), e);
+    // The same channel and compression as the blocking stub (a client-streaming call needs the
+    // asynchronous stub; generated stubs do not take another's call options as a whole).
+    WorkerServiceGrpc.WorkerServiceStub async = WorkerServiceGrpc.newStub(stub.getChannel());
+    if (stub.getCallOptions().getCompressor() != null) {
+      async = async.withCompression(stub.getCallOptions().getCompressor());
     }
+    CompletableFuture<UploadBlobResponse> answer = new CompletableFuture<>();
+    async.uploadBlob(new ClientResponseObserver<UploadBlobRequest, UploadBlobResponse>() {
+      private int offset;
+      private boolean sentLast;
+
+      @Override
+      public void beforeStart(ClientCallStreamObserver<UploadBlobRequest> requests) {
+        // gRPC runs this handler once the call can take messages and again whenever it has room.
+        requests.setOnReadyHandler(() -> {
+          while (!sentLast && requests.isReady()) {
+            int n = Math.min(CHUNK, data.length - offset);
+            sentLast = offset + n == data.length;
+            requests.onNext(UploadBlobRequest.newBuilder()
+                .setOffset(offset)
+                .setData(UnsafeByteOperations.unsafeWrap(data, offset, n))
+                .setFinish(sentLast)
+                .build());
+            offset += n;
+            if (sentLast) {
+              requests.onCompleted();
+            }
+          }
+        });
+      }
+
+      @Override
+      public void onNext(UploadBlobResponse r) {
+        answer.complete(r);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        answer.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        answer.completeExceptionally(new IOException("control closed the upload without an answer"));
+      }
+    });
+    UploadBlobResponse r;
+    try {
+      r = answer.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("upload interrupted", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof StatusRuntimeException s) {
+        throw new IOException("upload: " + s.getStatus(), s);
+      }
+      throw new IOException("upload: " + cause.getMessage(), cause);
+    }
+    if (r.getSize() != data.length || r.getBlobId().isEmpty()) {
+      throw new IOException("upload: control stored " + r.getSize() + " bytes as '" + r.getBlobId()
+          + "', sent " + data.length);
+    }
+    return r.getBlobId();
   }
 }

@@ -5,6 +5,8 @@ import codecbench.v1.WorkerServiceOuterClass.GetBlobRequest;
 import codecbench.v1.WorkerServiceOuterClass.GetBlobResponse;
 import codecbench.v1.WorkerServiceOuterClass.PutBlobRequest;
 import codecbench.v1.WorkerServiceOuterClass.PutBlobResponse;
+import codecbench.v1.WorkerServiceOuterClass.UploadBlobRequest;
+import codecbench.v1.WorkerServiceOuterClass.UploadBlobResponse;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.Server;
@@ -23,9 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
 /** Control's blob half of WorkerService, in process: SHA-256 ids, chunks of at most 1 MiB. */
 final class FakeBlobStore extends WorkerServiceGrpc.WorkerServiceImplBase implements AutoCloseable {
   final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
-  /** Finished PutBlob uploads (ids are content hashes, so the map alone does not count them). */
+  /** Finished uploads (ids are content hashes, so the map alone does not count them). */
   final java.util.concurrent.atomic.AtomicInteger finishedUploads = new java.util.concurrent.atomic.AtomicInteger();
-  private final Map<String, ByteArrayOutputStream> uploads = new ConcurrentHashMap<>();
   private final Server server;
   final ManagedChannel channel;
 
@@ -58,27 +59,49 @@ final class FakeBlobStore extends WorkerServiceGrpc.WorkerServiceImplBase implem
     out.onCompleted();
   }
 
+  /** The Java worker uploads with UploadBlob; a unary PutBlob from it is a regression. */
   @Override
   public void putBlob(PutBlobRequest req, StreamObserver<PutBlobResponse> out) {
-    if (req.getData().size() > BlobClient.CHUNK) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription("chunk over 1 MiB").asRuntimeException());
-      return;
-    }
-    ByteArrayOutputStream buf = uploads.computeIfAbsent(req.getUploadId(), k -> new ByteArrayOutputStream());
-    if (buf.size() != req.getOffset()) {
-      out.onError(Status.INVALID_ARGUMENT.withDescription("offset " + req.getOffset() + ", have " + buf.size())
-          .asRuntimeException());
-      return;
-    }
-    buf.writeBytes(req.getData().toByteArray());
-    PutBlobResponse.Builder r = PutBlobResponse.newBuilder();
-    if (req.getFinish()) {
-      byte[] data = uploads.remove(req.getUploadId()).toByteArray();
-      finishedUploads.incrementAndGet();
-      r.setBlobId(add(data)).setSize(data.length);
-    }
-    out.onNext(r.build());
-    out.onCompleted();
+    out.onError(Status.UNIMPLEMENTED.withDescription("the Java worker uploads with UploadBlob").asRuntimeException());
+  }
+
+  @Override
+  public StreamObserver<UploadBlobRequest> uploadBlob(StreamObserver<UploadBlobResponse> out) {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    return new StreamObserver<>() {
+      private boolean failed;
+
+      @Override
+      public void onNext(UploadBlobRequest req) {
+        if (failed) {
+          return;
+        }
+        if (req.getData().size() > BlobClient.CHUNK || buf.size() != req.getOffset()) {
+          failed = true;
+          out.onError(Status.INVALID_ARGUMENT.withDescription("chunk of " + req.getData().size() + " at offset "
+              + req.getOffset() + ", have " + buf.size()).asRuntimeException());
+          return;
+        }
+        buf.writeBytes(req.getData().toByteArray());
+        if (req.getFinish()) {
+          byte[] data = buf.toByteArray();
+          finishedUploads.incrementAndGet();
+          out.onNext(UploadBlobResponse.newBuilder().setBlobId(add(data)).setSize(data.length).build());
+          out.onCompleted();
+          failed = true;  // done: nothing after the last chunk counts
+        }
+      }
+
+      @Override
+      public void onError(Throwable t) { }
+
+      @Override
+      public void onCompleted() {
+        if (!failed) {
+          out.onError(Status.INVALID_ARGUMENT.withDescription("no finishing chunk").asRuntimeException());
+        }
+      }
+    };
   }
 
   private static String sha256(byte[] data) {
