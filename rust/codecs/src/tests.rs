@@ -357,7 +357,7 @@ fn xml_text_survives_byte_exact() {
 
 /// What other writers may put: a declaration, comments, indentation between elements, `<e></e>`
 /// for an empty string, an integer or an exponent in a double field, int64 past 2^53, an absent
-/// repeated field (empty), unknown elements and attributes (ignored, as json ignores unknown keys).
+/// repeated field (empty).
 #[test]
 fn xml_reads_other_writers_forms() {
     use codecbench_proto::v1 as pb;
@@ -371,7 +371,7 @@ fn xml_reads_other_writers_forms() {
     <coordinates><timestamp>9007199254740993</timestamp><latitude>5</latitude><longitude>-0</longitude></coordinates>
     <coordinates><timestamp>-9223372036854775808</timestamp><latitude>1.5E-7</latitude><longitude>0.1</longitude></coordinates>
   </records>
-  <records note="ignored"><_id>x&#xD;&#13;</_id><index>0</index><unknown><a>1</a></unknown><numbr>0</numbr></records>
+  <records><_id>x&#xD;&#13;</_id><index>0</index><numbr>0</numbr></records>
 </payload>
 <!-- done -->
 "#;
@@ -421,6 +421,11 @@ fn xml_rejects_bad_documents_with_precise_messages() {
             "record 0: coordinates: latitude: invalid type: string \"north\", expected a number",
         ),
         ("beers", rec("<alcohol>1</alcohol><name>a</name><name>b</name>").into_bytes(), "record 0: duplicate field `name`"),
+        // Unknown elements, attributes and stray text are refused (Java and the browser refuse them too).
+        ("numeric", rec("<_id>a</_id><unknown><a>1</a></unknown><index>1</index><numbr>1</numbr>").into_bytes(), "record 0: unknown element <unknown> (not a field of this message)"),
+        ("numeric", b"<payload><records note=\"x\"><_id>a</_id><index>1</index><numbr>1</numbr></records></payload>".to_vec(), "record 0: an attribute `note` (the wire form has none)"),
+        ("numeric", rec("<_id>a</_id><index>1</index><numbr>1</numbr><coordinates><timestamp>1</timestamp><latitude>2</latitude><longitude>3</longitude><altitude>4</altitude></coordinates>").into_bytes(), "record 0: coordinates: unknown element <altitude>"),
+        ("numeric", rec("<_id>a</_id>text<index>1</index><numbr>1</numbr>").into_bytes(), "record 0: text where elements belong"),
         ("matrix", rec("<cells>1</cells><x>2</x>").into_bytes(), "record 0: content other than <cells> elements in a record of <cells> elements"),
     ];
     for (dataset, bytes, want) in cases {

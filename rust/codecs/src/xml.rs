@@ -17,8 +17,8 @@
 //! - the root must be `<payload>` and nothing but whitespace, comments or processing instructions
 //!   may follow it (quick-xml ignores the root's name and stops after the root).
 //!
-//! Unknown elements and attributes are ignored, as json ignores unknown keys (a matrix row holds
-//! only its items). quick-xml reads a number's text with surrounding whitespace collapsed, as XML
+//! Unknown elements, attributes and text inside a message are refused, as the Java and browser
+//! codecs refuse them (a matrix row holds only its items). quick-xml reads a number's text with surrounding whitespace collapsed, as XML
 //! Schema does for numeric types; strings keep theirs. No tree mode (no
 //! generic document in quick-xml's serde), no lazy mode (finding a field means parsing up to it).
 use crate::payload::{decode_typed, with_records, DeFn};
@@ -644,6 +644,16 @@ impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K::Value, D::Error> {
         let seed = self.seed.take().ok_or_else(|| D::Error::custom("a key read twice"))?;
         let key = d.deserialize_identifier(NoteName { fields: self.fields, hit: self.hit })?;
+        // Within a record or nested message (the only structs: a proto message has fields), a
+        // name that is none of its fields is refused, as Jackson and the browser's reader do:
+        // quick-xml names an attribute `@name` and text `$text`/`$value`.
+        if self.hit.is_none() && !self.fields.is_empty() {
+            return Err(D::Error::custom(match key.as_ref() {
+                k if k.starts_with('@') => format!("an attribute `{}` (the wire form has none)", &k[1..]),
+                "$text" | "$value" => "text where elements belong".to_string(),
+                k => format!("unknown element <{k}> (not a field of this message)"),
+            }));
+        }
         seed.deserialize(de::value::StrDeserializer::<D::Error>::new(key.as_ref()))
     }
 }
