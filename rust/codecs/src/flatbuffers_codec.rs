@@ -1,6 +1,8 @@
-//! `flatbuffers`: the `flatbuffers` crate (2.1.2, the runtime of flatc 2.0.8's generated Rust) on
-//! the schema `flatc --proto` makes of proto/codecbench/v1/datasets.proto, generated at build time
-//! (rust/codecs/build.rs, never committed). The payload is the dataset's `*Dataset` table as the
+//! `flatbuffers`: the `flatbuffers` crate (25.12.19, the runtime of flatc 25.12.19's generated Rust,
+//! `make flatc`) on the schema `flatc --proto` makes of proto/codecbench/v1/datasets.proto,
+//! generated at build time (rust/codecs/build.rs, never committed). Java and the browser generate
+//! with flatc 2.0.8 (their runtimes' own); both flatcs make the same schema of datasets.proto, and
+//! the golden vectors hold every language to the same bytes. The payload is the dataset's `*Dataset` table as the
 //! root, finished without a file identifier (proto/README.md).
 //!
 //! The native model is the prost types; flatc's types are views over a buffer. build.rs also
@@ -55,7 +57,7 @@ impl Codec for Flatbuffers {
             decode_modes: &[TYPED, LAZY],
             library: "flatbuffers",
             library_version: env!("CODECBENCH_VERSION_FLATBUFFERS"),
-            notes: "schema = flatc 2.0.8 --proto of datasets.proto; payload = the *Dataset table as root, no file identifier; \
+            notes: "schema = flatc 25.12.19 --proto of datasets.proto (the same schema flatc 2.0.8 makes); payload = the *Dataset table as root, no file identifier; \
                     model <-> tables through flatc's builders and accessors (mapping generated at build time from the descriptors)",
             timed_regions: &[
                 Region {
