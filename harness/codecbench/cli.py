@@ -765,6 +765,15 @@ def _selectors(scenario) -> list[str]:
     return list(dict.fromkeys([*scenario.producers, *scenario.consumers]))
 
 
+def local_selectors(scenario) -> list[str]:
+    """The workers `run --local` starts. An empty producers or consumers list means every attached
+    worker, so it starts every language then (`producers: [rust]` with no consumers would
+    otherwise start Rust alone, and every consumer would be Rust)."""
+    if not scenario.producers or not scenario.consumers:
+        return []
+    return _selectors(scenario)
+
+
 def apply_overrides(loaded, args):
     """--counts/--rounds/--warmup-ms/--min-round-ms/--trials/--max-warmup-ms/--network: the
     scenario as written, with these replaced, checked again (a wrong value is a scenario mistake,
@@ -807,7 +816,7 @@ def cmd_run(args) -> int:
                        EXIT_USAGE)
     with ExitStack() as stack:
         if args.local:
-            addr = _start_local(stack, selectors, args, prof)
+            addr = _start_local(stack, local_selectors(scenario), args, prof)
         else:
             addr = resolve_control(args)
         control = stack.enter_context(connect(addr))

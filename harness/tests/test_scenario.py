@@ -319,3 +319,15 @@ def test_trials_override_fixes_the_trial_count(capsys):
     with pytest.raises(scenario.ScenarioError, match="sampling.trials"):
         apply_overrides(loaded, SimpleNamespace(counts=None, rounds=None, warmup_ms=None, min_round_ms=None,
                                                 trials=0, max_warmup_ms=None))
+
+
+@pytest.mark.parametrize("producers, consumers, started", [
+    ([], [], []),                                   # every language
+    (["rust"], [], []),                             # every consumer: every language
+    ([], ["browser"], []),                          # every producer: every language
+    (["rust"], ["java", "rust"], ["rust", "java"]),  # both named: those alone
+])
+def test_run_local_starts_every_language_an_empty_list_asks_for(producers, consumers, started):
+    from codecbench.cli import local_selectors
+    s = scenario_pb2.Scenario(producers=producers, consumers=consumers)
+    assert local_selectors(s) == started
