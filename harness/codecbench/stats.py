@@ -126,7 +126,9 @@ class Interval:
 
     @property
     def half_width_pct(self) -> float:
-        if self.n == 0 or not self.median > 0:
+        # One trial has no spread to show: its min..max is the figure itself, which printed as
+        # "±0.0%" would claim a precision no rerun supports.
+        if self.n < 2 or not self.median > 0:
             return math.nan
         return max(self.median - self.lo, self.hi - self.median) / self.median * 100
 

@@ -50,6 +50,13 @@ def test_half_width_is_the_larger_side_in_percent():
     assert Interval(100, 90, 101, 5, 0.94).half_width_pct == pytest.approx(10.0)
 
 
+def test_one_trial_has_no_interval_to_print():
+    one = stats.median_ci([2485.0])
+    assert (one.median, one.n) == (2485.0, 1)
+    assert math.isnan(one.half_width_pct), "one trial's min..max is the figure, not a ±0 % interval"
+    assert stats.median_ci([100.0, 104.0]).half_width_pct == pytest.approx(100 * 2 / 102)
+
+
 def test_a_reruns_median_lands_inside_about_as_often_as_stated():
     # Two independent runs of identical work: the second run's median falls in the first run's
     # interval as often as the coverage says (exact for odd n, at least that for even n). The
