@@ -10,12 +10,14 @@ import { protobufCodec } from "../src/codecs/protobuf";
 import { ubjsonCodec } from "../src/codecs/ubjson";
 import { DocsDatasetSchema, NumericDatasetSchema, OwnersDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { compareRecords } from "../src/model/compare";
-import { docs } from "../src/model/docs";
-import { numeric } from "../src/model/numeric";
-import { owners } from "../src/model/owners";
+import { datasetById } from "../src/model/registry";
 
 // int64 values a double cannot hold must survive every codec exactly, and must be written as
 // numbers (JSON) and as BSON int64.
+
+const numeric = datasetById("numeric");
+const owners = datasetById("owners");
+const docs = datasetById("docs");
 
 const extremes = [2n ** 63n - 1n, -(2n ** 63n), 2n ** 53n + 1n, -(2n ** 53n) - 3n, 0n];
 

@@ -10,7 +10,7 @@ import { workerClient } from "../src/worker/client";
 import { ABANDONED, type TrialRunner } from "../src/worker/trials";
 import { inProcessTrials } from "./in-process-trials";
 import { FakeControl, sha256, task } from "./fake-control";
-import { canonicalPb, repoRoot, vector } from "./vectors";
+import { canonicalPb, fingerprints, repoRoot, vector } from "./vectors";
 
 // The worker protocol of proto/README.md against an in-memory control: attach, tasks one at a
 // time, verification before timing, blobs in 1 MiB chunks, failures that name their step,
@@ -39,7 +39,7 @@ function blobOf(control: FakeControl, bytes: Uint8Array) {
 }
 
 describe("worker protocol", () => {
-  it("announces itself and its codecs", async () => {
+  it("announces itself, its codecs and its datasets", async () => {
     const control = new FakeControl();
     let attachedAs = "";
     start(control, { attached: (id) => (attachedAs = id) });
@@ -47,6 +47,8 @@ describe("worker protocol", () => {
     const request = control.attaches[0]!;
     expect(request.name).toBe("browser");
     expect(request.environment?.language).toBe("browser");
+    // Every dataset with the harness's fingerprint of its schema, or control gives the page no task.
+    expect(request.datasets.map((d) => [d.id, d.message, d.fingerprint])).toEqual(Object.entries(fingerprints()).map(([id, d]) => [id, d.message, d.fingerprint]));
     expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual([
       ["json", ["typed", "tree"]],
       ["bson", ["typed", "tree", "lazy"]],

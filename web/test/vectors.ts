@@ -1,14 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { DatasetId } from "../src/model/dataset";
+import { datasets } from "../src/model/registry";
 
 // The golden vectors in codecs/vectors/: <dataset>.pb (canonical records, seed 1) and
 // <dataset>.<codec>.<language>, each language's payload of those records (`.browser` ones are
-// written by `npm run vectors`), and the catalogue codecs/catalogue.yaml.
+// written by `npm run vectors`), the datasets' schema fingerprints, and the catalogue
+// codecs/catalogue.yaml.
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
 export const vectorsDir = `${repoRoot}codecs/vectors/`;
-export const datasetIds: DatasetId[] = ["dummy", "numeric", "owners", "docs", "beers", "matrix"];
+export const datasetIds: string[] = [...datasets.keys()];
 
 function read(path: string): Uint8Array {
   if (!existsSync(path)) throw new Error(`missing test vector ${path} (codecs/vectors/ is made by each language's vector command)`);
@@ -16,22 +17,27 @@ function read(path: string): Uint8Array {
 }
 
 /** The canonical records of a dataset, as control ships them. */
-export function canonicalPb(dataset: DatasetId): Uint8Array {
+export function canonicalPb(dataset: string): Uint8Array {
   return read(`${vectorsDir}${dataset}.pb`);
 }
 
 /** One language's payload of the canonical records. */
-export function vector(dataset: DatasetId, codec: string, language = "rust"): Uint8Array {
+export function vector(dataset: string, codec: string, language = "rust"): Uint8Array {
   return read(`${vectorsDir}${dataset}.${codec}.${language}`);
 }
 
 /** The languages that have a vector for this dataset and codec, e.g. ["browser", "java", "rust"]. */
-export function vectorLanguages(dataset: DatasetId, codec: string): string[] {
+export function vectorLanguages(dataset: string, codec: string): string[] {
   const prefix = `${dataset}.${codec}.`;
   return readdirSync(vectorsDir)
     .filter((name) => name.startsWith(prefix))
     .map((name) => name.slice(prefix.length))
     .sort();
+}
+
+/** codecs/vectors/fingerprints.json: each built-in dataset's record message and schema fingerprint, from the harness's reference implementation. */
+export function fingerprints(): Record<string, { message: string; fingerprint: string }> {
+  return JSON.parse(new TextDecoder().decode(read(`${vectorsDir}fingerprints.json`))) as Record<string, { message: string; fingerprint: string }>;
 }
 
 export interface CatalogueEntry {

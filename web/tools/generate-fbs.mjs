@@ -8,7 +8,7 @@
 // pinned runtime (npm flatbuffers 2.0.7) pairs with, as in Rust's build.rs and Java's pom.xml.
 // FLATC names another binary.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,8 @@ import { fileURLToPath } from "node:url";
 const FLATC_VERSION = "2.0.8";
 const flatc = process.env.FLATC || "flatc";
 const web = fileURLToPath(new URL("..", import.meta.url));
-const proto = join(web, "../proto/codecbench/v1/datasets.proto");
+const protoRoot = join(web, "../proto");
+const proto = join(protoRoot, "codecbench/v1/datasets.proto");
 const out = join(web, "src/gen/fbs");
 
 function fail(message) {
@@ -45,12 +46,24 @@ if (version !== `flatc version ${FLATC_VERSION}`) {
   );
 }
 
+// datasets.proto imports dataset_options.proto, which extends google/protobuf/descriptor.proto;
+// flatc ships no copy of it. The `(dataset)` option only annotates messages and no table refers to
+// its types, so a stub declaring MessageOptions lets flatc parse the file, and the includes it then
+// writes for the imported files (which it never converts) are dropped from datasets.fbs.
+const DESCRIPTOR_STUB = 'syntax = "proto2";\npackage google.protobuf;\nmessage MessageOptions {\n  extensions 1000 to max;\n}\n';
+const IMPORTED = /^include "(descriptor|dataset_options)\.fbs";\n/gm;
+
 const schemaDir = mkdtempSync(join(tmpdir(), "codecbench-fbs-"));
 try {
-  run(["--proto", "-o", schemaDir, proto]);
+  const stubs = join(schemaDir, "include");
+  mkdirSync(join(stubs, "google/protobuf"), { recursive: true });
+  writeFileSync(join(stubs, "google/protobuf/descriptor.proto"), DESCRIPTOR_STUB);
+  run(["--proto", "-I", protoRoot, "-I", stubs, "-o", schemaDir, proto]);
+  const fbs = join(schemaDir, "datasets.fbs");
+  writeFileSync(fbs, readFileSync(fbs, "utf8").replace(IMPORTED, ""));
   // flatc only adds files: the old output goes first, so a message removed from proto/ does not stay.
   rmSync(out, { recursive: true, force: true });
-  run(["--ts", "-o", out, join(schemaDir, "datasets.fbs")]);
+  run(["--ts", "-o", out, fbs]);
 } finally {
   rmSync(schemaDir, { recursive: true, force: true });
 }

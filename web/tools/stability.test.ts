@@ -6,7 +6,6 @@ import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 import { expect, it } from "vitest";
 import { DummyDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
-import type { DatasetId } from "../src/model/dataset";
 import { datasetById } from "../src/model/registry";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import type { Measurement } from "../src/gen/codecbench/v1/results_pb";
@@ -33,7 +32,7 @@ const OUT = process.env.OUT ?? "/tmp/stability";
 // PAGES > 1: the trials run in that many tabs one after another (TRIALS per codec each, a tab
 // closed before the next opens), to tell a per-renderer-process effect from trial noise.
 const PAGES = Number(process.env.PAGES ?? 1);
-const DATASET = (process.env.DATASET ?? "dummy") as DatasetId;
+const DATASET = process.env.DATASET ?? "dummy";
 const CODECS = (process.env.CODECS ?? "protobuf,json").split(",");
 const MODE = process.env.DECODE_MODE ?? "typed";
 // TRIALS_IN=web-worker: trials in the tab's own Web Workers (one launch) instead of the driver's

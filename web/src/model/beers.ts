@@ -1,6 +1,6 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { BeersDatasetSchema, type BeerRecord, type BeersDataset } from "../gen/codecbench/v1/datasets_pb";
-import type { Dataset } from "./dataset";
+import type { Model } from "./dataset";
 import { message } from "./schema";
 
 // beers: a catalogue entry.
@@ -37,10 +37,8 @@ export function beerFromProto(r: BeerRecord): Beer {
   };
 }
 
-export const beers: Dataset<Beer, BeersDataset> = {
-  id: "beers",
+export const beers: Model<Beer, BeersDataset> = {
   record: beerRecord,
-  lazyFields: ["name", "details"],
   message: BeersDatasetSchema,
   toMessage: (records) => create(BeersDatasetSchema, { records: records.map((r) => ({ ...r })) }),
   fromMessage: (message) => message.records.map(beerFromProto),

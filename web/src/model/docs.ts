@@ -12,7 +12,7 @@ import {
   type DocRecord,
   type DocsDataset,
 } from "../gen/codecbench/v1/datasets_pb";
-import type { Dataset } from "./dataset";
+import type { Model } from "./dataset";
 import { message, repeated } from "./schema";
 
 // docs: a nested business document. department.time is int64 (bigint here). An unset nested
@@ -113,10 +113,8 @@ export function docFromProto(r: DocRecord): Doc {
   };
 }
 
-export const docs: Dataset<Doc, DocsDataset> = {
-  id: "docs",
+export const docs: Model<Doc, DocsDataset> = {
   record: docRecord,
-  lazyFields: ["name", "delivery.company"],
   message: DocsDatasetSchema,
   // Every nested message is set, as in the canonical records (docFromProto reads unset ones as defaults).
   toMessage: (records) =>

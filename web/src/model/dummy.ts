@@ -1,6 +1,6 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { DummyDatasetSchema, type DummyDataset, type DummyRecord } from "../gen/codecbench/v1/datasets_pb";
-import type { Dataset } from "./dataset";
+import type { Model } from "./dataset";
 import { message, repeated } from "./schema";
 
 // dummy: a string-heavy profile. Keys are the wire names, in proto order, so a record is exactly
@@ -88,10 +88,8 @@ export function dummyFromProto(r: DummyRecord): Dummy {
   };
 }
 
-export const dummy: Dataset<Dummy, DummyDataset> = {
-  id: "dummy",
+export const dummy: Model<Dummy, DummyDataset> = {
   record: dummyRecord,
-  lazyFields: ["guid", "favoriteFruit"],
   message: DummyDatasetSchema,
   toMessage: (records) =>
     create(DummyDatasetSchema, {

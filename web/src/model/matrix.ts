@@ -1,6 +1,6 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { MatrixDatasetSchema, type MatrixDataset } from "../gen/codecbench/v1/datasets_pb";
-import type { Dataset } from "./dataset";
+import type { Model } from "./dataset";
 import { repeated } from "./schema";
 
 // matrix: a record is one row of decimal strings; on the wire a row is a plain array of strings,
@@ -10,10 +10,8 @@ export type MatrixRow = string[];
 
 export const matrixRow = repeated("string");
 
-export const matrix: Dataset<MatrixRow, MatrixDataset> = {
-  id: "matrix",
+export const matrix: Model<MatrixRow, MatrixDataset> = {
   record: matrixRow,
-  lazyFields: ["0", "99"],
   message: MatrixDatasetSchema,
   toMessage: (rows) => create(MatrixDatasetSchema, { records: rows.map((cells) => ({ cells: [...cells] })) }),
   fromMessage: (message) => message.records.map((row) => [...row.cells]),

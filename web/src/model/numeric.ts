@@ -1,6 +1,6 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { NumericDatasetSchema, type NumericDataset, type NumericRecord } from "../gen/codecbench/v1/datasets_pb";
-import type { Dataset } from "./dataset";
+import type { Model } from "./dataset";
 import { message, repeated } from "./schema";
 
 // numeric: number-heavy. Timestamps are int64 and stay bigint: above 2^53 a double would round
@@ -35,10 +35,8 @@ export function numericFromProto(r: NumericRecord): Numeric {
   };
 }
 
-export const numeric: Dataset<Numeric, NumericDataset> = {
-  id: "numeric",
+export const numeric: Model<Numeric, NumericDataset> = {
   record: numericRecord,
-  lazyFields: ["_id", "numbr"],
   message: NumericDatasetSchema,
   toMessage: (records) =>
     create(NumericDatasetSchema, {

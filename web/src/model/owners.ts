@@ -1,6 +1,6 @@
 import { create, fromBinary } from "@bufbuild/protobuf";
 import { OwnersDatasetSchema, type OwnerRecord, type OwnersDataset } from "../gen/codecbench/v1/datasets_pb";
-import type { Dataset } from "./dataset";
+import type { Model } from "./dataset";
 import { message, repeated } from "./schema";
 
 // owners: one car owner with four cars. The telephone is int64 (bigint here).
@@ -101,10 +101,8 @@ export function ownerFromProto(r: OwnerRecord): Owner {
   };
 }
 
-export const owners: Dataset<Owner, OwnersDataset> = {
-  id: "owners",
+export const owners: Model<Owner, OwnersDataset> = {
   record: ownerRecord,
-  lazyFields: ["name", "taxNumber"],
   message: OwnersDatasetSchema,
   toMessage: (records) => create(OwnersDatasetSchema, { records: records.map((r) => ({ ...r, cars: r.cars.map((c) => ({ ...c })) })) }),
   fromMessage: (message) => message.records.map(ownerFromProto),

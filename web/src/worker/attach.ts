@@ -1,8 +1,10 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CodecInfoSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
+import { CodecInfoSchema, DatasetInfoSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
 import type { AttachResponse, Task } from "../gen/codecbench/v1/worker_service_pb";
 import { codecs } from "../codecs/registry";
+import { schemaFingerprint } from "../model/fingerprint";
+import { datasets } from "../model/registry";
 import { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
 import { COMPRESSIONS, runTask, type TaskOutcome } from "./task";
@@ -51,6 +53,13 @@ export function codecAnnouncements() {
   );
 }
 
+/** Every dataset the page carries, with its record schema's fingerprint (control refuses a run whose datasets a worker lacks). */
+export async function datasetAnnouncements() {
+  return Promise.all(
+    [...datasets.values()].map(async ({ id, recordMessage }) => create(DatasetInfoSchema, { id, message: recordMessage.typeName, fingerprint: await schemaFingerprint(recordMessage) })),
+  );
+}
+
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -67,7 +76,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const firstRetryMs = options.firstRetryMs ?? 1000;
   const maxRetryMs = options.maxRetryMs ?? 10_000;
   const canonical = new CanonicalCache(client);
-  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: COMPRESSIONS };
+  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: COMPRESSIONS, datasets: await datasetAnnouncements() };
   let retryMs = firstRetryMs;
   while (!signal?.aborted) {
     let reason = "control closed the stream";
