@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { cborCodec } from "../src/codecs/cbor";
 import { compareRecords } from "../src/model/compare";
 import { datasetById } from "../src/model/registry";
-import type { FieldType } from "../src/model/schema";
+import { messageFields, type FieldType } from "../src/model/schema";
 import { canonicalPb, datasetIds } from "./vectors";
 
 // What is particular to cbor in the browser: the payload is plain RFC 8949 (no cbor-x tag
@@ -117,7 +117,7 @@ class Writer {
       for (const item of items) this.value(type.of, item);
     } else {
       const record = value as Record<string, unknown>;
-      const present = type.fields.filter(([name]) => record[name] !== undefined);
+      const present = messageFields(type).filter(([name]) => record[name] !== undefined);
       if (this.style.indefinite) this.out.push(0xbf);
       else this.head(5, present.length);
       for (const [name, fieldType] of present) {

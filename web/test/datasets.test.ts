@@ -1,4 +1,3 @@
-import { readFileSync } from "node:fs";
 import { create, createFileRegistry, getOption, hasOption, type DescMessage } from "@bufbuild/protobuf";
 import { FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
@@ -8,20 +7,10 @@ import { readLazyField } from "../src/model/dataset";
 import { schemaFingerprint, schemaText } from "../src/model/fingerprint";
 import { datasets } from "../src/model/registry";
 import { datasetAnnouncements } from "../src/worker/attach";
-import { canonicalPb, fingerprints, repoRoot } from "./vectors";
+import { canonicalPb, fingerprints } from "./vectors";
 
 // The datasets come from the `(dataset)` options of datasets.proto, and their schema fingerprints
 // (proto/README.md) equal the harness's reference implementation's (codecs/vectors/fingerprints.json).
-
-/** proto/README.md's table of lazy fields: dataset -> fields. */
-function readmeLazyFields(): Map<string, string[]> {
-  const table = new Map<string, string[]>();
-  for (const line of readFileSync(`${repoRoot}proto/README.md`, "utf8").split("\n")) {
-    const row = /^\s*\| (\w+) \| (`[^|]+`) \|$/.exec(line);
-    if (row) table.set(row[1]!, [...row[2]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!));
-  }
-  return table;
-}
 
 describe("datasets", () => {
   it("are the record messages of datasets.proto with a (dataset) option, with its id, lazy fields and bare_list", () => {
@@ -38,12 +27,10 @@ describe("datasets", () => {
     }
   });
 
-  it("are the harness's datasets, with the lazy fields proto/README.md lists", () => {
+  it("are the harness's datasets, each with the same record message", () => {
     expect(Object.fromEntries([...datasets.values()].map((d) => [d.id, d.recordMessage.typeName]))).toEqual(
       Object.fromEntries(Object.entries(fingerprints()).map(([id, { message }]) => [id, message])),
     );
-    const readme = readmeLazyFields();
-    for (const dataset of datasets.values()) expect(dataset.lazyFields, dataset.id).toEqual(readme.get(dataset.id));
     expect(datasets.get("matrix")?.bareList).toBe(true);
   });
 

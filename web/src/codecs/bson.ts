@@ -1,6 +1,6 @@
 import { BSON, BSONError, Double } from "bson";
 import type { Dataset } from "../model/dataset";
-import { hasDouble, type FieldType } from "../model/schema";
+import { hasDouble, messageFields, requireOffered, type FieldType } from "../model/schema";
 import { lazyBsonReader } from "./bson-lazy";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { treeToRecords } from "./tree";
@@ -28,7 +28,7 @@ function doubleWrapper(type: FieldType): Mapper | null {
     const of = doubleWrapper(type.of) as Mapper;
     return (value) => (value as unknown[]).map(of);
   }
-  const fields = type.fields.map(([name, fieldType]) => [name, doubleWrapper(fieldType)] as const);
+  const fields = messageFields(type).map(([name, fieldType]) => [name, doubleWrapper(fieldType)] as const);
   return (value) => {
     const source = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
@@ -87,6 +87,7 @@ export const bsonCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("bson", dataset.record);
     const wrap = doubleWrapper(dataset.record);
     // js-bson serializes into a shared 17 MiB buffer and throws RangeError past it: on that, grow
     // the buffer to the document's size (it stays grown), so only the first call of a large

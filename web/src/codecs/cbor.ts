@@ -5,6 +5,7 @@
 import { Decoder } from "cbor-x/decode";
 import { Encoder } from "cbor-x/encode";
 import type { Dataset } from "../model/dataset";
+import { requireOffered } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
 import { treeToRecords } from "./tree";
@@ -79,6 +80,7 @@ export const cborCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("cbor", dataset.record);
     const encoder = new Encoder({ ...options });
     const decoder = new Decoder({ ...options });
     const treeDecoder = new Decoder({ useRecords: false });

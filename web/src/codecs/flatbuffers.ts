@@ -1,6 +1,7 @@
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { Builder, ByteBuffer, Encoding } from "flatbuffers";
 import type { Dataset } from "../model/dataset";
+import { requireOffered, wireName } from "../model/schema";
 import type { Codec, PreparedCodec } from "./codec";
 import { libraryVersion } from "./versions";
 
@@ -109,7 +110,7 @@ function scalarKind(field: DescField, type: ScalarType): Kind {
 }
 
 function fieldPlan(field: DescField, slot: number, plans: Map<DescMessage, MessagePlan>): FieldPlan {
-  const name = field.jsonName;
+  const name = wireName(field);
   const base = { name, slot, vtableOffset: 4 + 2 * slot, proto: field };
   switch (field.fieldKind) {
     case "scalar": {
@@ -151,9 +152,9 @@ function checkAcyclic(plan: MessagePlan, path: DescMessage[] = []): void {
 }
 
 /**
- * The record message and how the model holds a record: as an object keyed by wire names, or (when
- * the model's record type is a plain list, as the matrix row is) as the list of the message's one
- * repeated field.
+ * The record message and how the model holds a record: as an object keyed by wire names, or (a
+ * `bare_list` dataset, the matrix row) as the list of the message's one repeated field, which
+ * src/model/schema.ts has checked it has.
  */
 function recordShape(dataset: Dataset, plans: Map<DescMessage, MessagePlan>): { root: MessagePlan; record: MessagePlan; unwrapped: FieldPlan | null } {
   const root = messagePlan(dataset.message, plans);
@@ -162,14 +163,7 @@ function recordShape(dataset: Dataset, plans: Map<DescMessage, MessagePlan>): { 
     throw new Error(`flatbuffers: ${dataset.message.typeName} is not a list message with one repeated message field`);
   }
   const record = list.message!;
-  if (typeof dataset.record === "object" && dataset.record.kind === "repeated") {
-    const only = record.fields[0];
-    if (record.fields.length !== 1 || !only?.list) {
-      throw new Error(`flatbuffers: the model holds a ${dataset.id} record as a list, but ${record.desc.typeName} does not have exactly one repeated field`);
-    }
-    return { root, record, unwrapped: only };
-  }
-  return { root, record, unwrapped: null };
+  return { root, record, unwrapped: dataset.bareList ? record.fields[0]! : null };
 }
 
 // ---- writing: model objects -> Builder calls ----------------------------------------------------
@@ -613,6 +607,7 @@ export const flatbuffersCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("flatbuffers", dataset.record);
     const plans = new Map<DescMessage, MessagePlan>();
     const { root: rootPlan, record, unwrapped } = recordShape(dataset, plans);
     checkAcyclic(record);

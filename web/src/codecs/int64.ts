@@ -1,4 +1,4 @@
-import type { FieldType } from "../model/schema";
+import { messageFields, type FieldType } from "../model/schema";
 
 // Binary codecs with variable-width integers (UBJSON, MessagePack) write an int64 field in the
 // smallest integer that holds its value, as Rust and Java do, and their JS libraries give those
@@ -23,7 +23,7 @@ function fixer(type: FieldType): Fix | null {
       return value;
     };
   }
-  const fields = type.fields.flatMap(([name, fieldType]) => {
+  const fields = messageFields(type).flatMap(([name, fieldType]) => {
     const fix = fixer(fieldType);
     return fix ? [[name, fix] as const] : [];
   });

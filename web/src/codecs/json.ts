@@ -1,5 +1,5 @@
 import type { Dataset } from "../model/dataset";
-import { int64FieldNames } from "../model/schema";
+import { int64FieldNames, requireOffered } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { treeToRecords } from "./tree";
 
@@ -64,6 +64,7 @@ export const jsonCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("json", dataset.record);
     const int64Names = int64FieldNames(dataset.record);
     if (int64Names.size > 0) {
       const missing = sourceTextAccessMissing();

@@ -1,5 +1,6 @@
 import { DecodeError, Decoder, Encoder } from "@msgpack/msgpack";
 import type { Dataset } from "../model/dataset";
+import { requireOffered } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
 import { treeToRecords } from "./tree";
@@ -56,6 +57,7 @@ export const msgpackCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("msgpack", dataset.record);
     const encoder = new Encoder({ useBigInt64: true });
     const decoder = new BoundedDecoder({ useBigInt64: true });
     const treeDecoder = new BoundedDecoder();

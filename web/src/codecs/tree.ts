@@ -1,4 +1,4 @@
-import type { FieldType } from "../model/schema";
+import { messageFields, type FieldType } from "../model/schema";
 import { recordsOf } from "./codec";
 
 // Tree mode's verification (never timed): a library's generic document -> model records, so it
@@ -19,7 +19,7 @@ function bind(type: FieldType, value: unknown): unknown {
   const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(source)) out[key] = source[key];
-  for (const [name, fieldType] of type.fields) if (name in source) out[name] = bind(fieldType, source[name]);
+  for (const [name, fieldType] of messageFields(type)) if (name in source) out[name] = bind(fieldType, source[name]);
   return out;
 }
 

@@ -1,5 +1,5 @@
 import type { Dataset } from "../model/dataset";
-import type { FieldType } from "../model/schema";
+import { messageFields, requireOffered, type FieldType } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { int64Widener } from "./int64";
 import { treeToRecords } from "./tree";
@@ -172,6 +172,8 @@ function writerOf(type: FieldType): Write {
         return (w, v) => w.double(v as number);
       case "bool":
         return (w, v) => w.byte(v ? True : False);
+      default:
+        throw new Error(`ubjson: no writer for ${type} fields`);
     }
   }
   if (type.kind === "repeated") {
@@ -183,7 +185,7 @@ function writerOf(type: FieldType): Write {
       w.byte(ArrayEnd);
     };
   }
-  const fields = type.fields.map(([name, fieldType]) => {
+  const fields = messageFields(type).map(([name, fieldType]) => {
     const key = new Writer();
     key.str(name);
     return { name, key: key.bytes.slice(0, key.pos), write: writerOf(fieldType) };
@@ -452,6 +454,7 @@ export const ubjsonCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("ubjson", dataset.record);
     const encode = encoderOf(dataset.record);
     const widen = int64Widener(dataset.record);
     return {

@@ -1,6 +1,7 @@
 import { ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
 import type { Dataset } from "../model/dataset";
+import { requireOffered, wireName } from "../model/schema";
 import type { Codec, PreparedCodec } from "./codec";
 import { libraryVersion } from "./versions";
 
@@ -221,7 +222,7 @@ interface FieldReader {
 }
 
 function fieldReader(field: DescField, messages: Map<DescMessage, Reader>): FieldReader {
-  const name = field.jsonName;
+  const name = wireName(field);
   if (name in Object.prototype) throw new Error(`xml: field ${field.parent.typeName}.${field.name} is named like an Object.prototype property`);
   switch (field.fieldKind) {
     case "scalar":
@@ -281,9 +282,9 @@ function messageReader(message: DescMessage, messages: Map<DescMessage, Reader>)
 // ---- the codec ----------------------------------------------------------------------------------
 
 /**
- * The record message and how the model holds a record: as an object keyed by wire names, or (when
- * the model's record type is a plain list, as the matrix row is) as the list of the message's one
- * repeated field.
+ * The record message and how the model holds a record: as an object keyed by wire names, or (a
+ * `bare_list` dataset, the matrix row) as the list of the message's one repeated field, which
+ * src/model/schema.ts has checked it has.
  */
 function recordShape(dataset: Dataset): { message: DescMessage; name: string; unwrapped: string | null } {
   const records = dataset.message.fields;
@@ -292,14 +293,7 @@ function recordShape(dataset: Dataset): { message: DescMessage; name: string; un
     throw new Error(`xml: ${dataset.message.typeName} is not a list message with one repeated message field`);
   }
   const message = list.message;
-  if (typeof dataset.record === "object" && dataset.record.kind === "repeated") {
-    const only = message.fields[0];
-    if (message.fields.length !== 1 || only?.fieldKind !== "list") {
-      throw new Error(`xml: the model holds a ${dataset.id} record as a list, but ${message.typeName} does not have exactly one repeated field`);
-    }
-    return { message, name: list.jsonName, unwrapped: only.jsonName };
-  }
-  return { message, name: list.jsonName, unwrapped: null };
+  return { message, name: wireName(list), unwrapped: dataset.bareList ? wireName(message.fields[0]!) : null };
 }
 
 const ROOT = "payload";
@@ -330,6 +324,7 @@ export const xmlCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
+    requireOffered("xml", dataset.record);
     const { message, name, unwrapped } = recordShape(dataset);
     const readMessage = messageReader(message, new Map());
     const payloadFields = new Set([name]);

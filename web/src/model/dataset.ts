@@ -1,12 +1,15 @@
-import type { DescMessage, Message } from "@bufbuild/protobuf";
-import type { GenMessage } from "@bufbuild/protobuf/codegenv2";
-import type { FieldType } from "./schema";
+import { create, createFileRegistry, fromBinary, getOption, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
+import { dataset as datasetOption, type DatasetOptions } from "../gen/codecbench/v1/dataset_options_pb";
+import { recordConverter } from "./convert";
+import { recordType, type FieldType } from "./schema";
 
-// A dataset as the worker sees it: its record message and what its `(dataset)` option declares
-// (src/model/registry.ts finds them in the descriptors), how to read control's canonical blob into
-// the native model (outside any timed region), and the record schema codecs and verification walk.
+// A dataset as the worker sees it, all of it derived from its record message's descriptor: what
+// the `(dataset)` option declares, the record schema codecs and verification walk, the list
+// message control's canonical blob holds, and the conversions between that message and the native
+// model (never timed, except inside the protobuf codec, which declares them).
 
-export interface Dataset<R = unknown, M extends Message = Message> {
+export interface Dataset {
   /** The `(dataset)` option's id, e.g. "dummy". */
   readonly id: string;
   readonly description: string;
@@ -18,22 +21,66 @@ export interface Dataset<R = unknown, M extends Message = Message> {
   readonly lazyFields: readonly string[];
   /** On the wire of schema-less codecs, a record is its one repeated field as a plain array. */
   readonly bareList: boolean;
-  /** The dataset's `*Dataset` list message: control's canonical blob, and the protobuf codec's payload. */
-  readonly message: GenMessage<M>;
-  /** Native records -> the list message (never timed). */
-  toMessage(records: readonly R[]): M;
-  /** The list message -> native records (never timed). */
-  fromMessage(message: M): R[];
-  /** Parses the protobuf encoding of the `*Dataset` message into native records. */
-  fromCanonical(bytes: Uint8Array): R[];
+  /** The list message {records: [...]}: control's canonical blob, and the protobuf codec's payload. */
+  readonly message: DescMessage;
+  /** Native records -> the list message. */
+  toMessage(records: readonly unknown[]): Message;
+  /** The list message -> native records. */
+  fromMessage(message: Message): unknown[];
+  /** Parses the protobuf encoding of the list message into native records. */
+  fromCanonical(bytes: Uint8Array): unknown[];
 }
 
-/** A dataset's hand-written native model, until the models are derived from the descriptors too. */
-export type Model<R = unknown, M extends Message = Message> = Pick<Dataset<R, M>, "record" | "message" | "toMessage" | "fromMessage" | "fromCanonical">;
+/**
+ * The list message of a record: the message of its file whose one field repeats the record (the
+ * `*Dataset` messages of datasets.proto), or else one made here with `repeated <record> records = 1`,
+ * which is the same on the wire.
+ */
+function listMessage(record: DescMessage): DescMessage {
+  const declared = record.file.messages.find((message) => {
+    const only = message.fields[0];
+    return message.fields.length === 1 && only?.fieldKind === "list" && only.listKind === "message" && only.message === record;
+  });
+  if (declared) return declared;
+  const file = create(FileDescriptorProtoSchema, {
+    name: `codecbench-web/records/${record.typeName}.proto`,
+    syntax: "proto3",
+    dependency: [record.file.proto.name],
+    messageType: [
+      {
+        name: `${record.typeName.replaceAll(".", "_")}_Records`,
+        field: [{ name: "records", number: 1, label: FieldDescriptorProto_Label.REPEATED, type: FieldDescriptorProto_Type.MESSAGE, typeName: `.${record.typeName}` }],
+      },
+    ],
+  });
+  return createFileRegistry(file, (name) => (name === record.file.proto.name ? record.file : undefined)).getMessage(file.messageType[0]!.name)!;
+}
+
+/** The dataset a record message with the `(dataset)` option declares (or `option`, for a message without one). */
+export function datasetOf(record: DescMessage, option: DatasetOptions = getOption(record, datasetOption)): Dataset {
+  // The schema first: it refuses what the model cannot hold, with the reason.
+  const schema = recordType(record, option.bareList);
+  const message = listMessage(record);
+  const records = message.fields[0]!.localName;
+  const convert = recordConverter(record, option.bareList);
+  const fromMessage = (list: Message) => ((list as unknown as Record<string, unknown[]>)[records] ?? []).map(convert.toNative);
+  return {
+    id: option.id,
+    description: option.description,
+    recordMessage: record,
+    record: schema,
+    lazyFields: option.lazyFields,
+    bareList: option.bareList,
+    message,
+    toMessage: (list) => create(message, { [records]: list.map(convert.fromNative) }),
+    fromMessage,
+    fromCanonical: (bytes) => fromMessage(fromBinary(message, bytes)),
+  };
+}
 
 /**
  * Reads a lazy field of one model record as a string (integers in decimal): a dotted path into
- * nested objects; for matrix rows, the cell index (`row["0"]` reads an array's cell 0).
+ * nested objects; for a bare list, the cell index (`row["0"]` reads an array's cell 0).
  */
 export function readLazyField(record: unknown, field: string): string {
   let value: unknown = record;

@@ -1,6 +1,6 @@
 import type { DescEnum, DescField, DescMessage } from "@bufbuild/protobuf";
 import type { DescriptorProto, FieldDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { protoCamelCase } from "@bufbuild/protobuf/reflect";
+import { jsonName } from "./schema";
 
 // The schema fingerprint a worker announces with each dataset (proto/README.md, "Datasets and
 // their schema fingerprint"): a canonical text of the record message and every message and enum
@@ -21,14 +21,11 @@ interface MapEntry {
   readonly value: DescMessage | DescEnum | undefined;
 }
 
-/** protobuf-es's embedded descriptors may leave json_name out when it is the default. */
-const jsonNameOf = (proto: FieldDescriptorProto) => (proto.jsonName !== "" ? proto.jsonName : protoCamelCase(proto.name));
-
 function line(proto: FieldDescriptorProto, oneof: string): string {
   return [
     proto.number,
     proto.name,
-    jsonNameOf(proto),
+    jsonName(proto),
     proto.type,
     proto.label === LABEL_REPEATED ? 1 : 0,
     proto.typeName.replace(/^\./, ""),

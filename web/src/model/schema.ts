@@ -1,12 +1,42 @@
-// The shape of a record as every codec carries it: wire names (proto JSON names) in proto field
-// order, with the proto scalar type of each field. Codecs and verification walk this instead of
-// guessing types from JS values (a JS number cannot tell an int32 from a double).
+import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
+import { protoCamelCase } from "@bufbuild/protobuf/reflect";
+import type { FieldDescriptorProto } from "@bufbuild/protobuf/wkt";
 
-export type Scalar = "string" | "int32" | "int64" | "double" | "bool";
+// The shape of a record as every codec carries it, derived from the record message's protobuf-es
+// descriptor (the one schema source): wire names (proto JSON names) in declaration order, with the
+// proto type of each field. Codecs and verification walk this instead of guessing types from JS
+// values (a JS number cannot tell an int32 from a double).
+//
+// The native model (src/model/convert.ts) holds: 64-bit integers as bigint, other numbers as
+// number, bytes as Uint8Array, an enum as its value's name, a nested message as an object (its
+// default instance when unset), a repeated field as an array, a map as an object keyed by the
+// key's decimal or text form, a Timestamp as its RFC 3339 text; an `optional` field or a oneof
+// member is absent when unset.
+
+export type Scalar =
+  | "string"
+  | "bytes"
+  | "bool"
+  | "double"
+  | "float"
+  | "int32"
+  | "sint32"
+  | "sfixed32"
+  | "uint32"
+  | "fixed32"
+  | "int64"
+  | "sint64"
+  | "sfixed64"
+  | "uint64"
+  | "fixed64";
 
 export interface MessageType {
   readonly kind: "message";
+  /** The message's full name (for error messages). */
+  readonly name: string;
   readonly fields: ReadonlyArray<readonly [name: string, type: FieldType]>;
+  /** Real oneofs, by their members' wire names: at most one of them is present. */
+  readonly oneofs: ReadonlyArray<{ readonly name: string; readonly fields: readonly string[] }>;
 }
 
 export interface RepeatedType {
@@ -14,25 +44,141 @@ export interface RepeatedType {
   readonly of: FieldType;
 }
 
-export type FieldType = Scalar | MessageType | RepeatedType;
-
-/** A message whose fields are listed in proto field order (object key order is kept). */
-export function message(fields: Record<string, FieldType>): MessageType {
-  return { kind: "message", fields: Object.entries(fields) };
+export interface MapType {
+  readonly kind: "map";
+  readonly key: Scalar;
+  readonly value: FieldType;
 }
 
-export function repeated(of: FieldType): RepeatedType {
-  return { kind: "repeated", of };
+export interface EnumType {
+  readonly kind: "enum";
+  readonly name: string;
+  /** The value names, each once (an alias adds no name the model can hold apart). */
+  readonly values: readonly string[];
 }
 
-/** Every field name in the schema with the scalar types it is declared with. */
+/** A field with presence (proto3 `optional`, a oneof member): absent from the record when unset. */
+export interface OptionalType {
+  readonly kind: "optional";
+  readonly of: FieldType;
+}
+
+/** google.protobuf.Timestamp: its RFC 3339 text in the model, as the proto3 JSON mapping writes it. */
+export interface TimestampType {
+  readonly kind: "timestamp";
+}
+
+export type FieldType = Scalar | MessageType | RepeatedType | MapType | EnumType | OptionalType | TimestampType;
+
+export const TIMESTAMP = "google.protobuf.Timestamp";
+
+/**
+ * A field's proto JSON name. protoc and buf always write json_name, but a descriptor without it
+ * (protobuf-es then has an empty DescField.jsonName) means the default, lowerCamelCase.
+ */
+export const jsonName = (proto: FieldDescriptorProto) => (proto.jsonName !== "" ? proto.jsonName : protoCamelCase(proto.name));
+
+/** A field's name on the wire of every self-describing codec: its proto JSON name. */
+export const wireName = (field: DescField) => jsonName(field.proto);
+
+export function scalarName(type: ScalarType): Scalar {
+  return ScalarType[type].toLowerCase() as Scalar;
+}
+
+function enumType(desc: DescEnum): EnumType {
+  return { kind: "enum", name: desc.typeName, values: [...new Set(desc.values.map((value) => value.name))] };
+}
+
+function messageType(desc: DescMessage, within: readonly DescMessage[]): FieldType {
+  if (desc.typeName === TIMESTAMP) return { kind: "timestamp" };
+  // An unset nested message is its default instance in the model, so a message that reaches
+  // itself has no finite model.
+  if (within.includes(desc)) throw new Error(`message ${desc.typeName} contains itself, which the record model cannot hold (an unset nested message is its default instance)`);
+  const path = [...within, desc];
+  return {
+    kind: "message",
+    name: desc.typeName,
+    fields: desc.fields.map((field) => [wireName(field), fieldType(field, path)] as const),
+    oneofs: desc.oneofs.map((oneof) => ({ name: oneof.name, fields: oneof.fields.map(wireName) })),
+  };
+}
+
+function fieldType(field: DescField, within: readonly DescMessage[]): FieldType {
+  let type: FieldType;
+  switch (field.fieldKind) {
+    case "scalar":
+      type = scalarName(field.scalar);
+      break;
+    case "enum":
+      type = enumType(field.enum);
+      break;
+    case "message":
+      type = messageType(field.message, within);
+      break;
+    case "list":
+      type = { kind: "repeated", of: field.listKind === "scalar" ? scalarName(field.scalar) : field.listKind === "enum" ? enumType(field.enum) : messageType(field.message, within) };
+      break;
+    case "map":
+      type = { kind: "map", key: scalarName(field.mapKey), value: field.mapKind === "scalar" ? scalarName(field.scalar) : field.mapKind === "enum" ? enumType(field.enum) : messageType(field.message, within) };
+      break;
+  }
+  return field.oneof !== undefined || field.proto.proto3Optional ? { kind: "optional", of: type } : type;
+}
+
+/**
+ * The record's type: a message, or for a bare-list dataset (the matrix row) the list of its one
+ * repeated field, which is what schema-less codecs put on the wire for a record.
+ */
+export function recordType(record: DescMessage, bareList: boolean): FieldType {
+  if (!bareList) return messageType(record, []);
+  const only = record.fields[0];
+  if (record.fields.length !== 1 || only?.fieldKind !== "list") throw new Error(`${record.typeName} is a bare_list dataset but does not have exactly one repeated field`);
+  return fieldType(only, [record]);
+}
+
+/** The word for a type in messages: "uint64", "map", "enum", ... */
+export function kindOf(type: FieldType): string {
+  return typeof type === "string" ? type : type.kind;
+}
+
+/** The field types of the six built-in datasets, which every schema-driven codec handles. */
+export const BASIC_KINDS: ReadonlySet<string> = new Set(["string", "int32", "int64", "double", "bool", "message", "repeated"]);
+
+/**
+ * Refuses a record schema with a field type the codec does not offer (yet), naming the field, as
+ * a plan names a refused cell: "ubjson: map field acme.shop.v1.Order.attributes is not offered".
+ * Called in prepare(), outside any timed region; guessing would write something no other
+ * language reads back.
+ */
+export function requireOffered(codec: string, record: FieldType, offered: ReadonlySet<string> = BASIC_KINDS): void {
+  const walk = (type: FieldType, path: string): void => {
+    const kind = kindOf(type);
+    if (!offered.has(kind)) throw new Error(`${codec}: ${kind === "timestamp" ? TIMESTAMP : kind} field ${path} is not offered by the browser's ${codec} codec`);
+    if (typeof type === "string") return;
+    if (type.kind === "repeated" || type.kind === "optional") walk(type.of, path);
+    else if (type.kind === "map") {
+      walk(type.key, `${path} (key)`);
+      walk(type.value, path);
+    } else if (type.kind === "message") for (const [name, fieldType] of type.fields) walk(fieldType, `${type.name}.${name}`);
+  };
+  walk(record, "of the record");
+}
+
+/** The fields of a message type, for walkers of the basic kinds (requireOffered refused the others first). */
+export function messageFields(type: FieldType): MessageType["fields"] {
+  if (typeof type === "object" && type.kind === "message") return type.fields;
+  throw new Error(`a ${kindOf(type)} type where a walker of the basic field types expects a message`);
+}
+
+/** Every field name in the schema with the types it is declared with. */
 export function fieldTypesByName(type: FieldType, into = new Map<string, Set<string>>()): Map<string, Set<string>> {
-  if (typeof type === "string") return into;
-  if (type.kind === "repeated") return fieldTypesByName(type.of, into);
+  if (typeof type === "string" || type.kind === "enum" || type.kind === "timestamp") return into;
+  if (type.kind === "repeated" || type.kind === "optional") return fieldTypesByName(type.of, into);
+  if (type.kind === "map") return fieldTypesByName(type.value, into);
   for (const [name, fieldType] of type.fields) {
     let types = into.get(name);
     if (!types) into.set(name, (types = new Set()));
-    types.add(typeof fieldType === "string" ? fieldType : fieldType.kind);
+    types.add(kindOf(fieldType));
     fieldTypesByName(fieldType, into);
   }
   return into;
@@ -55,6 +201,8 @@ export function int64FieldNames(type: FieldType): Set<string> {
 /** True when a double appears anywhere under this type. */
 export function hasDouble(type: FieldType): boolean {
   if (typeof type === "string") return type === "double";
-  if (type.kind === "repeated") return hasDouble(type.of);
-  return type.fields.some(([, fieldType]) => hasDouble(fieldType));
+  if (type.kind === "repeated" || type.kind === "optional") return hasDouble(type.of);
+  if (type.kind === "map") return hasDouble(type.value);
+  if (type.kind === "message") return type.fields.some(([, fieldType]) => hasDouble(fieldType));
+  return false;
 }
