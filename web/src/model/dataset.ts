@@ -32,14 +32,14 @@ export interface Dataset {
 }
 
 /**
- * The list message of a record: the message of its file whose one field repeats the record (the
- * `*Dataset` messages of datasets.proto), or else one made here with `repeated <record> records = 1`,
+ * The list message of a record: the message of its file that is `repeated <record> records = 1;`
+ * (the `*Dataset` messages of datasets.proto, proto/README.md), or else one made here the same,
  * which is the same on the wire.
  */
 function listMessage(record: DescMessage): DescMessage {
   const declared = record.file.messages.find((message) => {
     const only = message.fields[0];
-    return message.fields.length === 1 && only?.fieldKind === "list" && only.listKind === "message" && only.message === record;
+    return message.fields.length === 1 && only?.number === 1 && only.fieldKind === "list" && only.listKind === "message" && only.message === record;
   });
   if (declared) return declared;
   const file = create(FileDescriptorProtoSchema, {
