@@ -22,7 +22,7 @@ from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, display, leaderboard, netlab, processes, results
+from . import catalogue, datasets, display, leaderboard, netlab, processes, results
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -373,6 +373,25 @@ def cmd_codecs(args) -> int:
         else:
             con.print("\nevery announced codec matches the catalogue, and every catalogue entry is announced")
     return EXIT_FAILED if (args.check and problems) else EXIT_OK
+
+
+def cmd_datasets(args) -> int:
+    vectors = processes.repo_root() / "codecs" / "vectors"
+    if args.write_vectors:
+        path = vectors / "fingerprints.json"
+        path.write_text(json.dumps(datasets.fingerprint_vectors(), indent=2) + "\n")
+        print(f"wrote {path.relative_to(processes.repo_root())}")
+        return EXIT_OK
+    rows = datasets.table(datasets.builtin(), vectors)
+    if args.json:
+        print_json(rows)
+        return EXIT_OK
+    con = display.console()
+    con.print(display.datasets_table(rows))
+    con.print(f"B/rec: bytes per record of the golden vectors' {datasets.VECTOR_RECORDS} records "
+              "(codecs/vectors/); fingerprint: proto/README.md, \"Datasets and their schema fingerprint\"",
+              style="dim")
+    return EXIT_OK
 
 
 def cmd_runs(args) -> int:
@@ -1236,6 +1255,13 @@ def build_parser() -> argparse.ArgumentParser:
     cod.add_argument("--check", action="store_true",
                      help="exit 1 when an announcement and the catalogue disagree")
     cod.set_defaults(fn=cmd_codecs)
+
+    dsp = sub.add_parser("datasets", help="every dataset: its message, fields, lazy fields, bytes per record "
+                                          "in JSON and protobuf, and schema fingerprint (no control needed)")
+    dsp.add_argument("--json", action="store_true")
+    dsp.add_argument("--write-vectors", action="store_true",
+                     help="write the fingerprints into codecs/vectors/fingerprints.json (every language's tests read it)")
+    dsp.set_defaults(fn=cmd_datasets)
 
     runs = sub.add_parser("runs", help="list runs; `runs show RUN_ID` prints one and writes its files")
     runs.add_argument("--json", action="store_true")

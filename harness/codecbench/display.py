@@ -244,6 +244,20 @@ def workers_table(workers) -> Table:
     return table
 
 
+def datasets_table(rows: list[dict]) -> Table:
+    """`codecbench datasets`: one row per dataset (datasets.table)."""
+    table = Table(header_style="bold")
+    for col in ("dataset", "source", "message", "fields", "lazy fields", "JSON B/rec", "protobuf B/rec", "fingerprint"):
+        table.add_column(col, justify="right" if "B/rec" in col else "left")
+    size = lambda b: "—" if b is None else f"{b:,.0f}"  # noqa: E731
+    for r in rows:
+        fields = ", ".join(r["fields"]) if len(r["fields"]) <= 6 else f"{len(r['fields'])}: {', '.join(r['fields'][:5])}, …"
+        table.add_row(f"{r['id']}\n[dim]{r['description']}[/dim]", r["source"], r["message"], fields,
+                      ", ".join(r["lazyFields"]), size(r["jsonBytesPerRecord"]), size(r["protobufBytesPerRecord"]),
+                      r["fingerprint"])
+    return table
+
+
 def codecs_table(offers) -> Table:
     table = Table(header_style="bold")
     for col in ("codec", "worker", "language", "decode modes", "library", "media type", "notes"):

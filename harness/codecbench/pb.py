@@ -2,6 +2,8 @@
 
 try:
     from ._gen import (  # noqa: F401
+        dataset_options_pb2 as dataset_options,
+        datasets_pb2 as datasets,
         harness_service_pb2 as hs,
         harness_service_pb2_grpc as hs_grpc,
         results_pb2 as results,

@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from . import calibration, results, stats  # noqa: E402
+from . import calibration, datasets, results, stats  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
 from .units import fmt_num, fmt_time  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
@@ -50,10 +50,9 @@ WIDE_CI = 0.10
 # Fewer trials than this and the interval falls short of 95 % coverage (min..max of 5 holds a
 # rerun's median 83.3 % of the time; 9 is the fewest that reach 95 %).
 MIN_TRIALS = stats.MIN_TRIALS
-# The fields lazy decode reads from every record, one near its start and one at its end
-# (proto/README.md, "Decode modes"; Task.lazy_fields as control sends them).
-LAZY_FIELDS = {"dummy": ("guid", "favoriteFruit"), "numeric": ("_id", "numbr"), "owners": ("name", "taxNumber"),
-               "docs": ("name", "delivery.company"), "beers": ("name", "details"), "matrix": ("0", "99")}
+# The fields lazy decode reads from every record, one near its start and one at its end: each
+# record message's `(dataset).lazy_fields` (Task.lazy_fields as control sends them).
+LAZY_FIELDS = datasets.lazy_fields()
 BBOX = "tight"
 
 CODEC_COLORS = {"json": "#1f77b4", "bson": "#ff7f0e", "protobuf": "#2ca02c", "ubjson": "#d62728",

@@ -16,9 +16,11 @@ from typing import Any
 import yaml
 from google.protobuf import json_format
 
+from . import datasets
 from .pb import scenario as scenario_pb2
 
-DATASETS = ("dummy", "numeric", "owners", "docs", "beers", "matrix")
+# Every dataset the contract declares (a record message with the `(dataset)` option).
+DATASETS = datasets.builtin_ids()
 DECODE_MODES = ("typed", "tree", "lazy", "streaming")
 # gRPC message compressions a transfer leg can be timed with (Scenario.compressions).
 COMPRESSIONS = ("identity", "gzip", "zstd")

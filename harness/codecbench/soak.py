@@ -21,11 +21,11 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from . import processes
+from . import datasets, processes
 from .client import connect, wait_for_workers
 from .pb import hs, results as results_pb2, scenario as scenario_pb2
 
-DATASETS = ["dummy", "numeric", "owners", "docs", "beers", "matrix"]
+DATASETS = list(datasets.builtin_ids())
 CODECS = ["json", "bson", "protobuf", "ubjson", "msgpack"]
 LANGUAGES = ("rust", "java", "browser")
 # Growth of control allowed between the workers' attachment and the end of the run: what a run

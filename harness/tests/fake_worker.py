@@ -20,6 +20,7 @@ import sys
 import time
 import uuid
 
+from codecbench import datasets
 from codecbench.client import connect
 from codecbench.pb import results, scenario, ws
 
@@ -56,7 +57,10 @@ def main() -> None:
     codecs = [results.CodecInfo(id=c, media_type="application/octet-stream", decode_modes=["typed"],
                                 library="fake", library_version="0", timed_regions=regions)
               for c in args.codecs.split(",") if c]
-    stream = control.worker.Attach(ws.AttachRequest(name=args.name, environment=environment(), codecs=codecs))
+    # It carries every dataset, as a real worker built from this contract announces them.
+    carried = [results.DatasetInfo(id=d.id, message=d.message, fingerprint=d.fingerprint) for d in datasets.builtin()]
+    stream = control.worker.Attach(ws.AttachRequest(name=args.name, environment=environment(), codecs=codecs,
+                                                    datasets=carried))
     worker_id = secret = None
     for msg in stream:
         kind = msg.WhichOneof("message")

@@ -46,6 +46,18 @@ mod flatbuffers {
     const FLATC_VERSION: &str = "25.12.19";
     type Error = Box<dyn std::error::Error>;
 
+    /// flatc's proto reader cannot parse google/protobuf/descriptor.proto, which the `(dataset)`
+    /// option's file imports; the options themselves it skips. So it reads a copy of the file
+    /// without that import (the same in Java's pom.xml and web/tools/generate-fbs.mjs).
+    fn flatc_input(proto: &Path, out: &Path) -> Result<std::path::PathBuf, Error> {
+        let text = fs::read_to_string(proto)?;
+        let kept: String = text.lines().filter(|l| !l.contains("dataset_options.proto")).map(|l| format!("{l}\n")).collect();
+        let copy = out.join("flatc-input").join("datasets.proto");
+        fs::create_dir_all(copy.parent().unwrap())?;
+        fs::write(&copy, kept)?;
+        Ok(copy)
+    }
+
     pub fn generate(proto_root: &Path, out: &Path) -> Result<(), Error> {
         let proto = proto_root.join("codecbench/v1/datasets.proto");
         println!("cargo:rerun-if-changed={}", proto.display());
@@ -72,7 +84,7 @@ mod flatbuffers {
             .into());
         }
         let flatc = flatc.to_string();
-        run(Command::new(&flatc).arg("--proto").arg("-o").arg(out).arg(&proto))?;
+        run(Command::new(&flatc).arg("--proto").arg("-o").arg(out).arg(flatc_input(&proto, out)?))?;
         run(Command::new(&flatc).arg("--rust").arg("-o").arg(out).arg(out.join("datasets.fbs")))?;
         let flatc_rust = fs::read_to_string(out.join("datasets_generated.rs"))?;
 
@@ -101,6 +113,7 @@ mod flatbuffers {
         run(Command::new(protoc)
             .arg(format!("--descriptor_set_out={}", set.display()))
             .arg(format!("-I{}", root.display()))
+            .arg(format!("-I{}", protoc_bin_vendored::include_path()?.display()))
             .arg(proto))?;
         Ok(prost_types::FileDescriptorSet::decode(fs::read(set)?.as_slice())?)
     }
@@ -192,8 +205,8 @@ mod flatbuffers {
             &self.messages.iter().find(|(n, _)| *n == message).expect("message of this file").1
         }
 
-        /// The dataset messages: `XDataset { repeated Rec records = 1; }`, as (variant and id
-        /// source `X`, dataset message, record message).
+        /// The dataset messages: `XDataset { repeated Rec records = 1; }`, as (`X`, dataset
+        /// message, record message).
         fn datasets(&self) -> Result<Vec<(&'a str, &'a str, &'a str)>, Error> {
             let mut out = Vec::new();
             for (name, fields) in &self.messages {
@@ -225,31 +238,35 @@ mod flatbuffers {
             )?;
             let datasets = self.datasets()?;
 
-            // ---- dispatch on the dataset ----
-            s.push_str("/// Writes `records` as their `*Dataset` table and finishes the buffer, without a file identifier.\n");
-            s.push_str("pub(super) fn finish(fbb: &mut FlatBufferBuilder<'_>, records: &Records) {\n    match records {\n");
-            for (variant, dataset, _) in &datasets {
-                writeln!(s, "        Records::{variant}(r) => {{\n            let root = write_{dataset}(fbb, r);\n            fbb.finish(root, None);\n        }}")?;
-            }
-            s.push_str("    }\n}\n\n");
-            s.push_str("/// Verifies `bytes` as `dataset`'s `*Dataset` table (flatbuffers::root_with_opts), then reads every record.\n");
-            s.push_str("pub(super) fn read(dataset: &str, bytes: &[u8], opts: &VerifierOptions) -> Result<Records, CodecError> {\n    Ok(match dataset {\n");
-            for (variant, dataset, _) in &datasets {
-                let id = variant.to_lowercase();
-                writeln!(s, "        {id:?} => Records::{variant}(read_{dataset}(flatbuffers::root_with_opts::<fb::{dataset}>(opts, bytes).map_err(invalid)?)),")?;
-            }
-            s.push_str("        other => return Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())),\n    })\n}\n\n");
-            s.push_str("/// Verifies `bytes` as `dataset`'s `*Dataset` table, then reads `fields` of every record in place.\n");
-            s.push_str("pub(super) fn lazy(dataset: &str, bytes: &[u8], opts: &VerifierOptions, fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {\n    match dataset {\n");
-            for (variant, dataset, record) in &datasets {
-                let id = variant.to_lowercase();
+            // ---- dispatch on the dataset: through its record type, so no id is written here ----
+            s.push_str("/// A dataset's record type as its `*Dataset` table.\n");
+            s.push_str("pub(super) trait FbRecords: codecbench_datasets::DatasetRecord {\n");
+            s.push_str("    fn finish(fbb: &mut FlatBufferBuilder<'_>, records: &[Self]);\n");
+            s.push_str("    fn read(bytes: &[u8], opts: &VerifierOptions) -> Result<Vec<Self>, CodecError>;\n");
+            s.push_str("    fn lazy(bytes: &[u8], opts: &VerifierOptions, fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError>;\n}\n\n");
+            for (_, dataset, record) in &datasets {
                 writeln!(
                     s,
-                    "        {id:?} => {{\n            let root = flatbuffers::root_with_opts::<fb::{dataset}>(opts, bytes).map_err(invalid)?;\n            \
-                     lazy_records(root.records(), lazy_{record}, LAZY_KINDS_{record}, fields, visit)\n        }}"
+                    "impl FbRecords for pb::{record} {{\n    \
+                     fn finish(fbb: &mut FlatBufferBuilder<'_>, records: &[Self]) {{\n        let root = write_{dataset}(fbb, records);\n        fbb.finish(root, None);\n    }}\n    \
+                     fn read(bytes: &[u8], opts: &VerifierOptions) -> Result<Vec<Self>, CodecError> {{\n        \
+                     Ok(read_{dataset}(flatbuffers::root_with_opts::<fb::{dataset}>(opts, bytes).map_err(invalid)?))\n    }}\n    \
+                     fn lazy(bytes: &[u8], opts: &VerifierOptions, fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {{\n        \
+                     let root = flatbuffers::root_with_opts::<fb::{dataset}>(opts, bytes).map_err(invalid)?;\n        \
+                     lazy_records(root.records(), lazy_{record}, LAZY_KINDS_{record}, fields, visit)\n    }}\n}}\n"
                 )?;
             }
-            s.push_str("        other => Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())),\n    }\n}\n");
+            s.push_str("\n/// Writes `records` as their `*Dataset` table and finishes the buffer, without a file identifier.\n");
+            s.push_str("pub(super) fn finish(fbb: &mut FlatBufferBuilder<'_>, records: &Records) {\n    codecbench_proto::with_records!(records, r => FbRecords::finish(fbb, r))\n}\n\n");
+            s.push_str("/// Verifies `bytes` as `dataset`'s `*Dataset` table (flatbuffers::root_with_opts), then reads every record.\n");
+            s.push_str("pub(super) fn read(dataset: &str, bytes: &[u8], opts: &VerifierOptions) -> Result<Records, CodecError> {\n    \
+                        use codecbench_datasets::DatasetRecord;\n    \
+                        codecbench_proto::with_record_type!(dataset, T => Ok(T::into_records(<T as FbRecords>::read(bytes, opts)?)),\n        \
+                        other => Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())))\n}\n\n");
+            s.push_str("/// Verifies `bytes` as `dataset`'s `*Dataset` table, then reads `fields` of every record in place.\n");
+            s.push_str("pub(super) fn lazy(dataset: &str, bytes: &[u8], opts: &VerifierOptions, fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {\n    \
+                        codecbench_proto::with_record_type!(dataset, T => <T as FbRecords>::lazy(bytes, opts, fields, visit),\n        \
+                        other => Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())))\n}\n");
 
             // ---- per message ----
             for (name, fields) in &self.messages {

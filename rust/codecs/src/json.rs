@@ -4,7 +4,7 @@
 //! `streaming`: `serde_json::to_writer` into the caller's drained buffer, and a
 //! `Deserializer::from_reader` walked record by record (streaming.rs).
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::streaming::{payload_records, IntoRecord, Record, StreamDe};
+use crate::streaming::{payload_records, DatasetRecord, Record, StreamDe};
 use crate::{Codec, CodecError, CodecMeta, Region, Tree, STREAMING, TREE, TYPED};
 use codecbench_datasets::Records;
 
@@ -19,7 +19,7 @@ impl DeFn<serde_json::Error> for FromSlice {
 
 struct FromReader;
 impl StreamDe for FromReader {
-    fn run<T: IntoRecord>(&self, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record)) -> Result<usize, CodecError> {
+    fn run<T: DatasetRecord>(&self, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record)) -> Result<usize, CodecError> {
         let mut de = serde_json::Deserializer::from_reader(input);
         let n = payload_records::<T, _>(&mut de, sink).map_err(CodecError::from_display)?;
         de.end().map_err(CodecError::from_display)?;

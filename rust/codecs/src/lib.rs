@@ -91,15 +91,9 @@ impl Tree {
             };
             Ok(p.records)
         }
-        Ok(match dataset {
-            "dummy" => Records::Dummy(records(self)?),
-            "numeric" => Records::Numeric(records(self)?),
-            "owners" => Records::Owners(records(self)?),
-            "docs" => Records::Docs(records(self)?),
-            "beers" => Records::Beers(records(self)?),
-            "matrix" => Records::Matrix(records(self)?),
-            other => return Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())),
-        })
+        use codecbench_datasets::DatasetRecord;
+        codecbench_proto::with_record_type!(dataset, T => Ok(T::into_records(records::<T>(self)?)),
+            other => Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())))
     }
 }
 

@@ -6,73 +6,34 @@
 //! for a `{"records": [...]}` document, so this visitor walks the wrapper and the array itself.
 use crate::CodecError;
 use codecbench_datasets::Records;
-use codecbench_proto::v1 as pb;
-use serde::de::{self, DeserializeOwned, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use std::fmt;
 use std::marker::PhantomData;
 
-/// One record of any dataset, as the streaming decode hands it over.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Record {
-    Dummy(pb::DummyRecord),
-    Numeric(pb::NumericRecord),
-    Owners(pb::OwnerRecord),
-    Docs(pb::DocRecord),
-    Beers(pb::BeerRecord),
-    Matrix(pb::MatrixRow),
-}
+pub use codecbench_datasets::Record;
 
 /// Whether `record` is record `i` of `records` (for verification, outside timing).
 pub fn is_record(records: &Records, i: usize, record: &Record) -> bool {
-    match (records, record) {
-        (Records::Dummy(v), Record::Dummy(r)) => v.get(i) == Some(r),
-        (Records::Numeric(v), Record::Numeric(r)) => v.get(i) == Some(r),
-        (Records::Owners(v), Record::Owners(r)) => v.get(i) == Some(r),
-        (Records::Docs(v), Record::Docs(r)) => v.get(i) == Some(r),
-        (Records::Beers(v), Record::Beers(r)) => v.get(i) == Some(r),
-        (Records::Matrix(v), Record::Matrix(r)) => v.get(i) == Some(r),
-        _ => false,
-    }
+    record.is_record_of(records, i)
 }
 
 /// A record type the streaming decode can hand over.
-pub trait IntoRecord: DeserializeOwned {
-    fn into_record(self) -> Record;
-}
-
-macro_rules! into_record {
-    ($($t:ty => $v:ident),*) => {
-        $(impl IntoRecord for $t {
-            fn into_record(self) -> Record {
-                Record::$v(self)
-            }
-        })*
-    };
-}
-into_record!(pb::DummyRecord => Dummy, pb::NumericRecord => Numeric, pb::OwnerRecord => Owners,
-    pb::DocRecord => Docs, pb::BeerRecord => Beers, pb::MatrixRow => Matrix);
+pub use codecbench_datasets::DatasetRecord;
 
 /// A serde deserializer over a reader, for one dataset's record type: each codec supplies its own.
 pub trait StreamDe {
-    fn run<T: IntoRecord>(&self, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record)) -> Result<usize, CodecError>;
+    fn run<T: DatasetRecord>(&self, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record)) -> Result<usize, CodecError>;
 }
 
 /// Decodes `{"records": [...]}` from `input` with `de`, record by record, into `sink`; returns
 /// how many records there were.
 pub fn decode_streaming(dataset: &str, input: &mut dyn std::io::Read, sink: &mut dyn FnMut(Record), de: impl StreamDe) -> Result<usize, CodecError> {
-    match dataset {
-        "dummy" => de.run::<pb::DummyRecord>(input, sink),
-        "numeric" => de.run::<pb::NumericRecord>(input, sink),
-        "owners" => de.run::<pb::OwnerRecord>(input, sink),
-        "docs" => de.run::<pb::DocRecord>(input, sink),
-        "beers" => de.run::<pb::BeerRecord>(input, sink),
-        "matrix" => de.run::<pb::MatrixRow>(input, sink),
-        other => Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())),
-    }
+    codecbench_proto::with_record_type!(dataset, T => de.run::<T>(input, sink),
+        other => Err(CodecError(codecbench_datasets::UnknownDataset(other.into()).to_string())))
 }
 
 /// Deserializes the payload wrapper with `deserializer`, handing records to `sink` one by one.
-pub fn payload_records<'de, T: IntoRecord, D: Deserializer<'de>>(deserializer: D, sink: &mut dyn FnMut(Record)) -> Result<usize, D::Error> {
+pub fn payload_records<'de, T: DatasetRecord, D: Deserializer<'de>>(deserializer: D, sink: &mut dyn FnMut(Record)) -> Result<usize, D::Error> {
     deserializer.deserialize_map(PayloadVisitor::<T> { sink, _t: PhantomData })
 }
 
@@ -81,7 +42,7 @@ struct PayloadVisitor<'s, T> {
     _t: PhantomData<T>,
 }
 
-impl<'de, T: IntoRecord> Visitor<'de> for PayloadVisitor<'_, T> {
+impl<'de, T: DatasetRecord> Visitor<'de> for PayloadVisitor<'_, T> {
     type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -124,7 +85,7 @@ struct RecordsSeed<'s, T> {
     _t: PhantomData<T>,
 }
 
-impl<'de, T: IntoRecord> DeserializeSeed<'de> for RecordsSeed<'_, T> {
+impl<'de, T: DatasetRecord> DeserializeSeed<'de> for RecordsSeed<'_, T> {
     type Value = usize;
 
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
@@ -132,7 +93,7 @@ impl<'de, T: IntoRecord> DeserializeSeed<'de> for RecordsSeed<'_, T> {
     }
 }
 
-impl<'de, T: IntoRecord> Visitor<'de> for RecordsSeed<'_, T> {
+impl<'de, T: DatasetRecord> Visitor<'de> for RecordsSeed<'_, T> {
     type Value = usize;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {

@@ -11,6 +11,7 @@
 //! scenario that leaves nothing to run, or names something unknown, is rejected with a message
 //! naming it.
 use codecbench_datasets::{lazy_fields, DATASETS};
+use codecbench_proto::v1::DatasetInfo;
 use codecbench_proto::v1::{CodecInfo, Operation, Sampling, Scenario, Task, TaskStatus, TaskSummary};
 use rand::{seq::IndexedRandom, seq::SliceRandom, Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -53,6 +54,8 @@ pub struct WorkerView {
     pub codecs: Vec<CodecInfo>,
     /// Compressions it can time a transfer leg with besides identity (AttachRequest.compressions).
     pub compressions: Vec<String>,
+    /// The datasets it carries, with their schema fingerprints (AttachRequest.datasets).
+    pub datasets: Vec<DatasetInfo>,
 }
 
 impl WorkerView {
@@ -157,6 +160,32 @@ fn describe(workers: &[WorkerView]) -> String {
     workers.iter().map(|w| format!("{} [{}]", w.id, w.language)).collect::<Vec<_>>().join(", ")
 }
 
+/// Every selected worker must carry every dataset of the run, built from the schema control
+/// generates the canonical data from (the same fingerprint): a worker that lacks one, or reads it
+/// with another schema, would fail every task of it at run time, or misread the records.
+fn check_datasets<'a>(datasets: &[String], selected: impl Iterator<Item = &'a WorkerView>) -> Result<(), String> {
+    let mut problems = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for w in selected.filter(|w| seen.insert(w.id.as_str())) {
+        for d in datasets {
+            let Some(ours) = codecbench_datasets::spec(d) else { continue };
+            match w.datasets.iter().find(|x| x.id == *d) {
+                None => {
+                    let carried: Vec<_> = w.datasets.iter().map(|x| x.id.as_str()).collect();
+                    let carried = if carried.is_empty() { "none announced".to_string() } else { carried.join(", ") };
+                    problems.push(format!("worker {} [{}] does not carry dataset {d:?} (it carries: {carried})", w.id, w.language));
+                }
+                Some(x) if x.fingerprint != ours.fingerprint => problems.push(format!(
+                    "worker {} [{}] carries dataset {d:?} ({}) with schema fingerprint {}, control's is {} ({}): they were built from different .proto files",
+                    w.id, w.language, x.message, x.fingerprint, ours.fingerprint, ours.message,
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    if problems.is_empty() { Ok(()) } else { Err(format!("datasets: {}", problems.join("; "))) }
+}
+
 pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result<(Scenario, Vec<Planned>), String> {
     let mut s = with_defaults(scenario);
     // A list naming something twice means it once (a scenario written by hand or sent with
@@ -246,6 +275,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
             return Err(format!("codecs: no attached worker offers codec {c:?} (offered: {})", offered.join(", ")));
         }
     }
+    check_datasets(&s.datasets, producers.iter().chain(consumers.iter()).copied())?;
     for c in s.compressions.iter().filter(|c| *c != IDENTITY) {
         if !producers.iter().chain(consumers.iter()).any(|w| w.offers_compression(c)) {
             return Err(format!("compressions: no selected worker offers {c:?} (attached: {})",
@@ -395,7 +425,28 @@ mod tests {
             id: id.into(), name: lang.into(), language: lang.into(),
             codecs: codecs.iter().map(|(c, m)| CodecInfo { id: c.to_string(), decode_modes: m.iter().map(|s| s.to_string()).collect(), ..Default::default() }).collect(),
             compressions: vec![],
+            datasets: codecbench_datasets::dataset_infos(),
         }
+    }
+
+    #[test]
+    fn a_worker_without_a_dataset_or_with_another_schema_is_refused_by_name() {
+        let mut lacking = worker("java-1", "java", &[("json", &["typed"]), ("bson", &["typed"])]);
+        lacking.datasets.retain(|d| d.id != "dummy");
+        let e = plan("r", &scenario(), &[worker("rust-1", "rust", &[("json", &["typed"]), ("bson", &["typed"])]), lacking]).err().unwrap();
+        assert!(e.starts_with("datasets: worker java-1 [java] does not carry dataset \"dummy\" (it carries: numeric, owners"), "{e}");
+        let mut other = worker("web-1", "browser", &[("json", &["typed"]), ("bson", &["typed"])]);
+        other.datasets[0].fingerprint = "0000000000000000".into();
+        let e = plan("r", &scenario(), &[other]).err().unwrap();
+        assert!(e.contains("worker web-1 [browser] carries dataset \"dummy\" (codecbench.v1.DummyRecord) with schema fingerprint 0000000000000000, control's is "), "{e}");
+        let mut silent = worker("old-1", "rust", &[("json", &["typed"]), ("bson", &["typed"])]);
+        silent.datasets.clear();
+        assert!(plan("r", &scenario(), &[silent]).err().unwrap().contains("(it carries: none announced)"));
+        // A worker the scenario does not select may lack it.
+        let s = Scenario { producers: vec!["rust".into()], consumers: vec!["rust".into()], ..scenario() };
+        let mut unused = worker("java-1", "java", &[("json", &["typed"]), ("bson", &["typed"])]);
+        unused.datasets.clear();
+        assert!(plan("r", &s, &[worker("rust-1", "rust", &[("json", &["typed"]), ("bson", &["typed"])]), unused]).is_ok());
     }
 
     fn scenario() -> Scenario {

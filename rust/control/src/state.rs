@@ -123,6 +123,7 @@ impl Control {
             current_task_id: String::new(),
             tasks_done: 0,
             compressions: req.compressions,
+            datasets: req.datasets,
         };
         // 128 bits from the thread-local CSPRNG (ChaCha, seeded from the OS).
         let report_secret = hex::encode(rand::rng().random::<[u8; 16]>());
@@ -182,6 +183,7 @@ impl Control {
             language: w.info.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default(),
             codecs: w.info.codecs.clone(),
             compressions: w.info.compressions.clone(),
+            datasets: w.info.datasets.clone(),
         }).collect()
     }
 
@@ -667,6 +669,7 @@ mod tests {
             environment: Some(Environment { language: "rust".into(), ..Default::default() }),
             codecs: vec![CodecInfo { id: "json".into(), decode_modes: vec!["typed".into()], ..Default::default() }],
             compressions: vec![],
+            datasets: codecbench_datasets::dataset_infos(),
         });
         let first = rx.try_recv().unwrap().unwrap();
         assert!(matches!(first.message, Some(attach_response::Message::Attached(_))));

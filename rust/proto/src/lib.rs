@@ -4,6 +4,24 @@ pub mod v1 {
     tonic::include_proto!("codecbench.v1");
 }
 
+/// A dataset as its record message's `(codecbench.v1.dataset)` option declares it
+/// (proto/codecbench/v1/dataset_options.proto).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DatasetSpec {
+    pub id: &'static str,
+    pub description: &'static str,
+    /// The record message's full name.
+    pub message: &'static str,
+    /// Wire names (dotted paths) a lazy decode reads; a cell index for a bare-list record.
+    pub lazy_fields: &'static [&'static str],
+    /// A record is its one repeated field, a plain array, on the wire of schema-less codecs.
+    pub bare_list: bool,
+    /// proto/README.md, "Datasets and their schema fingerprint".
+    pub fingerprint: &'static str,
+}
+
+include!(concat!(env!("OUT_DIR"), "/datasets.rs"));
+
 /// Encoded `FileDescriptorSet` of the contract, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("codecbench_descriptor");
 

@@ -166,6 +166,7 @@ async fn attach_once(args: &Args, token: &client::Token, environment: &codecbenc
             environment: Some(environment.clone()),
             codecs: codec_infos(),
             compressions: client::COMPRESSIONS.iter().map(|c| c.to_string()).collect(),
+            datasets: codecbench_datasets::dataset_infos(),
         })
         .await
         .context("attach")?

@@ -289,20 +289,9 @@ pub fn verify_typed(expected: &Records, got: &Records) -> Result<(), String> {
 }
 
 fn first_difference(a: &Records, b: &Records) -> Option<String> {
-    fn find<T: PartialEq + std::fmt::Debug>(a: &[T], b: &[T]) -> Option<String> {
-        let i = a.iter().zip(b).position(|(x, y)| x != y)?;
-        let cut = |s: String| s.chars().take(300).collect::<String>();
-        Some(format!("record {i}: expected {} but decoded {}", cut(format!("{:?}", a[i])), cut(format!("{:?}", b[i]))))
-    }
-    match (a, b) {
-        (Records::Dummy(a), Records::Dummy(b)) => find(a, b),
-        (Records::Numeric(a), Records::Numeric(b)) => find(a, b),
-        (Records::Owners(a), Records::Owners(b)) => find(a, b),
-        (Records::Docs(a), Records::Docs(b)) => find(a, b),
-        (Records::Beers(a), Records::Beers(b)) => find(a, b),
-        (Records::Matrix(a), Records::Matrix(b)) => find(a, b),
-        _ => None,
-    }
+    let (i, expected, decoded) = a.first_difference(b)?;
+    let cut = |s: String| s.chars().take(300).collect::<String>();
+    Some(format!("record {i}: expected {} but decoded {}", cut(expected), cut(decoded)))
 }
 
 pub fn verify_lazy(expected: &[String], got: &[String], field: &str) -> Result<(), String> {
