@@ -1,6 +1,7 @@
 package dev.codecbench.worker;
 
 import codecbench.v1.Results.CodecInfo;
+import codecbench.v1.Results.DatasetInfo;
 import codecbench.v1.Results.Environment;
 import codecbench.v1.WorkerServiceGrpc;
 import codecbench.v1.WorkerServiceOuterClass.AttachRequest;
@@ -9,6 +10,7 @@ import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
 import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.codec.CodecRegistry;
+import dev.codecbench.worker.dataset.Dataset;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -45,7 +47,14 @@ final class WorkerLoop {
     ForkedTrials forked = new ForkedTrials(options.minWarmupMs());
     Trials trials = options.inProcessTrials() ? Trials.inProcess(options.minWarmupMs()) : forked;
     Environment env = EnvironmentProbe.probe(options.minWarmupMs(), forked.jvmFlags(), options.inProcessTrials());
-    AttachRequest.Builder hello = AttachRequest.newBuilder().setName(options.name()).setEnvironment(env)
+    this.hello = hello(options.name(), env, codecs);
+    BlobClient blobs = new BlobClient(stub, WorkerServiceGrpc.newBlockingStub(gzipChannel).withCompression("gzip"));
+    this.runner = new TaskRunner(codecs, blobs, env, options.minWarmupMs(), trials);
+  }
+
+  /** What the worker announces: its codecs, compressions and datasets (each with its fingerprint). */
+  static AttachRequest hello(String name, Environment env, CodecRegistry codecs) {
+    AttachRequest.Builder hello = AttachRequest.newBuilder().setName(name).setEnvironment(env)
         .addAllCompressions(BlobClient.COMPRESSIONS);
     for (Codec c : codecs.all()) {
       hello.addCodecs(CodecInfo.newBuilder()
@@ -57,9 +66,13 @@ final class WorkerLoop {
           .setNotes(c.notes())
           .addAllTimedRegions(c.timedRegions()));
     }
-    this.hello = hello.build();
-    BlobClient blobs = new BlobClient(stub, WorkerServiceGrpc.newBlockingStub(gzipChannel).withCompression("gzip"));
-    this.runner = new TaskRunner(codecs, blobs, env, options.minWarmupMs(), trials);
+    for (Dataset<?> d : Dataset.all()) {
+      hello.addDatasets(DatasetInfo.newBuilder()
+          .setId(d.id())
+          .setMessage(d.record().getFullName())
+          .setFingerprint(d.fingerprint()));
+    }
+    return hello.build();
   }
 
   /** Runs until control is gone for longer than the reconnect window; returns the exit message. */

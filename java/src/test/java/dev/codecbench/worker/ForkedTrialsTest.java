@@ -28,7 +28,7 @@ class ForkedTrialsTest {
   @BeforeEach
   void setUp() throws Exception {
     store = new FakeBlobStore();
-    canonicalId = store.add(CanonicalVectors.pb(Dataset.DUMMY));
+    canonicalId = store.add(CanonicalVectors.pb(TestDatasets.DUMMY));
   }
 
   @AfterEach
@@ -44,7 +44,7 @@ class ForkedTrialsTest {
 
   private Task.Builder task(Operation op, String codec) {
     return Task.newBuilder().setId("t1").setOperation(op).setDataset("dummy").setCodec(codec)
-        .setRecordCount(CanonicalVectors.canonical(Dataset.DUMMY).size()).setCanonicalBlobId(canonicalId)
+        .setRecordCount(CanonicalVectors.canonical(TestDatasets.DUMMY).size()).setCanonicalBlobId(canonicalId)
         .setCellId("c1").setSampling(QUICK);
   }
 
@@ -70,8 +70,8 @@ class ForkedTrialsTest {
     assertTrue(m.getExtrasOrThrow("trial_jvm_ms") > m.getExtrasOrThrow("warmup_ms"), m.getExtrasMap().toString());
     assertTrue(m.hasAllocBytesPerOp() && m.getAllocBytesPerOp() > 0);
     // The payload came back from the child, byte for byte Rust's, and was stored.
-    assertEquals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf").length, r.getPayloadBlobSize());
-    assertTrue(java.util.Arrays.equals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf"),
+    assertEquals(CanonicalVectors.rust(TestDatasets.DUMMY, "protobuf").length, r.getPayloadBlobSize());
+    assertTrue(java.util.Arrays.equals(CanonicalVectors.rust(TestDatasets.DUMMY, "protobuf"),
         store.blobs.get(r.getPayloadBlobId())));
     System.err.printf("one forked trial: %.0f ms in all, child JVM %.0f ms, warm-up %.0f ms (%d rounds, steady %s)%n",
         wallMs, m.getExtrasOrThrow("trial_jvm_ms"), m.getExtrasOrThrow("warmup_ms"),

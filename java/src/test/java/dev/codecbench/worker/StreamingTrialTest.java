@@ -39,8 +39,8 @@ class StreamingTrialTest {
   static void payload() throws Exception {
     json = new CodecRegistry().byId("json").orElseThrow();
     rows = matrix(ROWS, 1);
-    canonical = Dataset.MATRIX.toProto(rows).toByteArray();
-    payload = json.encode(Dataset.MATRIX, rows);
+    canonical = TestDatasets.MATRIX.toProto(rows).toByteArray();
+    payload = json.encode(TestDatasets.MATRIX, rows);
     assertTrue(payload.length > 15_000_000, "payload of " + payload.length + " bytes");
   }
 
@@ -66,17 +66,17 @@ class StreamingTrialTest {
   @Test
   void encodeHandsTheDrainFullBuffersNeverThePayload() throws Exception {
     Streams.Drain drain = new Streams.Drain();
-    json.encodeStreaming(Dataset.MATRIX, rows, drain);
+    json.encodeStreaming(TestDatasets.MATRIX, rows, drain);
     assertEquals(payload.length, drain.drained(), "every byte of the payload went through the drain");
     assertEquals(Streams.STREAM_BUFFER, drain.largestChunk(), "4 KiB at a time, never more");
-    assertEquals(payload.length, Streams.encodeOnce(json, Dataset.MATRIX, rows));
+    assertEquals(payload.length, Streams.encodeOnce(json, TestDatasets.MATRIX, rows));
   }
 
   @Test
   void decodeReadsFourKibAtATimeAndHandsOverEveryRecord() throws Exception {
     Streams.Chunked in = new Streams.Chunked(payload);
     int[] seen = {0};
-    long n = json.decodeStreaming(Dataset.MATRIX, in, r -> {
+    long n = json.decodeStreaming(TestDatasets.MATRIX, in, r -> {
       assertEquals(rows.records().get(seen[0]), r);
       seen[0]++;
     });
@@ -118,13 +118,13 @@ class StreamingTrialTest {
     List<String> row = new ArrayList<>(other.get(7));
     row.set(3, "x");
     other.set(7, row);
-    byte[] wrong = json.encode(Dataset.MATRIX, new Records<>(other));
+    byte[] wrong = json.encode(TestDatasets.MATRIX, new Records<>(other));
     Trial.Outcome dec = Trial.run(task(Operation.OPERATION_DECODE, Codec.STREAMING), canonical, wrong, 0);
     assertEquals("verification failed: streamed record 7 differs from the canonical one", dec.failure());
     assertEquals(List.of(), dec.measurements(), "nothing timed");
     // The streamed bytes are the in-memory encode's, byte for byte.
     java.io.ByteArrayOutputStream streamed = new java.io.ByteArrayOutputStream();
-    json.encodeStreaming(Dataset.MATRIX, rows, streamed);
+    json.encodeStreaming(TestDatasets.MATRIX, rows, streamed);
     assertArrayEquals(payload, streamed.toByteArray());
   }
 }

@@ -37,7 +37,7 @@ class TaskRunnerTest {
     store = new FakeBlobStore();
     runner = new TaskRunner(new CodecRegistry(), new BlobClient(WorkerServiceGrpc.newBlockingStub(store.channel)),
         Environment.newBuilder().setLanguage("java").build(), 0, Trials.inProcess(0));
-    canonicalId = store.add(CanonicalVectors.pb(Dataset.DUMMY));
+    canonicalId = store.add(CanonicalVectors.pb(TestDatasets.DUMMY));
   }
 
   @AfterEach
@@ -47,7 +47,7 @@ class TaskRunnerTest {
 
   private Task.Builder task(Operation op, String codec) {
     return Task.newBuilder().setId("t1").setOperation(op).setDataset("dummy").setCodec(codec)
-        .setRecordCount(CanonicalVectors.canonical(Dataset.DUMMY).size()).setCanonicalBlobId(canonicalId)
+        .setRecordCount(CanonicalVectors.canonical(TestDatasets.DUMMY).size()).setCanonicalBlobId(canonicalId)
         .setSampling(QUICK);
   }
 
@@ -76,7 +76,7 @@ class TaskRunnerTest {
     assertTrue(m.getExtrasOrThrow("peak_heap_bytes") < 1 << 20, m.getExtrasMap().toString());
     assertEquals("java", m.getEnvironment().getLanguage());
     // The uploaded payload is the Rust worker's, byte for byte.
-    assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "bson"), store.blobs.get(r.getPayloadBlobId()));
+    assertArrayEquals(CanonicalVectors.rust(TestDatasets.DUMMY, "bson"), store.blobs.get(r.getPayloadBlobId()));
     assertEquals(r.getPayloadBlobSize(), m.getPayloadBytes());
 
     int blobs = store.blobs.size();
@@ -100,14 +100,14 @@ class TaskRunnerTest {
           task(Operation.OPERATION_ENCODE, codec).setPrepare(true).setStorePayload(true).setMeasureTransfer(true).build());
       assertEquals("", r.getFailure(), codec);
       assertEquals(0, r.getMeasurementsCount(), "no measurement, not even the upload: " + r);
-      assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, codec), store.blobs.get(r.getPayloadBlobId()), codec);
-      assertEquals(CanonicalVectors.rust(Dataset.DUMMY, codec).length, r.getPayloadBlobSize());
+      assertArrayEquals(CanonicalVectors.rust(TestDatasets.DUMMY, codec), store.blobs.get(r.getPayloadBlobId()), codec);
+      assertEquals(CanonicalVectors.rust(TestDatasets.DUMMY, codec).length, r.getPayloadBlobSize());
       assertEquals(uploads + 1, store.finishedUploads.get(), "uploaded once, no timed uploads");
     }
     assertEquals("setup failed: a prepare task must store its payload (store_payload is false)",
         attachedOnly.run("java-1", task(Operation.OPERATION_ENCODE, "json").setPrepare(true).build()).getFailure());
     assertEquals("setup failed: a prepare task must be an encode task, not OPERATION_DECODE",
-        attachedOnly.run("java-1", decode("json", "typed", CanonicalVectors.rust(Dataset.DUMMY, "json")).toBuilder()
+        attachedOnly.run("java-1", decode("json", "typed", CanonicalVectors.rust(TestDatasets.DUMMY, "json")).toBuilder()
             .setPrepare(true).setStorePayload(true).build()).getFailure());
     assertEquals("fetch failed: canonical blob " + canonicalId + " has 3 records, the task says 4",
         attachedOnly.run("java-1", task(Operation.OPERATION_ENCODE, "json").setPrepare(true).setStorePayload(true)
@@ -161,7 +161,7 @@ class TaskRunnerTest {
         r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
     Measurement m = r.getMeasurements(0);
     assertTrue(m.getVerified());
-    assertEquals(CanonicalVectors.rust(Dataset.DUMMY, "json").length, m.getPayloadBytes(), "the streamed bytes");
+    assertEquals(CanonicalVectors.rust(TestDatasets.DUMMY, "json").length, m.getPayloadBytes(), "the streamed bytes");
     assertEquals("", r.getPayloadBlobId());
     assertEquals(blobs, store.blobs.size(), "nothing uploaded");
     // Its payload is the in-memory cell's: it neither prepares, stores nor transfers one.
@@ -178,7 +178,7 @@ class TaskRunnerTest {
 
   @Test
   void aStreamedRecordThatDiffersFailsVerificationNamingIt() {
-    String json = new String(CanonicalVectors.rust(Dataset.DUMMY, "json"), StandardCharsets.UTF_8);
+    String json = new String(CanonicalVectors.rust(TestDatasets.DUMMY, "json"), StandardCharsets.UTF_8);
     String email = json.split("\"email\":\"")[2].split("\"")[0];
     byte[] tampered = json.replace(email, "someone@else.org").getBytes(StandardCharsets.UTF_8);
     assertEquals("verification failed: streamed record 1 differs from the canonical one",
@@ -197,7 +197,7 @@ class TaskRunnerTest {
         task(Operation.OPERATION_ENCODE, "protobuf").setStorePayload(true).build());
     assertEquals("", r.getFailure());
     assertTrue(r.getMeasurements(0).getVerified());
-    assertArrayEquals(CanonicalVectors.rust(Dataset.DUMMY, "protobuf"), store.blobs.get(r.getPayloadBlobId()));
+    assertArrayEquals(CanonicalVectors.rust(TestDatasets.DUMMY, "protobuf"), store.blobs.get(r.getPayloadBlobId()));
   }
 
   @Test
@@ -205,7 +205,7 @@ class TaskRunnerTest {
     for (Codec c : new CodecRegistry().all()) {
       String codec = c.id();
       for (String mode : c.decodeModes()) {
-        ReportResultRequest r = runner.run("java-1", decode(codec, mode, CanonicalVectors.rust(Dataset.DUMMY, codec)));
+        ReportResultRequest r = runner.run("java-1", decode(codec, mode, CanonicalVectors.rust(TestDatasets.DUMMY, codec)));
         assertEquals("", r.getFailure(), codec + " " + mode);
         assertEquals(List.of(Operation.OPERATION_DOWNLOAD, Operation.OPERATION_DECODE),
             r.getMeasurementsList().stream().map(Measurement::getOperation).toList());
@@ -216,7 +216,7 @@ class TaskRunnerTest {
 
   @Test
   void aWrongValueFailsVerificationNamingRecordAndField() {
-    String json = new String(CanonicalVectors.rust(Dataset.DUMMY, "json"), StandardCharsets.UTF_8);
+    String json = new String(CanonicalVectors.rust(TestDatasets.DUMMY, "json"), StandardCharsets.UTF_8);
     String email = json.split("\"email\":\"")[2].split("\"")[0];
     byte[] tampered = json.replace(email, "someone@else.org").getBytes(StandardCharsets.UTF_8);
     for (String mode : List.of("typed", "tree")) {
@@ -228,8 +228,8 @@ class TaskRunnerTest {
     }
 
     // bson lazy: the same-length value in place of record 2's favoriteFruit.
-    byte[] bson = CanonicalVectors.rust(Dataset.DUMMY, "bson");
-    String fruit = CanonicalVectors.canonical(Dataset.DUMMY).model().records().get(2).favoriteFruit();
+    byte[] bson = CanonicalVectors.rust(TestDatasets.DUMMY, "bson");
+    String fruit = CanonicalVectors.canonical(TestDatasets.DUMMY).model().records().get(2).favoriteFruit();
     String other = "x".repeat(fruit.length());
     byte[] wrong = new String(bson, StandardCharsets.ISO_8859_1)
         .replace("favoriteFruit\0" + new String(new byte[] {(byte) (fruit.length() + 1), 0, 0, 0}, StandardCharsets.ISO_8859_1) + fruit,
@@ -259,9 +259,9 @@ class TaskRunnerTest {
         runner.run("java-1", task(Operation.OPERATION_DECODE, "bson").setDecodeMode("streaming").build())
             .getFailure());
     assertEquals("setup failed: codec 'json' has no decode mode 'lazy' (it has typed, tree, streaming)",
-        runner.run("java-1", decode("json", "lazy", CanonicalVectors.rust(Dataset.DUMMY, "json"))).getFailure());
+        runner.run("java-1", decode("json", "lazy", CanonicalVectors.rust(TestDatasets.DUMMY, "json"))).getFailure());
     assertEquals("setup failed: lazy decode task without lazy_fields",
-        runner.run("java-1", decode("bson", "lazy", CanonicalVectors.rust(Dataset.DUMMY, "bson")).toBuilder()
+        runner.run("java-1", decode("bson", "lazy", CanonicalVectors.rust(TestDatasets.DUMMY, "bson")).toBuilder()
             .clearLazyFields().build()).getFailure());
     String missing = runner.run("java-1", task(Operation.OPERATION_ENCODE, "json").setCanonicalBlobId("ab12").build())
         .getFailure();

@@ -1,17 +1,15 @@
 package dev.codecbench.worker.dataset;
 
-import codecbench.v1.Datasets;
+import codecbench.v1.DatasetOptionsOuterClass;
+import codecbench.v1.DatasetOptionsOuterClass.DatasetOptions;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.type.TypeFactory;
+import com.google.protobuf.Descriptors.Descriptor;
+import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
-import dev.codecbench.worker.model.BeerRecord;
-import dev.codecbench.worker.model.DocRecord;
-import dev.codecbench.worker.model.DummyRecord;
-import dev.codecbench.worker.model.MatrixRow;
-import dev.codecbench.worker.model.NumericRecord;
-import dev.codecbench.worker.model.OwnerRecord;
+import dev.codecbench.worker.model.Models;
 import dev.codecbench.worker.model.Records;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,44 +19,21 @@ import java.util.Optional;
 import java.util.function.Function;
 
 /**
- * One of the six datasets: how its canonical blob (the protobuf encoding of its {@code *Dataset}
- * message) is parsed, how a record becomes the native model and back, and the native model's
- * Jackson type.
+ * One dataset: a record message marked with the {@code (codecbench.v1.dataset)} option, found by
+ * walking the descriptors of the model's proto files (nothing here names a dataset). Its id, lazy
+ * fields and description come from the option; how its canonical blob (the protobuf encoding of
+ * its list message) is parsed and how a record becomes the native model and back come from the
+ * model's {@link Binding} for that message.
  */
 public final class Dataset<R> {
   private static final TypeFactory TYPES = TypeFactory.defaultInstance();
-  private static final Map<String, Dataset<?>> BY_ID = new LinkedHashMap<>();
+  private static final List<Dataset<?>> ALL = discover(Models.FILES, Models.BINDINGS);
+  private static final Map<String, Dataset<?>> BY_ID = byId(ALL);
 
-  public static final Dataset<DummyRecord> DUMMY =
-      register("dummy", TYPES.constructType(DummyRecord.class), Datasets.DummyDataset.parser(),
-          Datasets.DummyDataset::getRecordsList, l -> Datasets.DummyDataset.newBuilder().addAllRecords(l).build(),
-          DummyRecord::fromProto, DummyRecord::toProto);
-  public static final Dataset<NumericRecord> NUMERIC =
-      register("numeric", TYPES.constructType(NumericRecord.class), Datasets.NumericDataset.parser(),
-          Datasets.NumericDataset::getRecordsList,
-          l -> Datasets.NumericDataset.newBuilder().addAllRecords(l).build(),
-          NumericRecord::fromProto, NumericRecord::toProto);
-  public static final Dataset<OwnerRecord> OWNERS =
-      register("owners", TYPES.constructType(OwnerRecord.class), Datasets.OwnersDataset.parser(),
-          Datasets.OwnersDataset::getRecordsList,
-          l -> Datasets.OwnersDataset.newBuilder().addAllRecords(l).build(),
-          OwnerRecord::fromProto, OwnerRecord::toProto);
-  public static final Dataset<DocRecord> DOCS =
-      register("docs", TYPES.constructType(DocRecord.class), Datasets.DocsDataset.parser(),
-          Datasets.DocsDataset::getRecordsList, l -> Datasets.DocsDataset.newBuilder().addAllRecords(l).build(),
-          DocRecord::fromProto, DocRecord::toProto);
-  public static final Dataset<BeerRecord> BEERS =
-      register("beers", TYPES.constructType(BeerRecord.class), Datasets.BeersDataset.parser(),
-          Datasets.BeersDataset::getRecordsList, l -> Datasets.BeersDataset.newBuilder().addAllRecords(l).build(),
-          BeerRecord::fromProto, BeerRecord::toProto);
-  public static final Dataset<List<String>> MATRIX =
-      register("matrix", TYPES.constructCollectionType(List.class, String.class), Datasets.MatrixDataset.parser(),
-          Datasets.MatrixDataset::getRecordsList,
-          l -> Datasets.MatrixDataset.newBuilder().addAllRecords(l).build(),
-          MatrixRow::fromProto, MatrixRow::toProto);
-
-  private final String id;
+  private final DatasetOptions options;
   private final int index;
+  private final Descriptor record;
+  private final String fingerprint;
   private final JavaType recordsType;
   private final Parser<? extends Message> parser;
   private final Function<Message, List<? extends Message>> recordsOf;
@@ -67,25 +42,59 @@ public final class Dataset<R> {
   private final Function<R, Message> toProto;
 
   @SuppressWarnings("unchecked")
-  private <D extends Message, P extends Message> Dataset(String id, int index, JavaType recordType,
-      Parser<D> parser, Function<D, List<P>> recordsOf, Function<List<P>, D> wrap,
-      Function<P, R> toModel, Function<R, P> toProto) {
-    this.id = id;
+  private Dataset(DatasetOptions options, int index, Binding<?, ?, R> binding) {
+    this.options = options;
     this.index = index;
-    this.recordsType = TYPES.constructParametricType(Records.class, recordType);
-    this.parser = parser;
-    this.recordsOf = (Function<Message, List<? extends Message>>) (Function<?, ?>) recordsOf;
-    this.wrap = (Function<List<Message>, Message>) (Function<?, ?>) wrap;
-    this.toModel = (Function<Message, R>) toModel;
-    this.toProto = (Function<R, Message>) toProto;
+    this.record = binding.record();
+    this.fingerprint = SchemaFingerprint.of(record);
+    this.recordsType = TYPES.constructParametricType(Records.class, binding.recordType());
+    this.parser = binding.parser();
+    this.recordsOf = (Function<Message, List<? extends Message>>) (Function<?, ?>) binding.recordsOf();
+    this.wrap = (Function<List<Message>, Message>) (Function<?, ?>) binding.wrap();
+    this.toModel = (Function<Message, R>) binding.toModel();
+    this.toProto = (Function<R, Message>) binding.toProto();
   }
 
-  private static <D extends Message, P extends Message, R> Dataset<R> register(String id, JavaType recordType,
-      Parser<D> parser, Function<D, List<P>> recordsOf, Function<List<P>, D> wrap, Function<P, R> toModel,
-      Function<R, P> toProto) {
-    Dataset<R> d = new Dataset<>(id, BY_ID.size(), recordType, parser, recordsOf, wrap, toModel, toProto);
-    BY_ID.put(id, d);
-    return d;
+  /** Every message of {@code files} (nested ones too) that carries the option, bound to its model. */
+  static List<Dataset<?>> discover(List<FileDescriptor> files, List<Binding<?, ?, ?>> bindings) {
+    Map<String, Binding<?, ?, ?>> byRecord = new LinkedHashMap<>();
+    for (Binding<?, ?, ?> b : bindings) {
+      byRecord.put(b.record().getFullName(), b);
+    }
+    List<Dataset<?>> out = new ArrayList<>();
+    for (FileDescriptor file : files) {
+      for (Descriptor message : file.getMessageTypes()) {
+        collect(message, byRecord, out);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static void collect(Descriptor message, Map<String, Binding<?, ?, ?>> byRecord, List<Dataset<?>> out) {
+    if (message.getOptions().hasExtension(DatasetOptionsOuterClass.dataset)) {
+      DatasetOptions options = message.getOptions().getExtension(DatasetOptionsOuterClass.dataset);
+      Binding<?, ?, ?> binding = byRecord.get(message.getFullName());
+      if (binding == null) {
+        throw new IllegalStateException("dataset '" + options.getId() + "': no model was built for its record "
+            + message.getFullName());
+      }
+      out.add(new Dataset<>(options, out.size(), binding));
+    }
+    for (Descriptor nested : message.getNestedTypes()) {
+      collect(nested, byRecord, out);
+    }
+  }
+
+  private static Map<String, Dataset<?>> byId(List<Dataset<?>> all) {
+    Map<String, Dataset<?>> out = new LinkedHashMap<>();
+    for (Dataset<?> d : all) {
+      Dataset<?> twin = out.put(d.id(), d);
+      if (twin != null) {
+        throw new IllegalStateException("dataset id '" + d.id() + "' is declared by both " + twin.record.getFullName()
+            + " and " + d.record.getFullName());
+      }
+    }
+    return out;
   }
 
   public static Optional<Dataset<?>> byId(String id) {
@@ -93,14 +102,38 @@ public final class Dataset<R> {
   }
 
   public static List<Dataset<?>> all() {
-    return List.copyOf(BY_ID.values());
+    return ALL;
   }
 
   public String id() {
-    return id;
+    return options.getId();
   }
 
-  /** Dense index (0..5), so codecs can keep pre-built readers and writers in an array. */
+  public String description() {
+    return options.getDescription();
+  }
+
+  /** The fields a lazy decode reads, as the option declares them. */
+  public List<String> lazyFields() {
+    return options.getLazyFieldsList();
+  }
+
+  /** A record is a bare list on the wire of schema-less codecs (a matrix row). */
+  public boolean bareList() {
+    return options.getBareList();
+  }
+
+  /** The record message. */
+  public Descriptor record() {
+    return record;
+  }
+
+  /** The record schema's fingerprint (proto/README.md), announced on attach. */
+  public String fingerprint() {
+    return fingerprint;
+  }
+
+  /** Dense index (0..n-1), so codecs can keep pre-built readers and writers in an array. */
   public int index() {
     return index;
   }
@@ -116,12 +149,12 @@ public final class Dataset<R> {
     return new Canonical<>(this, proto, toModel(proto));
   }
 
-  /** The generated {@code *Dataset} message's parser (protobuf's timed decode). */
+  /** The list message's parser (protobuf's timed decode). */
   public Parser<? extends Message> protoParser() {
     return parser;
   }
 
-  /** Native model to the generated {@code *Dataset} message (not timed: model conversion). */
+  /** Native model to the list message (not timed: model conversion). */
   public Message toProto(Records<R> records) {
     List<Message> protos = new ArrayList<>(records.records().size());
     for (R r : records.records()) {
@@ -130,7 +163,7 @@ public final class Dataset<R> {
     return wrap.apply(protos);
   }
 
-  /** A parsed {@code *Dataset} message to the native model (not timed: model conversion). */
+  /** A parsed list message to the native model (not timed: model conversion). */
   public Records<R> fromProto(Message datasetMessage) {
     return toModel(recordsOf.apply(datasetMessage));
   }
@@ -145,6 +178,6 @@ public final class Dataset<R> {
 
   @Override
   public String toString() {
-    return id;
+    return id();
   }
 }

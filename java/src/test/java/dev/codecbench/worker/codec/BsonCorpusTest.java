@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -149,7 +150,7 @@ class BsonCorpusTest {
   private static Task decodeTask(String mode) {
     return Task.newBuilder().setId("corpus").setOperation(Operation.OPERATION_DECODE).setDataset("dummy")
         .setCodec("bson").setDecodeMode(mode).addAllLazyFields(CanonicalVectors.LAZY_FIELDS.get("dummy"))
-        .setRecordCount(CanonicalVectors.canonical(Dataset.DUMMY).size())
+        .setRecordCount(CanonicalVectors.canonical(TestDatasets.DUMMY).size())
         .setSampling(Sampling.newBuilder().setWarmupMs(1).setRounds(2).setMinRoundMs(1)).build();
   }
 
@@ -160,7 +161,7 @@ class BsonCorpusTest {
     String what = file + ": " + description + " in mode " + mode;
     CodecException strict = assertThrows(CodecException.class, () -> BSON.validate(bson), what);
     Trial.Outcome outcome = assertTimeoutPreemptively(Duration.ofSeconds(5),
-        () -> Trial.run(decodeTask(mode), CanonicalVectors.pb(Dataset.DUMMY), bson, 0));
+        () -> Trial.run(decodeTask(mode), CanonicalVectors.pb(TestDatasets.DUMMY), bson, 0));
     assertEquals("decode failed: " + strict.getMessage(), outcome.failure(), what);
     assertTrue(outcome.measurements().isEmpty(), what + ": nothing is timed");
   }
@@ -179,9 +180,9 @@ class BsonCorpusTest {
     Throwable thrown = assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
       try {
         switch (mode) {
-          case Codec.TYPED -> BSON.decodeTyped(Dataset.DUMMY, bson);
+          case Codec.TYPED -> BSON.decodeTyped(TestDatasets.DUMMY, bson);
           case Codec.TREE -> BSON.decodeTree(bson);
-          case Codec.LAZY -> BSON.decodeLazy(Dataset.DUMMY, bson, CanonicalVectors.LAZY_FIELDS.get("dummy"), sink);
+          case Codec.LAZY -> BSON.decodeLazy(TestDatasets.DUMMY, bson, CanonicalVectors.LAZY_FIELDS.get("dummy"), sink);
           default -> throw new IllegalArgumentException(mode);
         }
         return null;

@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -165,7 +166,7 @@ class CodecRoundTripTest {
     assertEquals(!Set.of("protobuf", "xml", "flatbuffers").contains(codecId), c.decodeModes().contains(Codec.TREE));
     assertEquals(Codec.TYPED, c.decodeModes().get(0));
     if (!c.decodeModes().contains(Codec.LAZY)) {
-      CodecException e = assertThrows(CodecException.class, () -> c.decodeLazy(Dataset.DUMMY, new byte[0], List.of("name"), v -> {}));
+      CodecException e = assertThrows(CodecException.class, () -> c.decodeLazy(TestDatasets.DUMMY, new byte[0], List.of("name"), v -> {}));
       assertEquals(codecId + " has no lazy decode mode", e.getMessage());
     }
     // Streaming: json only today (Jackson's streaming generator and parser).
@@ -173,10 +174,10 @@ class CodecRoundTripTest {
     if (!c.decodeModes().contains(Codec.STREAMING)) {
       Records<DummyRecord> none = new Records<>(List.of());
       CodecException e = assertThrows(CodecException.class,
-          () -> c.encodeStreaming(Dataset.DUMMY, none, new ByteArrayOutputStream()));
+          () -> c.encodeStreaming(TestDatasets.DUMMY, none, new ByteArrayOutputStream()));
       assertEquals(codecId + " offers no streaming mode", e.getMessage());
       e = assertThrows(CodecException.class,
-          () -> c.decodeStreaming(Dataset.DUMMY, new Streams.Chunked(new byte[0]), r -> {}));
+          () -> c.decodeStreaming(TestDatasets.DUMMY, new Streams.Chunked(new byte[0]), r -> {}));
       assertEquals(codecId + " offers no streaming mode", e.getMessage());
     }
   }

@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -182,7 +183,7 @@ class CorruptPayloadTest {
   @org.junit.jupiter.api.Test
   void anEmptyProtobufPayloadIsZeroRecords() throws Exception {
     // Valid protobuf for an empty *Dataset message: a task's verification rejects it by count.
-    assertTrue(CODECS.byId("protobuf").orElseThrow().decodeTyped(Dataset.DUMMY, new byte[0]).records().isEmpty());
+    assertTrue(CODECS.byId("protobuf").orElseThrow().decodeTyped(TestDatasets.DUMMY, new byte[0]).records().isEmpty());
   }
 
   private static <R> Object treeToRecords(Codec codec, Dataset<R> dataset, Object tree) throws CodecException {

@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -63,8 +64,8 @@ class FlatbuffersCodecTest {
 
   @Test
   void theGeneratedAccessorsReadTheCodecsBuffer() throws Exception {
-    List<OwnerRecord> owners = CanonicalVectors.canonical(Dataset.OWNERS).model().records();
-    ByteBuffer bb = ByteBuffer.wrap(FB.encode(Dataset.OWNERS, new Records<>(owners)));
+    List<OwnerRecord> owners = CanonicalVectors.canonical(TestDatasets.OWNERS).model().records();
+    ByteBuffer bb = ByteBuffer.wrap(FB.encode(TestDatasets.OWNERS, new Records<>(owners)));
     OwnersDataset root = OwnersDataset.getRootAsOwnersDataset(bb);
     assertEquals(owners.size(), root.recordsLength());
     assertEquals(owners.get(0).cars().get(1).brand(), root.records(0).cars(1).brand());
@@ -132,9 +133,9 @@ class FlatbuffersCodecTest {
     byte[] payload = b.sizedByteArray();
     var expected = new Records<>(List.of(new dev.codecbench.worker.model.BeerRecord(5.2, "Pilsner Urquell",
         "Plzeňský Prazdroj", "Lager", "", "\r\n", "é\u0000x")));
-    assertEquals(expected, FB.decodeTyped(Dataset.BEERS, payload));
+    assertEquals(expected, FB.decodeTyped(TestDatasets.BEERS, payload));
     List<String> lazy = new ArrayList<>();
-    FB.decodeLazy(Dataset.BEERS, payload, List.of("name", "details", "alcohol"), lazy::add);
+    FB.decodeLazy(TestDatasets.BEERS, payload, List.of("name", "details", "alcohol"), lazy::add);
     assertEquals(List.of("Pilsner Urquell", "é\u0000x", "5.2"), lazy);
   }
 
@@ -221,7 +222,7 @@ class FlatbuffersCodecTest {
   @Test
   void emptyStringsVectorsAndTablesAreWrittenAndDefaultScalarsOmitted() throws Exception {
     var owner = new OwnerRecord(0, "", 0L, "", 0, 7, 0, List.of());
-    var root = OwnersDataset.getRootAsOwnersDataset(ByteBuffer.wrap(FB.encode(Dataset.OWNERS,
+    var root = OwnersDataset.getRootAsOwnersDataset(ByteBuffer.wrap(FB.encode(TestDatasets.OWNERS,
         new Records<>(List.of(owner)))));
     var r = root.records(0);
     assertEquals("", r.name(), "an empty string is still a string");
@@ -235,11 +236,11 @@ class FlatbuffersCodecTest {
     assertEquals(7, r.idNumber());
 
     // A nested table whose fields are all empty is written too.
-    var docs = CanonicalVectors.canonical(Dataset.DOCS).model().records().get(0);
+    var docs = CanonicalVectors.canonical(TestDatasets.DOCS).model().records().get(0);
     var emptyDelivery = new dev.codecbench.worker.model.DocRecord(docs.name(), docs.department(), docs.price(),
         docs.owner(), docs.data(), new dev.codecbench.worker.model.DocRecord.Delivery("",
             new dev.codecbench.worker.model.DocRecord.Address("", "", "", "")), List.of());
-    var d = DocsDataset.getRootAsDocsDataset(ByteBuffer.wrap(FB.encode(Dataset.DOCS, new Records<>(List.of(emptyDelivery)))))
+    var d = DocsDataset.getRootAsDocsDataset(ByteBuffer.wrap(FB.encode(TestDatasets.DOCS, new Records<>(List.of(emptyDelivery)))))
         .records(0);
     assertNotNull(d.delivery());
     assertNotNull(d.delivery().address());
@@ -249,7 +250,7 @@ class FlatbuffersCodecTest {
 
   @Test
   void aTinyPayloadIsTheDatasetTableAsRootWithoutAFileIdentifier() throws Exception {
-    byte[] payload = FB.encode(Dataset.MATRIX, new Records<>(List.of(List.of("a", ""))));
+    byte[] payload = FB.encode(TestDatasets.MATRIX, new Records<>(List.of(List.of("a", ""))));
     String expected = String.join("",
         "04000000", // 0: uoffset to the root table (no file identifier after it)
         "eeffffff", // 4: MatrixDataset table: soffset -18, its vtable at 22
@@ -265,7 +266,7 @@ class FlatbuffersCodecTest {
         "00000000", "00000000", // 48: "" (length 0), its 0 terminator and padding
         "01000000", "61000000"); // 56: "a", its 0 terminator and padding
     assertEquals(expected, java.util.HexFormat.of().formatHex(payload));
-    assertEquals(new Records<>(List.of(List.of("a", ""))), FB.decodeTyped(Dataset.MATRIX, payload));
+    assertEquals(new Records<>(List.of(List.of("a", ""))), FB.decodeTyped(TestDatasets.MATRIX, payload));
   }
 
   @Test
@@ -273,8 +274,8 @@ class FlatbuffersCodecTest {
     double nan = Double.longBitsToDouble(0x7ff8000000000123L);
     var records = new Records<>(List.of(new NumericRecord("", Integer.MIN_VALUE, Integer.MAX_VALUE,
         List.of(new Coordinate(Long.MIN_VALUE, -0.0, nan), new Coordinate(Long.MAX_VALUE, 5e-324, -Double.MAX_VALUE)))));
-    byte[] payload = FB.encode(Dataset.NUMERIC, records);
-    Records<NumericRecord> back = FB.decodeTyped(Dataset.NUMERIC, payload);
+    byte[] payload = FB.encode(TestDatasets.NUMERIC, records);
+    Records<NumericRecord> back = FB.decodeTyped(TestDatasets.NUMERIC, payload);
     assertEquals(records, back);
     Coordinate c = back.records().get(0).coordinates().get(0);
     assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(c.latitude()));
@@ -296,24 +297,24 @@ class FlatbuffersCodecTest {
         "<&>\"'", "\u00a0"};
     for (String t : texts) {
       var records = new Records<>(List.of(new NumericRecord(t, 0, 0, List.of())));
-      assertEquals(records, FB.decodeTyped(Dataset.NUMERIC, FB.encode(Dataset.NUMERIC, records)), t);
+      assertEquals(records, FB.decodeTyped(TestDatasets.NUMERIC, FB.encode(TestDatasets.NUMERIC, records)), t);
     }
     List<String> row = List.of("", "\r", " 1.5 ", "é");
     Records<List<String>> matrix = new Records<>(List.of(row));
-    assertEquals(matrix, FB.decodeTyped(Dataset.MATRIX, FB.encode(Dataset.MATRIX, matrix)));
+    assertEquals(matrix, FB.decodeTyped(TestDatasets.MATRIX, FB.encode(TestDatasets.MATRIX, matrix)));
   }
 
   @Test
   void anUnpairedSurrogateCannotBeEncoded() {
     var records = new Records<>(List.of(new NumericRecord("\uD800", 0, 0, List.of())));
-    CodecException e = assertThrows(CodecException.class, () -> FB.encode(Dataset.NUMERIC, records));
+    CodecException e = assertThrows(CodecException.class, () -> FB.encode(TestDatasets.NUMERIC, records));
     assertTrue(e.getMessage().startsWith("flatbuffers encode: "), e.getMessage());
   }
 
   @Test
   void aNullInTheModelIsAnEncodeError() {
     var records = new Records<>(List.of(new NumericRecord(null, 0, 0, List.of())));
-    CodecException e = assertThrows(CodecException.class, () -> FB.encode(Dataset.NUMERIC, records));
+    CodecException e = assertThrows(CodecException.class, () -> FB.encode(TestDatasets.NUMERIC, records));
     assertEquals("flatbuffers encode: NumericRecord._id is null (FlatBuffers writes every string, vector and "
         + "table; the model has no null)", e.getMessage());
   }
@@ -347,10 +348,10 @@ class FlatbuffersCodecTest {
         List.of());
     var firstExpected = new dev.codecbench.worker.model.DocRecord("n1", dflt.department(), dflt.price(), dflt.owner(),
         dflt.data(), new dev.codecbench.worker.model.DocRecord.Delivery("ACME", dflt.delivery().address()), List.of());
-    assertEquals(new Records<>(List.of(firstExpected, dflt)), FB.decodeTyped(Dataset.DOCS, payload));
+    assertEquals(new Records<>(List.of(firstExpected, dflt)), FB.decodeTyped(TestDatasets.DOCS, payload));
 
     List<String> lazy = new ArrayList<>();
-    FB.decodeLazy(Dataset.DOCS, payload, List.of("name", "delivery.company", "delivery.address.street",
+    FB.decodeLazy(TestDatasets.DOCS, payload, List.of("name", "delivery.company", "delivery.address.street",
         "department.time"), lazy::add);
     assertEquals(List.of("n1", "ACME", "", "0", "", "", "", "0"), lazy);
 
@@ -358,26 +359,26 @@ class FlatbuffersCodecTest {
     FlatBufferBuilder e = new FlatBufferBuilder();
     DocsDataset.startDocsDataset(e);
     e.finish(DocsDataset.endDocsDataset(e));
-    assertEquals(List.of(), FB.decodeTyped(Dataset.DOCS, e.sizedByteArray()).records());
+    assertEquals(List.of(), FB.decodeTyped(TestDatasets.DOCS, e.sizedByteArray()).records());
   }
 
   @Test
   void lazyReadsNumbersInDecimalAndRefusesATableOrVector() throws Exception {
-    var dummy = CanonicalVectors.canonical(Dataset.DUMMY).model().records().get(0);
-    byte[] payload = FB.encode(Dataset.DUMMY, new Records<>(List.of(dummy)));
+    var dummy = CanonicalVectors.canonical(TestDatasets.DUMMY).model().records().get(0);
+    byte[] payload = FB.encode(TestDatasets.DUMMY, new Records<>(List.of(dummy)));
     List<String> read = new ArrayList<>();
-    FB.decodeLazy(Dataset.DUMMY, payload, List.of("_id", "index", "isActive", "balance", "latitude"), read::add);
+    FB.decodeLazy(TestDatasets.DUMMY, payload, List.of("_id", "index", "isActive", "balance", "latitude"), read::add);
     assertEquals(List.of(dummy.id(), Integer.toString(dummy.index()), Boolean.toString(dummy.isActive()),
         Double.toString(dummy.balance()), Double.toString(dummy.latitude())), read);
     assertEquals("flatbuffers lazy decode: field 'tags' is a vector, not a scalar or string",
-        assertThrows(CodecException.class, () -> FB.decodeLazy(Dataset.DUMMY, payload, List.of("tags"), v -> {}))
+        assertThrows(CodecException.class, () -> FB.decodeLazy(TestDatasets.DUMMY, payload, List.of("tags"), v -> {}))
             .getMessage());
-    byte[] docs = FB.encode(Dataset.DOCS, CanonicalVectors.canonical(Dataset.DOCS).model());
+    byte[] docs = FB.encode(TestDatasets.DOCS, CanonicalVectors.canonical(TestDatasets.DOCS).model());
     assertEquals("flatbuffers lazy decode: field 'delivery' is a table, not a scalar or string",
-        assertThrows(CodecException.class, () -> FB.decodeLazy(Dataset.DOCS, docs, List.of("delivery"), v -> {}))
+        assertThrows(CodecException.class, () -> FB.decodeLazy(TestDatasets.DOCS, docs, List.of("delivery"), v -> {}))
             .getMessage());
     assertEquals("flatbuffers lazy decode: record 0 has no field 'delivery.nothing'",
-        assertThrows(CodecException.class, () -> FB.decodeLazy(Dataset.DOCS, docs, List.of("delivery.nothing"), v -> {}))
+        assertThrows(CodecException.class, () -> FB.decodeLazy(TestDatasets.DOCS, docs, List.of("delivery.nothing"), v -> {}))
             .getMessage());
   }
 
@@ -415,7 +416,7 @@ class FlatbuffersCodecTest {
   }
 
   private static byte[] beers() throws CodecException {
-    return FB.encode(Dataset.BEERS, new Records<>(List.of(
+    return FB.encode(TestDatasets.BEERS, new Records<>(List.of(
         new dev.codecbench.worker.model.BeerRecord(4.5, "Name", "By", "Style", "Always", "Glass", "Details"))));
   }
 
@@ -430,12 +431,12 @@ class FlatbuffersCodecTest {
   @Test
   void truncatedEmptyOrPaddedBuffersAreRejected() throws Exception {
     byte[] good = beers();
-    assertEquals("flatbuffers decode: payload of 0 bytes has no root offset", typedError(Dataset.BEERS, new byte[0]));
+    assertEquals("flatbuffers decode: payload of 0 bytes has no root offset", typedError(TestDatasets.BEERS, new byte[0]));
     assertEquals("flatbuffers decode: payload of " + (good.length - 1) + " bytes is not a whole number of 4-byte words "
         + "(a finished FlatBuffer is padded to its alignment): truncated or padded",
-        typedError(Dataset.BEERS, Arrays.copyOf(good, good.length - 1)));
+        typedError(TestDatasets.BEERS, Arrays.copyOf(good, good.length - 1)));
     byte[] half = Arrays.copyOf(good, good.length / 2 / 4 * 4);
-    String m = typedError(Dataset.BEERS, half);
+    String m = typedError(TestDatasets.BEERS, half);
     assertTrue(m.startsWith("flatbuffers decode: records[0]"), m);
     assertTrue(m.contains("past the end of the " + half.length + "-byte buffer")
         || m.contains("outside the " + half.length + "-byte buffer")
@@ -447,9 +448,9 @@ class FlatbuffersCodecTest {
     byte[] p = beers();
     ByteBuffer.wrap(p).order(ByteOrder.LITTLE_ENDIAN).putInt(0, p.length);
     assertEquals("flatbuffers decode: root offset at byte 0 points to byte " + p.length + ", past the end of the "
-        + p.length + "-byte buffer", typedError(Dataset.BEERS, p));
+        + p.length + "-byte buffer", typedError(TestDatasets.BEERS, p));
     assertEquals("flatbuffers lazy decode: root offset at byte 0 points to byte " + p.length + ", past the end of the "
-        + p.length + "-byte buffer", lazyError(Dataset.BEERS, p, "name"));
+        + p.length + "-byte buffer", lazyError(TestDatasets.BEERS, p, "name"));
   }
 
   @Test
@@ -460,10 +461,10 @@ class FlatbuffersCodecTest {
     l.bb().putInt(vector, Integer.MAX_VALUE);
     String expected = "vector at byte " + vector + " declares 2147483647 elements of 4 bytes, past the end of the "
         + p.length + "-byte buffer";
-    assertEquals("flatbuffers decode: records: " + expected, typedError(Dataset.BEERS, p));
-    assertEquals("flatbuffers lazy decode: records: " + expected, lazyError(Dataset.BEERS, p, "name"));
+    assertEquals("flatbuffers decode: records: " + expected, typedError(TestDatasets.BEERS, p));
+    assertEquals("flatbuffers lazy decode: records: " + expected, lazyError(TestDatasets.BEERS, p, "name"));
     l.bb().putInt(vector, -1);
-    assertTrue(typedError(Dataset.BEERS, p).contains("declares 4294967295 elements"));
+    assertTrue(typedError(TestDatasets.BEERS, p).contains("declares 4294967295 elements"));
   }
 
   @Test
@@ -477,20 +478,20 @@ class FlatbuffersCodecTest {
     Layout.of(p).bb().putInt(name, 0x7fffffff);
     String huge = "records[0].name: string at byte " + name + " declares 2147483647 bytes; with its 0 terminator "
         + "that runs past the end of the " + p.length + "-byte buffer";
-    assertEquals("flatbuffers decode: " + huge, typedError(Dataset.BEERS, p));
-    assertEquals("flatbuffers lazy decode: " + huge, lazyError(Dataset.BEERS, p, "name"));
+    assertEquals("flatbuffers decode: " + huge, typedError(TestDatasets.BEERS, p));
+    assertEquals("flatbuffers lazy decode: " + huge, lazyError(TestDatasets.BEERS, p, "name"));
 
     p = good.clone();
     p[name + 4 + 4] = 'x';
     assertEquals("flatbuffers decode: records[0].name: string at byte " + name + " of 4 bytes has no 0 terminator",
-        typedError(Dataset.BEERS, p));
+        typedError(TestDatasets.BEERS, p));
 
     p = good.clone();
     p[name + 4] = (byte) 0xff;
     assertEquals("flatbuffers decode: records[0].name: string at byte " + name + " is not valid UTF-8",
-        typedError(Dataset.BEERS, p));
+        typedError(TestDatasets.BEERS, p));
     assertEquals("flatbuffers lazy decode: records[0].name: string at byte " + name + " is not valid UTF-8",
-        lazyError(Dataset.BEERS, p, "name"));
+        lazyError(TestDatasets.BEERS, p, "name"));
   }
 
   @Test
@@ -501,7 +502,7 @@ class FlatbuffersCodecTest {
 
     byte[] p = good.clone();
     p[record + 3] = 0x42; // the soffset to the vtable, a gigabyte off
-    String m = typedError(Dataset.BEERS, p);
+    String m = typedError(TestDatasets.BEERS, p);
     assertTrue(m.startsWith("flatbuffers decode: records[0]: table at byte " + record + " has its vtable at byte "), m);
     assertTrue(m.endsWith(", outside the " + p.length + "-byte buffer"), m);
 
@@ -509,23 +510,23 @@ class FlatbuffersCodecTest {
     int vtable = record - Layout.of(p).bb().getInt(record);
     Layout.of(p).bb().putShort(vtable + 2, (short) 0x7ff0); // the table's size
     assertEquals("flatbuffers decode: records[0]: table at byte " + record + " declares 32752 bytes (from 4, inside the "
-        + p.length + "-byte buffer)", typedError(Dataset.BEERS, p));
+        + p.length + "-byte buffer)", typedError(TestDatasets.BEERS, p));
 
     p = good.clone();
     Layout.of(p).bb().putShort(vtable + 4 + 2 * 1, (short) 200); // name's offset, past the table's end
     int size = Layout.of(p).bb().getShort(vtable + 2);
     assertEquals("flatbuffers decode: records[0].name: field at offset 200 of 4 bytes lies outside its table of "
-        + size + " bytes at byte " + record, typedError(Dataset.BEERS, p));
+        + size + " bytes at byte " + record, typedError(TestDatasets.BEERS, p));
 
     var active = new DummyRecord("a", 0, "g", true, 0, "", 0, "", "", "", "", "", "", "", "", "", 0, 0, List.of(),
         List.of(), "", "");
-    byte[] d = FB.encode(Dataset.DUMMY, new Records<>(List.of(active)));
+    byte[] d = FB.encode(TestDatasets.DUMMY, new Records<>(List.of(active)));
     Layout dl = Layout.of(d);
     int isActive = dl.field(dl.record(0), 3);
     assertEquals(1, d[isActive]);
     d[isActive] = 2;
     assertEquals("flatbuffers decode: records[0].isActive: bool at byte " + isActive + " is 2, not 0 or 1",
-        typedError(Dataset.DUMMY, d));
+        typedError(TestDatasets.DUMMY, d));
   }
 
   @Test
@@ -542,9 +543,9 @@ class FlatbuffersCodecTest {
     assertTrue(bomb.length < 9000, "" + bomb.length);
     String refused = "the buffer's objects read so far add up to more than " + FlatbuffersCodec.SHARING
         + " times its " + bomb.length + " bytes (objects shared over and over); refused";
-    String typed = typedError(Dataset.BEERS, bomb);
+    String typed = typedError(TestDatasets.BEERS, bomb);
     assertTrue(typed.startsWith("flatbuffers decode: records[") && typed.endsWith(refused), typed);
-    String lazy = lazyError(Dataset.BEERS, bomb, "name", "details");
+    String lazy = lazyError(TestDatasets.BEERS, bomb, "name", "details");
     assertTrue(lazy.startsWith("flatbuffers lazy decode: records[") && lazy.endsWith(refused), lazy);
 
     // A little sharing (the same record twice) reads.
@@ -552,7 +553,7 @@ class FlatbuffersCodecTest {
     int one = BeerRecord.createBeerRecord(s, 1, s.createString("n"), s.createString(""), s.createString(""),
         s.createString(""), s.createString(""), s.createString(""));
     s.finish(BeersDataset.createBeersDataset(s, BeersDataset.createRecordsVector(s, new int[] {one, one})));
-    assertEquals(2, FB.decodeTyped(Dataset.BEERS, s.sizedByteArray()).records().size());
+    assertEquals(2, FB.decodeTyped(TestDatasets.BEERS, s.sizedByteArray()).records().size());
   }
 
   @ParameterizedTest(name = "{0}")

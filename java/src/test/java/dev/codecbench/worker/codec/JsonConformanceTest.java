@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -80,7 +81,7 @@ class JsonConformanceTest {
     List<String> problems = new ArrayList<>();
     for (String mode : JSON.decodeModes()) {
       // Tree reads any JSON value; typed and lazy read a dataset's shape: try each dataset.
-      List<Dataset<?>> datasets = mode.equals(Codec.TREE) ? List.of(Dataset.DUMMY) : Dataset.all();
+      List<Dataset<?>> datasets = mode.equals(Codec.TREE) ? List.of(TestDatasets.DUMMY) : Dataset.all();
       for (Dataset<?> dataset : datasets) {
         String where = mode + (mode.equals(Codec.TREE) ? "" : " (" + dataset.id() + ")");
         Object decoded;

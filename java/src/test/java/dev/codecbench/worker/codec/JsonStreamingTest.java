@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -25,7 +26,7 @@ class JsonStreamingTest {
 
   private static List<BeerRecord> stream(String payload) throws CodecException {
     List<BeerRecord> out = new ArrayList<>();
-    JSON.decodeStreaming(Dataset.BEERS, new Streams.Chunked(payload.getBytes(StandardCharsets.UTF_8)), out::add);
+    JSON.decodeStreaming(TestDatasets.BEERS, new Streams.Chunked(payload.getBytes(StandardCharsets.UTF_8)), out::add);
     return out;
   }
 
@@ -68,7 +69,7 @@ class JsonStreamingTest {
       String payload = "{\"records\":[" + BEER + "," + record + "]}";
       CodecException streamed = assertThrows(CodecException.class, () -> stream(payload));
       CodecException typed = assertThrows(CodecException.class,
-          () -> JSON.decodeTyped(Dataset.BEERS, payload.getBytes(StandardCharsets.UTF_8)));
+          () -> JSON.decodeTyped(TestDatasets.BEERS, payload.getBytes(StandardCharsets.UTF_8)));
       // Jackson's own message for the record, as in the typed mode (which names the path deeper).
       assertTrue(streamed.getMessage().startsWith("json decode: "), streamed.getMessage());
       String first = typed.getMessage().split(" \\(| at \\[")[0];

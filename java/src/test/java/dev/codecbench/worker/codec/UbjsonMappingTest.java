@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
@@ -26,7 +27,7 @@ class UbjsonMappingTest {
 
   @Test
   void aTinyRecordsWireForm() throws Exception {
-    byte[] bytes = UBJSON.encode(Dataset.BEERS, new Records<>(List.of(new BeerRecord(5.5, "n", "b", "s", "a", "v", "d"))));
+    byte[] bytes = UBJSON.encode(TestDatasets.BEERS, new Records<>(List.of(new BeerRecord(5.5, "n", "b", "s", "a", "v", "d"))));
     // {"records": [#U1 {keys sorted: alcohol D 5.5, availability, brewedBy, details, name, serving,
     // style: S with a uint8 length}]}; every length in the smallest marker, U (uint8).
     String want = "7b" + "5507" + hex("records") + "5b2355" + "01" + "7b"
@@ -56,34 +57,34 @@ class UbjsonMappingTest {
   @Test
   void strictReadingNamesTheField() throws Exception {
     assertEquals("ubjson decode: record 0: no field 'favoriteFruit'",
-        rejected(Dataset.DUMMY, o -> o.remove("favoriteFruit")));
+        rejected(TestDatasets.DUMMY, o -> o.remove("favoriteFruit")));
     assertEquals("ubjson decode: record 0: field 'isActive' is a Uint8, not a boolean",
-        rejected(Dataset.DUMMY, o -> o.put("isActive", UBValueFactory.createInt(1))));
+        rejected(TestDatasets.DUMMY, o -> o.put("isActive", UBValueFactory.createInt(1))));
     assertEquals("ubjson decode: record 0: tags is a String, not an array of strings",
-        rejected(Dataset.DUMMY, o -> o.put("tags", UBValueFactory.createString("x"))));
+        rejected(TestDatasets.DUMMY, o -> o.put("tags", UBValueFactory.createString("x"))));
     assertEquals("ubjson decode: record 0: tags[1] is a Uint8, not a string",
-        rejected(Dataset.DUMMY, o -> o.put("tags", UBValueFactory.createArray(UBValueFactory.createString("a"),
+        rejected(TestDatasets.DUMMY, o -> o.put("tags", UBValueFactory.createArray(UBValueFactory.createString("a"),
             UBValueFactory.createInt(2)))));
     assertEquals("ubjson decode: record 0: friends[1] is a Null, not an object",
-        rejected(Dataset.DUMMY, o -> o.put("friends", UBValueFactory.createArray(
+        rejected(TestDatasets.DUMMY, o -> o.put("friends", UBValueFactory.createArray(
             o.get("friends").asArray().get(0), UBValueFactory.createNull()))));
     assertEquals("ubjson decode: record 0: field 'friends' is a Object, not an array",
-        rejected(Dataset.DUMMY, o -> o.put("friends", UBValueFactory.createObject())));
+        rejected(TestDatasets.DUMMY, o -> o.put("friends", UBValueFactory.createObject())));
     assertEquals("ubjson decode: record 0: field 'uid' is 1099511627776, out of int32 range",
-        rejected(Dataset.OWNERS, o -> o.get("cars").asArray().get(0).asObject()
+        rejected(TestDatasets.OWNERS, o -> o.get("cars").asArray().get(0).asObject()
             .put("uid", UBValueFactory.createInt(1L << 40))));
     assertEquals("ubjson decode: record 0: department is a String, not an object",
-        rejected(Dataset.DOCS, o -> o.put("department", UBValueFactory.createString("x"))));
+        rejected(TestDatasets.DOCS, o -> o.put("department", UBValueFactory.createString("x"))));
     assertEquals("ubjson decode: record 0: no field 'employee'",
-        rejected(Dataset.DOCS, o -> o.get("department").asObject().remove("employee")));
+        rejected(TestDatasets.DOCS, o -> o.get("department").asObject().remove("employee")));
     assertEquals("ubjson decode: record 0: field 'timestamp' is a Float64, not an integer",
-        rejected(Dataset.NUMERIC, o -> o.get("coordinates").asArray().get(0).asObject()
+        rejected(TestDatasets.NUMERIC, o -> o.get("coordinates").asArray().get(0).asObject()
             .put("timestamp", UBValueFactory.createFloat64(1.5))));
     assertEquals("ubjson decode: record 0: field 'latitude' is the integer 9007199254740993, not exactly a double",
-        rejected(Dataset.NUMERIC, o -> o.get("coordinates").asArray().get(0).asObject()
+        rejected(TestDatasets.NUMERIC, o -> o.get("coordinates").asArray().get(0).asObject()
             .put("latitude", UBValueFactory.createInt((1L << 53) + 1))));
     assertEquals("ubjson decode: record 0: field 'alcohol' is a String, not a number",
-        rejected(Dataset.BEERS, o -> o.put("alcohol", UBValueFactory.createString("strong"))));
+        rejected(TestDatasets.BEERS, o -> o.put("alcohol", UBValueFactory.createString("strong"))));
   }
 
   @Test
@@ -93,17 +94,17 @@ class UbjsonMappingTest {
         UBValueFactory.createArray(new String[] {"1", "2"}),
         UBValueFactory.createArray(UBValueFactory.createString("3"), UBValueFactory.createInt(4))));
     assertEquals("ubjson decode: record 1: record[1] is a Uint8, not a string",
-        assertThrows(CodecException.class, () -> UBJSON.treeToRecords(Dataset.MATRIX, tree)).getMessage());
+        assertThrows(CodecException.class, () -> UBJSON.treeToRecords(TestDatasets.MATRIX, tree)).getMessage());
     tree.asObject().put("records", UBValueFactory.createArray(UBValueFactory.createObject()));
     assertEquals("ubjson decode: record 0: record is a Object, not an array of strings",
-        assertThrows(CodecException.class, () -> UBJSON.treeToRecords(Dataset.MATRIX, tree)).getMessage());
+        assertThrows(CodecException.class, () -> UBJSON.treeToRecords(TestDatasets.MATRIX, tree)).getMessage());
   }
 
   @Test
   void anyNumberReadsAsADoubleExactly() throws Exception {
-    UBValue tree = UBJSON.decodeTree(UBJSON.encode(Dataset.BEERS,
+    UBValue tree = UBJSON.decodeTree(UBJSON.encode(TestDatasets.BEERS,
         new Records<>(List.of(new BeerRecord(5.0, "n", "b", "s", "a", "v", "d")))));
     tree.asObject().get("records").asArray().get(0).asObject().put("alcohol", UBValueFactory.createInt(5));
-    assertEquals(5.0, UBJSON.treeToRecords(Dataset.BEERS, tree).records().get(0).alcohol());
+    assertEquals(5.0, UBJSON.treeToRecords(TestDatasets.BEERS, tree).records().get(0).alcohol());
   }
 }

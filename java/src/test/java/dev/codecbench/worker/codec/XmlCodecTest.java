@@ -1,5 +1,6 @@
 package dev.codecbench.worker.codec;
 
+import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -73,8 +74,8 @@ class XmlCodecTest {
         + "<coordinates><timestamp>9223372036854775807</timestamp><latitude>-0.0</latitude><longitude>4.9E-324</longitude>"
         + "</coordinates></records>"
         + "</payload>";
-    assertEquals(expected, encode(Dataset.NUMERIC, records));
-    Records<NumericRecord> back = decode(Dataset.NUMERIC, expected);
+    assertEquals(expected, encode(TestDatasets.NUMERIC, records));
+    Records<NumericRecord> back = decode(TestDatasets.NUMERIC, expected);
     assertEquals(records, back);
     // -0.0 equals 0.0 for ==; the bits must survive too.
     assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(back.records().get(1).coordinates().get(0).latitude()));
@@ -85,16 +86,16 @@ class XmlCodecTest {
     var rows = new Records<>(List.of(List.of("0.1", "-2"), List.of("x"), List.<String>of(), List.of("")));
     String expected = "<payload><records><cells>0.1</cells><cells>-2</cells></records>"
         + "<records><cells>x</cells></records><records/><records><cells></cells></records></payload>";
-    assertEquals(expected, encode(Dataset.MATRIX, rows));
-    assertEquals(rows, decode(Dataset.MATRIX, expected));
+    assertEquals(expected, encode(TestDatasets.MATRIX, rows));
+    assertEquals(rows, decode(TestDatasets.MATRIX, expected));
   }
 
   @Test
   void noRecordsIsAnEmptyRoot() throws Exception {
-    assertEquals("<payload/>", encode(Dataset.NUMERIC, new Records<>(List.of())));
+    assertEquals("<payload/>", encode(TestDatasets.NUMERIC, new Records<>(List.of())));
     for (String empty : List.of("<payload/>", "<payload></payload>", "<payload>\n  </payload>")) {
-      assertEquals(List.of(), decode(Dataset.NUMERIC, empty).records());
-      assertEquals(List.of(), decode(Dataset.MATRIX, empty).records());
+      assertEquals(List.of(), decode(TestDatasets.NUMERIC, empty).records());
+      assertEquals(List.of(), decode(TestDatasets.MATRIX, empty).records());
     }
   }
 
@@ -107,11 +108,11 @@ class XmlCodecTest {
   @MethodSource("texts")
   void textSurvivesByteExact(String text) throws Exception {
     Records<NumericRecord> one = numeric(text, new Coordinate(1, 2, 3));
-    byte[] payload = XML.encode(Dataset.NUMERIC, one);
+    byte[] payload = XML.encode(TestDatasets.NUMERIC, one);
     String wire = new String(payload, StandardCharsets.UTF_8);
-    assertEquals(one, XML.decodeTyped(Dataset.NUMERIC, payload), wire);
+    assertEquals(one, XML.decodeTyped(TestDatasets.NUMERIC, payload), wire);
     var row = new Records<>(List.of(List.of(text), List.of(text, text)));
-    assertEquals(row, decode(Dataset.MATRIX, encode(Dataset.MATRIX, row)));
+    assertEquals(row, decode(TestDatasets.MATRIX, encode(TestDatasets.MATRIX, row)));
     // XML's line-end normalisation would turn a raw CR into LF: the README writes it &#13;.
     assertFalse(wire.contains("\r"), wire);
     assertEquals(text.chars().filter(c -> c == '\r').count(), wire.split("&#13;", -1).length - 1L, wire);
@@ -120,28 +121,28 @@ class XmlCodecTest {
   @Test
   void escapesAsTheReadmeWrites() throws Exception {
     assertEquals(numericXml("<_id>&lt;a&gt; &amp; b&#13;&#13;\nc ]]&gt;</_id><index>1</index><numbr>2</numbr>"),
-        encode(Dataset.NUMERIC, numeric("<a> & b\r\r\nc ]]>")));
+        encode(TestDatasets.NUMERIC, numeric("<a> & b\r\r\nc ]]>")));
   }
 
   @Test
   void aCharacterXmlCannotHoldFailsToEncode() {
-    CodecException e = assertThrows(CodecException.class, () -> XML.encode(Dataset.NUMERIC, numeric("a\u0001b")));
+    CodecException e = assertThrows(CodecException.class, () -> XML.encode(TestDatasets.NUMERIC, numeric("a\u0001b")));
     assertEquals("xml encode: U+0001 cannot be written in XML 1.0 text", e.getMessage());
   }
 
   @ParameterizedTest
   @ValueSource(strings = {"<_id/>", "<_id></_id>"})
   void anEmptyElementIsTheEmptyString(String id) throws Exception {
-    assertEquals(numeric(""), decode(Dataset.NUMERIC, numericXml(id + "<index>1</index><numbr>2</numbr>")));
+    assertEquals(numeric(""), decode(TestDatasets.NUMERIC, numericXml(id + "<index>1</index><numbr>2</numbr>")));
     assertEquals(new Records<>(List.of(List.of(""))),
-        decode(Dataset.MATRIX, "<payload><records>" + id.replace("_id", "cells") + "</records></payload>"));
+        decode(TestDatasets.MATRIX, "<payload><records>" + id.replace("_id", "cells") + "</records></payload>"));
   }
 
   @Test
   void anAbsentRepeatedFieldIsEmptyAndAnEmptyRowIsEitherForm() throws Exception {
-    assertEquals(numeric("a"), decode(Dataset.NUMERIC, numericXml("<_id>a</_id><index>1</index><numbr>2</numbr>")));
+    assertEquals(numeric("a"), decode(TestDatasets.NUMERIC, numericXml("<_id>a</_id><index>1</index><numbr>2</numbr>")));
     var empty = new Records<>(List.of(List.<String>of(), List.<String>of()));
-    assertEquals(empty, decode(Dataset.MATRIX, "<payload><records/><records></records></payload>"));
+    assertEquals(empty, decode(TestDatasets.MATRIX, "<payload><records/><records></records></payload>"));
   }
 
   /**
@@ -227,15 +228,15 @@ class XmlCodecTest {
         + "</coordinates><numbr>2</numbr><index>1</index><_id>&#97;</_id></records></payload>",
   })
   void readsWhatOtherWritersMayWrite(String xml) throws Exception {
-    assertEquals(numeric("a", new Coordinate(1, 1.5, -2.0)), decode(Dataset.NUMERIC, xml));
+    assertEquals(numeric("a", new Coordinate(1, 1.5, -2.0)), decode(TestDatasets.NUMERIC, xml));
   }
 
   @Test
   void aCarriageReturnReferenceIsACarriageReturnAndARawOneALineFeed() throws Exception {
     String fields = "<index>1</index><numbr>2</numbr>";
-    assertEquals(numeric("a\rb\r"), decode(Dataset.NUMERIC, numericXml("<_id>a&#13;b&#xD;</_id>" + fields)));
+    assertEquals(numeric("a\rb\r"), decode(TestDatasets.NUMERIC, numericXml("<_id>a&#13;b&#xD;</_id>" + fields)));
     // XML 1.0 section 2.11: a literal CR, alone or before LF, reads as LF.
-    assertEquals(numeric("a\nb\n"), decode(Dataset.NUMERIC, numericXml("<_id>a\r\nb\r</_id>" + fields)));
+    assertEquals(numeric("a\nb\n"), decode(TestDatasets.NUMERIC, numericXml("<_id>a\r\nb\r</_id>" + fields)));
   }
 
   /** Strict reading: what the wire form does not have fails with a precise message. */
@@ -303,7 +304,7 @@ class XmlCodecTest {
   @ParameterizedTest(name = "{0}")
   @MethodSource("rejected")
   void strictReadingFailsWithAPreciseMessage(String what, String xml, String message) {
-    CodecException e = assertThrows(CodecException.class, () -> decode(Dataset.NUMERIC, xml));
+    CodecException e = assertThrows(CodecException.class, () -> decode(TestDatasets.NUMERIC, xml));
     assertTrue(e.getMessage().startsWith(message), e.getMessage());
   }
 
@@ -311,10 +312,10 @@ class XmlCodecTest {
   @ParameterizedTest
   @ValueSource(strings = {"<price/>", "<price></price>", "<price> </price>"})
   void anEmptyElementIsNotARecord(String price) throws Exception {
-    String wire = encode(Dataset.DOCS, CanonicalVectors.canonical(Dataset.DOCS).model());
+    String wire = encode(TestDatasets.DOCS, CanonicalVectors.canonical(TestDatasets.DOCS).model());
     String broken = wire.replaceFirst("<price>.*?</price>", price);
     assertNotEquals(wire, broken);
-    CodecException e = assertThrows(CodecException.class, () -> decode(Dataset.DOCS, broken));
+    CodecException e = assertThrows(CodecException.class, () -> decode(TestDatasets.DOCS, broken));
     assertTrue(e.getMessage().startsWith(
         "xml decode: Cannot coerce empty String (\"\") to `dev.codecbench.worker.model.DocRecord$Price` value"),
         e.getMessage());
@@ -322,7 +323,7 @@ class XmlCodecTest {
 
   @Test
   void aBoolReadsTrueAndFalse() throws Exception {
-    Dataset<?> dummy = Dataset.DUMMY;
+    Dataset<?> dummy = TestDatasets.DUMMY;
     String wire = encode(dummy, CanonicalVectors.canonical(dummy).model());
     assertTrue(wire.contains("<isActive>true</isActive>") || wire.contains("<isActive>false</isActive>"), wire);
     String broken = wire.replaceFirst("<isActive>(true|false)</isActive>", "<isActive>yes</isActive>");

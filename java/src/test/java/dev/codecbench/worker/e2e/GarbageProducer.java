@@ -1,6 +1,7 @@
 package dev.codecbench.worker.e2e;
 
 import codecbench.v1.Results.CodecInfo;
+import codecbench.v1.Results.DatasetInfo;
 import codecbench.v1.Results.Environment;
 import codecbench.v1.Results.Measurement;
 import codecbench.v1.ScenarioOuterClass.Operation;
@@ -12,6 +13,7 @@ import codecbench.v1.WorkerServiceOuterClass.PutBlobResponse;
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
 import com.google.protobuf.ByteString;
+import dev.codecbench.worker.dataset.Dataset;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import java.nio.charset.StandardCharsets;
@@ -50,6 +52,11 @@ final class GarbageProducer implements AutoCloseable {
     for (String codec : new String[] {"json", "bson"}) {
       hello.addCodecs(CodecInfo.newBuilder().setId(codec).setMediaType("application/octet-stream")
           .addDecodeModes("typed").setLibrary("garbage").setLibraryVersion("0"));
+    }
+    // Control pairs a worker only with datasets it announced: the same schemas as the Java worker's.
+    for (Dataset<?> d : Dataset.all()) {
+      hello.addDatasets(DatasetInfo.newBuilder().setId(d.id()).setMessage(d.record().getFullName())
+          .setFingerprint(d.fingerprint()));
     }
     try {
       Iterator<AttachResponse> stream = stub.attach(hello.build());

@@ -1,0 +1,34 @@
+package dev.codecbench.worker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import codecbench.v1.Results.DatasetInfo;
+import codecbench.v1.Results.Environment;
+import codecbench.v1.WorkerServiceOuterClass.AttachRequest;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codecbench.worker.codec.CodecRegistry;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+/** The worker announces every dataset it carries with the fingerprint control computes. */
+class AttachRequestTest {
+
+  @Test
+  void attachListsEveryBuiltInWithTheHarnesssFingerprint() throws Exception {
+    AttachRequest hello = WorkerLoop.hello("java", Environment.getDefaultInstance(), new CodecRegistry());
+    JsonNode expected = new ObjectMapper().readTree(CanonicalVectors.DIR.resolve("fingerprints.json").toFile());
+    Map<String, DatasetInfo> want = new TreeMap<>();
+    expected.fields().forEachRemaining(e -> want.put(e.getKey(), DatasetInfo.newBuilder().setId(e.getKey())
+        .setMessage(e.getValue().get("message").asText())
+        .setFingerprint(e.getValue().get("fingerprint").asText()).build()));
+    Map<String, DatasetInfo> got = new TreeMap<>();
+    for (DatasetInfo d : hello.getDatasetsList()) {
+      got.put(d.getId(), d);
+    }
+    assertEquals(6, want.size());
+    assertEquals(want, got);
+    assertEquals(hello.getDatasetsCount(), got.size(), "each dataset once");
+  }
+}
