@@ -127,7 +127,7 @@ $(FLATC_RUST): rust/codecs/flatc-requirements.txt
 JAVA_JAR := java/target/codecbench-java-worker.jar
 WEB_PAGE := web/dist/index.html
 java: $(JAVA_JAR)
-$(JAVA_JAR): java/pom.xml $(shell find java/src/main proto -type f 2>/dev/null)
+$(JAVA_JAR): java/pom.xml $(shell find java/src/main java/src/build proto -type f 2>/dev/null)
 	cd java && $(MVN) package -DskipTests
 	touch $@
 

@@ -1,11 +1,11 @@
 package dev.codecbench.worker;
 
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.BeerRecord;
-import dev.codecbench.worker.model.DocRecord;
-import dev.codecbench.worker.model.DummyRecord;
-import dev.codecbench.worker.model.NumericRecord;
-import dev.codecbench.worker.model.OwnerRecord;
+import dev.codecbench.worker.model.codecbench.v1.BeerRecord;
+import dev.codecbench.worker.model.codecbench.v1.DocRecord;
+import dev.codecbench.worker.model.codecbench.v1.DummyRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
+import dev.codecbench.worker.model.codecbench.v1.OwnerRecord;
 import java.util.List;
 
 /** The built-in datasets the tests use by name, typed with their model records. */

@@ -8,8 +8,8 @@ import java.util.List;
 /**
  * The model record behind a dataset message, for the codecs that map generically (flatbuffers,
  * ubjson): its components, checked against the descriptor's fields in declaration order, since
- * the model records are written field for field from proto/datasets.proto. A mismatch fails at
- * start-up, naming both sides.
+ * the model records are generated field for field from the descriptors (ModelGenerator). A
+ * mismatch fails at start-up, naming both sides.
  */
 final class ProtoRecords {
   private ProtoRecords() {}
@@ -23,7 +23,9 @@ final class ProtoRecords {
     }
     for (int i = 0; i < comps.length; i++) {
       FieldDescriptor fd = fds.get(i);
-      if (!comps[i].getName().equals(camel(fd.getName()))) {
+      // ModelGenerator suffixes a name Java reserves (a keyword, an Object method) with '_'.
+      String name = comps[i].getName();
+      if (!name.equals(camel(fd.getName())) && !name.equals(camel(fd.getName()) + "_")) {
         throw new IllegalStateException(codec + ": " + type.getName() + " component " + i + " is '"
             + comps[i].getName() + "', not '" + camel(fd.getName()) + "' (" + message.getName() + " field "
             + fd.getName() + ")");

@@ -71,8 +71,9 @@ public final class RecordDiff {
       }
       return null;
     }
-    // Boxed Double.equals compares bits, so -0.0 != 0.0 and NaN == NaN: exact round-trip.
-    return Objects.equals(want, got) ? null : path + ": expected " + show(want) + ", got " + show(got);
+    // Boxed Double.equals compares bits, so -0.0 != 0.0 and NaN == NaN: exact round-trip. A bytes
+    // field is a byte[]: compared by content.
+    return Objects.deepEquals(want, got) ? null : path + ": expected " + show(want) + ", got " + show(got);
   }
 
   private static Object read(RecordComponent c, Object record) {

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.NumericRecord;
-import dev.codecbench.worker.model.NumericRecord.Coordinate;
+import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericCoordinate;
 import dev.codecbench.worker.model.Records;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +60,7 @@ class CborCodecTest {
   @Test
   void writesIndefiniteLengthMapsDefiniteArraysSmallestIntegersAndFloat64() throws Exception {
     Records<NumericRecord> records =
-        new Records<>(List.of(new NumericRecord("a", 1, 2, List.of(new Coordinate(1700000000000L, 1.5, -2.0)))));
+        new Records<>(List.of(new NumericRecord("a", 1, 2, List.of(new NumericCoordinate(1700000000000L, 1.5, -2.0)))));
     String expected = "bf" + text("records") + "81" // {_ "records": [ (1 record)
         + "bf" + text("_id") + "6161" + text("index") + "01" + text("numbr") + "02" + text("coordinates") + "81"
         + "bf" + text("timestamp") + "1b0000018bcfe56800" // int64 that needs 8 bytes
@@ -83,7 +83,7 @@ class CborCodecTest {
         + coordinate("00", "1903e8", "3903e7") // integers into double fields
         + "ff" + "ff" + "ff";
     Records<NumericRecord> expected = new Records<>(List.of(new NumericRecord("streaming", 1, 1000,
-        List.of(new Coordinate(1_000_000, 1.5, 100000.0), new Coordinate(0, 1000.0, -1000.0)))));
+        List.of(new NumericCoordinate(1_000_000, 1.5, 100000.0), new NumericCoordinate(0, 1000.0, -1000.0)))));
     assertDoesNotThrow(() -> CBOR.validate(HEX.parseHex(payload)));
     assertEquals(expected, typed(payload));
     assertEquals(expected, tree(payload));

@@ -12,7 +12,7 @@ import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.LazyField;
-import dev.codecbench.worker.model.DummyRecord;
+import dev.codecbench.worker.model.codecbench.v1.DummyRecord;
 import dev.codecbench.worker.model.Records;
 import dev.codecbench.worker.verify.RecordDiff;
 import java.io.ByteArrayOutputStream;

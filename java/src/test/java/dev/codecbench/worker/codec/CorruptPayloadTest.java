@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.NumericRecord;
-import dev.codecbench.worker.model.NumericRecord.Coordinate;
+import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericCoordinate;
 import dev.codecbench.worker.model.Records;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -132,7 +132,7 @@ class CorruptPayloadTest {
    * their own (Jackson's message, of which the start is compared).
    */
   static Stream<Arguments> cborCases() throws CodecException {
-    var one = new Records<>(List.of(new NumericRecord("a", 1, 2, List.of(new Coordinate(1, 1.5, -2.0)))));
+    var one = new Records<>(List.of(new NumericRecord("a", 1, 2, List.of(new NumericCoordinate(1, 1.5, -2.0)))));
     @SuppressWarnings("unchecked")
     var numeric = (Dataset<NumericRecord>) Dataset.byId("numeric").orElseThrow();
     String good = HexFormat.of().formatHex(CODECS.byId("cbor").orElseThrow().encode(numeric, one));

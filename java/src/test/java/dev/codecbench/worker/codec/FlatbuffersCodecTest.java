@@ -18,10 +18,10 @@ import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.DummyRecord;
-import dev.codecbench.worker.model.NumericRecord;
-import dev.codecbench.worker.model.NumericRecord.Coordinate;
-import dev.codecbench.worker.model.OwnerRecord;
+import dev.codecbench.worker.model.codecbench.v1.DummyRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericCoordinate;
+import dev.codecbench.worker.model.codecbench.v1.OwnerRecord;
 import dev.codecbench.worker.model.Records;
 import dev.codecbench.worker.verify.RecordDiff;
 import java.lang.reflect.Method;
@@ -131,7 +131,7 @@ class FlatbuffersCodecTest {
     int records = BeersDataset.createRecordsVector(b, new int[] {beer});
     b.finish(BeersDataset.createBeersDataset(b, records));
     byte[] payload = b.sizedByteArray();
-    var expected = new Records<>(List.of(new dev.codecbench.worker.model.BeerRecord(5.2, "Pilsner Urquell",
+    var expected = new Records<>(List.of(new dev.codecbench.worker.model.codecbench.v1.BeerRecord(5.2, "Pilsner Urquell",
         "Plzeňský Prazdroj", "Lager", "", "\r\n", "é\u0000x")));
     assertEquals(expected, FB.decodeTyped(TestDatasets.BEERS, payload));
     List<String> lazy = new ArrayList<>();
@@ -237,9 +237,9 @@ class FlatbuffersCodecTest {
 
     // A nested table whose fields are all empty is written too.
     var docs = CanonicalVectors.canonical(TestDatasets.DOCS).model().records().get(0);
-    var emptyDelivery = new dev.codecbench.worker.model.DocRecord(docs.name(), docs.department(), docs.price(),
-        docs.owner(), docs.data(), new dev.codecbench.worker.model.DocRecord.Delivery("",
-            new dev.codecbench.worker.model.DocRecord.Address("", "", "", "")), List.of());
+    var emptyDelivery = new dev.codecbench.worker.model.codecbench.v1.DocRecord(docs.name(), docs.department(), docs.price(),
+        docs.owner(), docs.data(), new dev.codecbench.worker.model.codecbench.v1.DocDelivery("",
+            new dev.codecbench.worker.model.codecbench.v1.DocAddress("", "", "", "")), List.of());
     var d = DocsDataset.getRootAsDocsDataset(ByteBuffer.wrap(FB.encode(TestDatasets.DOCS, new Records<>(List.of(emptyDelivery)))))
         .records(0);
     assertNotNull(d.delivery());
@@ -273,11 +273,11 @@ class FlatbuffersCodecTest {
   void negativeZeroNanAndExtremesKeepTheirBits() throws Exception {
     double nan = Double.longBitsToDouble(0x7ff8000000000123L);
     var records = new Records<>(List.of(new NumericRecord("", Integer.MIN_VALUE, Integer.MAX_VALUE,
-        List.of(new Coordinate(Long.MIN_VALUE, -0.0, nan), new Coordinate(Long.MAX_VALUE, 5e-324, -Double.MAX_VALUE)))));
+        List.of(new NumericCoordinate(Long.MIN_VALUE, -0.0, nan), new NumericCoordinate(Long.MAX_VALUE, 5e-324, -Double.MAX_VALUE)))));
     byte[] payload = FB.encode(TestDatasets.NUMERIC, records);
     Records<NumericRecord> back = FB.decodeTyped(TestDatasets.NUMERIC, payload);
     assertEquals(records, back);
-    Coordinate c = back.records().get(0).coordinates().get(0);
+    NumericCoordinate c = back.records().get(0).coordinates().get(0);
     assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(c.latitude()));
     assertEquals(0x7ff8000000000123L, Double.doubleToRawLongBits(c.longitude()));
     // The generated adder drops -0.0 as a default (builder.addDouble(slot, x, 0.0) compares with ==):
@@ -338,16 +338,16 @@ class FlatbuffersCodecTest {
     b.finish(DocsDataset.createDocsDataset(b, DocsDataset.createRecordsVector(b, new int[] {first, second})));
     byte[] payload = b.sizedByteArray();
 
-    var dflt = new dev.codecbench.worker.model.DocRecord("",
-        new dev.codecbench.worker.model.DocRecord.Department("", 0L,
-            new dev.codecbench.worker.model.DocRecord.Employee("", "", "")),
-        new dev.codecbench.worker.model.DocRecord.Price("", "", ""),
-        new dev.codecbench.worker.model.DocRecord.Owner("", ""),
-        new dev.codecbench.worker.model.DocRecord.Data(new dev.codecbench.worker.model.DocRecord.Transaction("", "", "")),
-        new dev.codecbench.worker.model.DocRecord.Delivery("", new dev.codecbench.worker.model.DocRecord.Address("", "", "", "")),
+    var dflt = new dev.codecbench.worker.model.codecbench.v1.DocRecord("",
+        new dev.codecbench.worker.model.codecbench.v1.DocDepartment("", 0L,
+            new dev.codecbench.worker.model.codecbench.v1.DocEmployee("", "", "")),
+        new dev.codecbench.worker.model.codecbench.v1.DocPrice("", "", ""),
+        new dev.codecbench.worker.model.codecbench.v1.DocOwner("", ""),
+        new dev.codecbench.worker.model.codecbench.v1.DocData(new dev.codecbench.worker.model.codecbench.v1.DocTransaction("", "", "")),
+        new dev.codecbench.worker.model.codecbench.v1.DocDelivery("", new dev.codecbench.worker.model.codecbench.v1.DocAddress("", "", "", "")),
         List.of());
-    var firstExpected = new dev.codecbench.worker.model.DocRecord("n1", dflt.department(), dflt.price(), dflt.owner(),
-        dflt.data(), new dev.codecbench.worker.model.DocRecord.Delivery("ACME", dflt.delivery().address()), List.of());
+    var firstExpected = new dev.codecbench.worker.model.codecbench.v1.DocRecord("n1", dflt.department(), dflt.price(), dflt.owner(),
+        dflt.data(), new dev.codecbench.worker.model.codecbench.v1.DocDelivery("ACME", dflt.delivery().address()), List.of());
     assertEquals(new Records<>(List.of(firstExpected, dflt)), FB.decodeTyped(TestDatasets.DOCS, payload));
 
     List<String> lazy = new ArrayList<>();
@@ -417,7 +417,7 @@ class FlatbuffersCodecTest {
 
   private static byte[] beers() throws CodecException {
     return FB.encode(TestDatasets.BEERS, new Records<>(List.of(
-        new dev.codecbench.worker.model.BeerRecord(4.5, "Name", "By", "Style", "Always", "Glass", "Details"))));
+        new dev.codecbench.worker.model.codecbench.v1.BeerRecord(4.5, "Name", "By", "Style", "Always", "Glass", "Details"))));
   }
 
   private static String typedError(Dataset<?> d, byte[] payload) {

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.codecbench.worker.bench.Streams;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.BeerRecord;
+import dev.codecbench.worker.model.codecbench.v1.BeerRecord;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;

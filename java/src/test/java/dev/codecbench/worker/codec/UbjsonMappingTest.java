@@ -10,7 +10,7 @@ import com.devsmart.ubjson.UBValue;
 import com.devsmart.ubjson.UBValueFactory;
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.BeerRecord;
+import dev.codecbench.worker.model.codecbench.v1.BeerRecord;
 import dev.codecbench.worker.model.Records;
 import java.util.HexFormat;
 import java.util.List;

@@ -11,8 +11,8 @@ import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.NumericRecord;
-import dev.codecbench.worker.model.NumericRecord.Coordinate;
+import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericCoordinate;
 import dev.codecbench.worker.model.Records;
 import dev.codecbench.worker.verify.RecordDiff;
 import java.nio.charset.StandardCharsets;
@@ -47,7 +47,7 @@ class XmlCodecTest {
     return XML.decodeTyped(dataset, xml.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static Records<NumericRecord> numeric(String id, Coordinate... coordinates) {
+  private static Records<NumericRecord> numeric(String id, NumericCoordinate... coordinates) {
     return new Records<>(List.of(new NumericRecord(id, 1, 2, List.of(coordinates))));
   }
 
@@ -63,8 +63,8 @@ class XmlCodecTest {
   @Test
   void writesRecordsAndRepeatedFieldsAsRepeatedElementsNamedByTheWireNames() throws Exception {
     var records = new Records<>(List.of(
-        new NumericRecord("a", 1, 2, List.of(new Coordinate(1700000000000L, 1.5, -2.0), new Coordinate(-1, 0.1, 1e20))),
-        new NumericRecord("b", -3, 0, List.of(new Coordinate(Long.MAX_VALUE, -0.0, 5e-324)))));
+        new NumericRecord("a", 1, 2, List.of(new NumericCoordinate(1700000000000L, 1.5, -2.0), new NumericCoordinate(-1, 0.1, 1e20))),
+        new NumericRecord("b", -3, 0, List.of(new NumericCoordinate(Long.MAX_VALUE, -0.0, 5e-324)))));
     String expected = "<payload>"
         + "<records><_id>a</_id><index>1</index><numbr>2</numbr>"
         + "<coordinates><timestamp>1700000000000</timestamp><latitude>1.5</latitude><longitude>-2.0</longitude></coordinates>"
@@ -107,7 +107,7 @@ class XmlCodecTest {
   @ParameterizedTest
   @MethodSource("texts")
   void textSurvivesByteExact(String text) throws Exception {
-    Records<NumericRecord> one = numeric(text, new Coordinate(1, 2, 3));
+    Records<NumericRecord> one = numeric(text, new NumericCoordinate(1, 2, 3));
     byte[] payload = XML.encode(TestDatasets.NUMERIC, one);
     String wire = new String(payload, StandardCharsets.UTF_8);
     assertEquals(one, XML.decodeTyped(TestDatasets.NUMERIC, payload), wire);
@@ -228,7 +228,7 @@ class XmlCodecTest {
         + "</coordinates><numbr>2</numbr><index>1</index><_id>&#97;</_id></records></payload>",
   })
   void readsWhatOtherWritersMayWrite(String xml) throws Exception {
-    assertEquals(numeric("a", new Coordinate(1, 1.5, -2.0)), decode(TestDatasets.NUMERIC, xml));
+    assertEquals(numeric("a", new NumericCoordinate(1, 1.5, -2.0)), decode(TestDatasets.NUMERIC, xml));
   }
 
   @Test
@@ -298,7 +298,7 @@ class XmlCodecTest {
         Arguments.of("blank record in a list", numericXml("<_id>a</_id><index>1</index><numbr>2</numbr>"
             + "<coordinates> </coordinates>"), "xml decode: Missing required creator property 'timestamp' (index 0)"),
         Arguments.of("text as a record", "<payload><records>x</records></payload>",
-            "xml decode: Cannot construct instance of `dev.codecbench.worker.model.NumericRecord`"));
+            "xml decode: Cannot construct instance of `dev.codecbench.worker.model.codecbench.v1.NumericRecord`"));
   }
 
   @ParameterizedTest(name = "{0}")
@@ -317,7 +317,7 @@ class XmlCodecTest {
     assertNotEquals(wire, broken);
     CodecException e = assertThrows(CodecException.class, () -> decode(TestDatasets.DOCS, broken));
     assertTrue(e.getMessage().startsWith(
-        "xml decode: Cannot coerce empty String (\"\") to `dev.codecbench.worker.model.DocRecord$Price` value"),
+        "xml decode: Cannot coerce empty String (\"\") to `dev.codecbench.worker.model.codecbench.v1.DocPrice` value"),
         e.getMessage());
   }
 

@@ -2,8 +2,10 @@ package dev.codecbench.worker.verify;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.codecbench.worker.model.DummyRecord;
-import dev.codecbench.worker.model.NumericRecord;
+import dev.codecbench.worker.model.codecbench.v1.DummyFriend;
+import dev.codecbench.worker.model.codecbench.v1.DummyRecord;
+import dev.codecbench.worker.model.codecbench.v1.NumericCoordinate;
+import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
 import dev.codecbench.worker.model.Records;
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class RecordDiffTest {
   private static DummyRecord dummy(String email, String friend) {
     return new DummyRecord("id", 0, "g", true, 1.5, "p", 30, "blue", "n", "f", "c", email, "ph",
-        "a", "ab", "r", 1.0, 2.0, List.of("t"), List.of(new DummyRecord.Friend(0, friend)), "hi", "apple");
+        "a", "ab", "r", 1.0, 2.0, List.of("t"), List.of(new DummyFriend(0, friend)), "hi", "apple");
   }
 
   @Test
@@ -29,8 +31,8 @@ class RecordDiffTest {
 
   @Test
   void doublesCompareExactlyAndMatrixCellsByIndex() {
-    var coord = new NumericRecord.Coordinate(8828480041L, -71.228786, 0.1);
-    var off = new NumericRecord.Coordinate(8828480041L, -71.228786, 0.1 + 1e-17 * 2);
+    var coord = new NumericCoordinate(8828480041L, -71.228786, 0.1);
+    var off = new NumericCoordinate(8828480041L, -71.228786, 0.1 + 1e-17 * 2);
     assertEquals(Optional.of("record 0 field coordinates[0].longitude: expected 0.1, got 0.10000000000000002"),
         RecordDiff.firstDifference(new Records<>(List.of(new NumericRecord("i", 0, 1, List.of(coord)))),
             new Records<>(List.of(new NumericRecord("i", 0, 1, List.of(off))))));
