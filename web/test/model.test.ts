@@ -6,6 +6,7 @@ import { DatasetOptionsSchema } from "../src/gen/codecbench/v1/dataset_options_p
 import { compareRecords } from "../src/model/compare";
 import { datasetOf, readLazyField } from "../src/model/dataset";
 import { datasets } from "../src/model/registry";
+import { requireOffered, type FieldType } from "../src/model/schema";
 import { canonicalPb } from "./vectors";
 
 // The native model, the record schema and the conversions are derived from the descriptors alone:
@@ -147,6 +148,12 @@ describe("a dataset from a record message no source names", () => {
 
   it.each([...codecs.keys()].filter((id) => id !== "protobuf"))("is refused by %s, naming the first field it cannot carry", (id) => {
     expect(() => codecs.get(id)!.prepare(dataset)).toThrow(`${id}: float field acme.shop.Order.f is not offered by the browser's ${id} codec`);
+  });
+
+  it("refuses a oneof member as a oneof, though the model holds it as an optional field", () => {
+    const message = (oneofs: Array<{ name: string; fields: string[] }>): FieldType => ({ kind: "message", name: "acme.Pay", fields: [["card", { kind: "optional", of: "string" }]], oneofs });
+    expect(() => requireOffered("json", message([]))).not.toThrow();
+    expect(() => requireOffered("json", message([{ name: "payment", fields: ["card"] }]))).toThrow("json: oneof field acme.Pay.card is not offered by the browser's json codec");
   });
 });
 

@@ -28,11 +28,16 @@ function doubleWrapper(type: FieldType): Mapper | null {
     const of = doubleWrapper(type.of) as Mapper;
     return (value) => (value as unknown[]).map(of);
   }
+  if (type.kind === "optional") return doubleWrapper(type.of);
   const fields = messageFields(type).map(([name, fieldType]) => [name, doubleWrapper(fieldType)] as const);
   return (value) => {
     const source = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
-    for (const [name, map] of fields) out[name] = map ? map(source[name]) : source[name];
+    for (const [name, map] of fields) {
+      const v = source[name];
+      // An unset optional field stays out: js-bson would write an undefined value as null.
+      if (v !== undefined) out[name] = map ? map(v) : v;
+    }
     return out;
   };
 }

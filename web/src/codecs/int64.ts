@@ -15,6 +15,9 @@ function fixer(type: FieldType): Fix | null {
     // Anything else (a fraction, a string) is left alone for verification to name.
     return (value) => (typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : value);
   }
+  // An unset optional field has no key (the message's fixer skips it); enums are not int64.
+  if (type.kind === "optional") return fixer(type.of);
+  if (type.kind === "enum") return null;
   if (type.kind === "repeated") {
     const of = fixer(type.of);
     if (!of) return null;

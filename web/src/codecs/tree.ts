@@ -15,6 +15,9 @@ function bind(type: FieldType, value: unknown): unknown {
     return value;
   }
   if (type.kind === "repeated") return Array.isArray(value) ? value.map((item) => bind(type.of, item)) : value;
+  // An unset optional field has no key, so only set values get here; enum names are strings already.
+  if (type.kind === "optional") return bind(type.of, value);
+  if (type.kind === "enum") return value;
   if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
   const source = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};

@@ -64,6 +64,7 @@ export function compareValue(type: FieldType, expected: unknown, actual: unknown
       return actual === expected ? null : `${path}: expected ${show(expected)}, got ${show(actual)}`;
     case "optional":
       if (expected === undefined) return actual === undefined ? null : `${path}: expected nothing (unset), got ${show(actual)}`;
+      if (actual === undefined) return `${path}: expected ${show(expected)} (set), got nothing (unset)`;
       return compareValue(type.of, expected, actual, path);
     case "repeated": {
       const want = expected as readonly unknown[];

@@ -141,25 +141,37 @@ export function kindOf(type: FieldType): string {
   return typeof type === "string" ? type : type.kind;
 }
 
-/** The field types of the six built-in datasets, which every schema-driven codec handles. */
-export const BASIC_KINDS: ReadonlySet<string> = new Set(["string", "int32", "int64", "double", "bool", "message", "repeated"]);
+/**
+ * The field types every schema-driven codec carries: those of the six built-in datasets, plus
+ * enums (by name) and proto3 `optional` fields (left out when unset), as proto/README.md's
+ * payload rules say.
+ */
+export const BASIC_KINDS: ReadonlySet<string> = new Set(["string", "int32", "int64", "double", "bool", "message", "repeated", "enum", "optional"]);
 
 /**
  * Refuses a record schema with a field type the codec does not offer (yet), naming the field, as
  * a plan names a refused cell: "ubjson: map field acme.shop.v1.Order.attributes is not offered".
  * Called in prepare(), outside any timed region; guessing would write something no other
- * language reads back.
+ * language reads back. A oneof member is refused as a oneof (the model holds it as an optional
+ * field, which says nothing of the other members) unless the codec offers "oneof".
  */
 export function requireOffered(codec: string, record: FieldType, offered: ReadonlySet<string> = BASIC_KINDS): void {
+  const refuse = (kind: string, path: string) => new Error(`${codec}: ${kind} field ${path} is not offered by the browser's ${codec} codec`);
   const walk = (type: FieldType, path: string): void => {
     const kind = kindOf(type);
-    if (!offered.has(kind)) throw new Error(`${codec}: ${kind === "timestamp" ? TIMESTAMP : kind} field ${path} is not offered by the browser's ${codec} codec`);
+    if (!offered.has(kind)) throw refuse(kind === "timestamp" ? TIMESTAMP : kind, path);
     if (typeof type === "string") return;
     if (type.kind === "repeated" || type.kind === "optional") walk(type.of, path);
     else if (type.kind === "map") {
       walk(type.key, `${path} (key)`);
       walk(type.value, path);
-    } else if (type.kind === "message") for (const [name, fieldType] of type.fields) walk(fieldType, `${type.name}.${name}`);
+    } else if (type.kind === "message") {
+      const members = new Set(type.oneofs.flatMap((oneof) => oneof.fields));
+      for (const [name, fieldType] of type.fields) {
+        if (members.has(name) && !offered.has("oneof")) throw refuse("oneof", `${type.name}.${name}`);
+        walk(fieldType, `${type.name}.${name}`);
+      }
+    }
   };
   walk(record, "of the record");
 }
@@ -178,21 +190,28 @@ export function fieldTypesByName(type: FieldType, into = new Map<string, Set<str
   for (const [name, fieldType] of type.fields) {
     let types = into.get(name);
     if (!types) into.set(name, (types = new Set()));
-    types.add(kindOf(fieldType));
+    // An optional field's values have the type it wraps.
+    types.add(kindOf(typeof fieldType === "object" && fieldType.kind === "optional" ? fieldType.of : fieldType));
     fieldTypesByName(fieldType, into);
   }
   return into;
 }
 
+/** Kinds whose values a schema-less codec writes as numbers. */
+const NUMERIC = new Set(["int32", "sint32", "sfixed32", "uint32", "fixed32", "int64", "sint64", "sfixed64", "uint64", "fixed64", "double", "float"]);
+
 /**
  * Names of the int64 fields. Codecs that find int64 values by key (the JSON reviver) rely on a
- * name never being int64 in one place and something else in another; this checks that.
+ * name never being int64 in one place and another number elsewhere; this checks that. A name
+ * shared with a field that is never a number (MediaImage.size, an enum written by name, beside
+ * Media.size, an int64) is fine: only numbers are revived.
  */
 export function int64FieldNames(type: FieldType): Set<string> {
   const names = new Set<string>();
   for (const [name, types] of fieldTypesByName(type)) {
     if (!types.has("int64")) continue;
-    if (types.size > 1) throw new Error(`field name ${name} is int64 in one message and another type elsewhere`);
+    const other = [...types].find((kind) => kind !== "int64" && NUMERIC.has(kind));
+    if (other !== undefined) throw new Error(`field name ${name} is int64 in one message and ${other} elsewhere`);
     names.add(name);
   }
   return names;
