@@ -603,7 +603,7 @@ mod tests {
     fn rejects_what_it_cannot_run_by_name() {
         let ws = [worker("rust-1", "rust", &[("json", &["typed"])])];
         let err = |f: &dyn Fn(&mut Scenario)| { let mut s = scenario(); s.codecs = vec!["json".into()]; f(&mut s); plan("r", &s, &ws).err().unwrap() };
-        assert_eq!(err(&|s| s.datasets = vec!["dumy".into()]), "datasets: unknown dataset \"dumy\" (known: dummy, numeric, owners, docs, beers, matrix)");
+        assert_eq!(err(&|s| s.datasets = vec!["dumy".into()]), format!("datasets: unknown dataset \"dumy\" (known: {})", DATASETS.join(", ")));
         assert_eq!(err(&|s| s.producers = vec!["java".into()]), "no attached worker matches producer \"java\" (attached: rust-1 [rust])");
         assert_eq!(err(&|s| s.codecs = vec!["cbor".into()]), "codecs: no attached worker offers codec \"cbor\" (offered: json)");
         assert!(err(&|s| s.counts = vec![0]).starts_with("counts: 0"));
