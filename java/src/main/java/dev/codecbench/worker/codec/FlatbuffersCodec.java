@@ -62,18 +62,40 @@ public final class FlatbuffersCodec implements Codec {
 
   /** Per dataset (Dataset.index()): the root shape, the *Dataset table over Records. */
   private final Shape[] roots;
+  /** Per dataset: why the mapper does not offer it (a feature it has no table for), or null. */
+  private final String[] refused;
 
   public FlatbuffersCodec() {
-    List<Dataset<?>> all = Dataset.all();
+    this(Dataset.all());
+  }
+
+  /** The mapper for {@code all} (the worker's datasets, or in tests a schema of their own). */
+  FlatbuffersCodec(List<Dataset<?>> all) {
     this.roots = new Shape[all.size()];
+    this.refused = new String[all.size()];
     for (Dataset<?> d : all) {
       Descriptor message = d.toProto(new Records<>(List.of())).getDescriptorForType();
       var recordType = d.recordsType().containedType(0);
       Model record = recordType.isCollectionLikeType()
           ? new Model(List.class, Model.of(recordType.getContentType().getRawClass()))
           : Model.of(recordType.getRawClass());
-      roots[d.index()] = new Builder(record).shape(message, Model.of(Records.class));
+      // One dataset the mapper cannot represent is refused alone: the codec serves the others.
+      try {
+        roots[d.index()] = new Builder(record).shape(message, Model.of(Records.class));
+      } catch (IllegalStateException e) {
+        refused[d.index()] = e.getMessage();
+      }
     }
+  }
+
+  /** The dataset's root shape, or the reason the mapper refused it. */
+  private Shape root(Dataset<?> dataset, String what) throws CodecException {
+    Shape root = roots[dataset.index()];
+    if (root == null) {
+      throw new CodecException(ID + " " + what + ": dataset '" + dataset.id() + "' is not offered: "
+          + refused[dataset.index()]);
+    }
+    return root;
   }
 
   @Override
@@ -373,7 +395,7 @@ public final class FlatbuffersCodec implements Codec {
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     try {
       FlatBufferBuilder b = new FlatBufferBuilder();
-      int root = writeTable(b, new IntStack(), roots[dataset.index()], records);
+      int root = writeTable(b, new IntStack(), root(dataset, "encode"), records);
       b.finish(root);
       return b.sizedByteArray();
     } catch (CodecException e) {
@@ -725,7 +747,7 @@ public final class FlatbuffersCodec implements Codec {
   @Override
   @SuppressWarnings("unchecked")
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
-    Shape root = roots[dataset.index()];
+    Shape root = root(dataset, "decode");
     Reader r = new Reader(payload, root.depth, (long) SHARING * payload.length);
     try {
       return (Records<R>) readTable(r, root, r.root(), 0);
@@ -798,7 +820,7 @@ public final class FlatbuffersCodec implements Codec {
   @Override
   public void decodeLazy(Dataset<?> dataset, byte[] payload, List<String> fields, FieldSink sink)
       throws CodecException {
-    Shape root = roots[dataset.index()];
+    Shape root = root(dataset, "lazy decode");
     Field records = root.fields[0];
     Shape record = records.table;
     Path[] paths = new Path[fields.size()];

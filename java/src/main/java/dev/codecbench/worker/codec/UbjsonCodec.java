@@ -32,7 +32,16 @@ public final class UbjsonCodec implements Codec {
   private static final String ID = "ubjson";
 
   /** Built once: the generic mapping of every dataset's records to and from the value tree. */
-  private final UbjsonMapping mapping = new UbjsonMapping();
+  private final UbjsonMapping mapping;
+
+  public UbjsonCodec() {
+    this(Dataset.all());
+  }
+
+  /** The codec for {@code datasets} (the worker's datasets, or in tests a schema of their own). */
+  UbjsonCodec(List<Dataset<?>> datasets) {
+    this.mapping = new UbjsonMapping(datasets);
+  }
 
   @Override
   public String id() {

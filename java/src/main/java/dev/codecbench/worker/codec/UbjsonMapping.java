@@ -46,10 +46,12 @@ final class UbjsonMapping {
 
   /** Per dataset (Dataset.index()): how one record is written and read. */
   private final Value[] records;
+  /** Per dataset: why the mapping does not offer it (a feature it has no form for), or null. */
+  private final String[] refused;
 
-  UbjsonMapping() {
-    List<Dataset<?>> all = Dataset.all();
+  UbjsonMapping(List<Dataset<?>> all) {
     this.records = new Value[all.size()];
+    this.refused = new String[all.size()];
     for (Dataset<?> d : all) {
       Descriptor wrapper = d.toProto(new Records<>(List.of())).getDescriptorForType();
       FieldDescriptor field = wrapper.findFieldByName("records");
@@ -57,12 +59,26 @@ final class UbjsonMapping {
           || field.getType() != FieldDescriptor.Type.MESSAGE) {
         throw new IllegalStateException("ubjson: " + wrapper.getName() + " is not one repeated message field 'records'");
       }
-      records[d.index()] = record(field.getMessageType(), d.recordsType().containedType(0));
+      // One dataset the mapping cannot represent is refused alone: the codec serves the others.
+      try {
+        records[d.index()] = record(field.getMessageType(), d.recordsType().containedType(0));
+      } catch (IllegalStateException e) {
+        refused[d.index()] = e.getMessage();
+      }
     }
   }
 
-  <R> UBValue toTree(Dataset<R> dataset, Records<R> in) {
+  /** How one record of the dataset is written and read, or the reason it is not offered. */
+  private Value mapped(Dataset<?> dataset) {
     Value one = records[dataset.index()];
+    if (one == null) {
+      throw new ShapeException("dataset '" + dataset.id() + "' is not offered: " + refused[dataset.index()]);
+    }
+    return one;
+  }
+
+  <R> UBValue toTree(Dataset<R> dataset, Records<R> in) {
+    Value one = mapped(dataset);
     List<R> list = in.records();
     UBValue[] out = new UBValue[list.size()];
     try {
@@ -82,7 +98,7 @@ final class UbjsonMapping {
 
   @SuppressWarnings("unchecked")
   <R> Records<R> fromTree(Dataset<R> dataset, UBValue root) {
-    Value one = records[dataset.index()];
+    Value one = mapped(dataset);
     UBObject o = object(root, "the payload", -1);
     UBValue v = o.get("records");
     if (v == null) {

@@ -56,7 +56,7 @@ public final class Dataset<R> {
   }
 
   /** Every message of {@code files} (nested ones too) that carries the option, bound to its model. */
-  static List<Dataset<?>> discover(List<FileDescriptor> files, List<Binding<?, ?, ?>> bindings) {
+  public static List<Dataset<?>> discover(List<FileDescriptor> files, List<Binding<?, ?, ?>> bindings) {
     Map<String, Binding<?, ?, ?>> byRecord = new LinkedHashMap<>();
     for (Binding<?, ?, ?> b : bindings) {
       byRecord.put(b.record().getFullName(), b);
