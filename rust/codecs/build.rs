@@ -84,15 +84,51 @@ mod flatbuffers {
             .into());
         }
         let flatc = flatc.to_string();
-        run(Command::new(&flatc).arg("--proto").arg("-o").arg(out).arg(flatc_input(&proto, out)?))?;
-        run(Command::new(&flatc).arg("--rust").arg("-o").arg(out).arg(out.join("datasets.fbs")))?;
-        let flatc_rust = fs::read_to_string(out.join("datasets_generated.rs"))?;
-
         let set = descriptors(proto_root, &proto, out)?;
         let [file] = &set.file[..] else { return Err("protoc returned more than datasets.proto".into()) };
+        run(Command::new(&flatc).arg("--proto").arg("-o").arg(out).arg(flatc_input(&proto, out)?))?;
+        let fbs = out.join("datasets.fbs");
+        fs::write(&fbs, optional_scalars(file, &fs::read_to_string(&fbs)?)?)?;
+        run(Command::new(&flatc).arg("--rust").arg("-o").arg(out).arg(&fbs))?;
+        let flatc_rust = fs::read_to_string(out.join("datasets_generated.rs"))?;
+
         let mapping = Mapping::new(file, &flatc_rust)?.render()?;
         fs::write(out.join("flatbuffers_mapping.rs"), mapping)?;
         Ok(())
+    }
+
+    /// `flatc --proto` drops proto3 `optional` from scalars (`bitrate:int;`), so an unset field
+    /// and one set to 0 would read the same. FlatBuffers has optional scalars (`= null`: absent
+    /// when unset, an Option in the generated code); this marks each such field so in the schema.
+    fn optional_scalars(file: &prost_types::FileDescriptorProto, fbs: &str) -> Result<String, Error> {
+        let mut out = String::new();
+        let mut table: Option<&DescriptorProto> = None;
+        let mut marked = 0;
+        for line in fbs.lines() {
+            let t = line.trim();
+            if let Some(name) = t.strip_prefix("table ").and_then(|r| r.strip_suffix(" {")) {
+                table = file.message_type.iter().find(|m| m.name() == name);
+            } else if t == "}" {
+                table = None;
+            }
+            let optional = table.and_then(|m| {
+                let (name, _) = t.split_once(':')?;
+                m.field.iter().find(|f| f.name() == name && f.proto3_optional() && !matches!(f.r#type(), Type::String | Type::Bytes | Type::Message))
+            });
+            match (optional, t.strip_suffix(';')) {
+                (Some(_), Some(decl)) if !decl.contains('=') => {
+                    marked += 1;
+                    writeln!(out, "  {decl} = null;")?
+                }
+                _ => writeln!(out, "{line}")?,
+            }
+        }
+        let expected: usize = file.message_type.iter().flat_map(|m| &m.field)
+            .filter(|f| f.proto3_optional() && !matches!(f.r#type(), Type::String | Type::Bytes | Type::Message)).count();
+        if marked != expected {
+            return Err(format!("found {marked} of the {expected} optional scalar fields in flatc's schema").into());
+        }
+        Ok(out)
     }
 
     fn run(cmd: &mut Command) -> Result<(), Error> {
@@ -127,6 +163,8 @@ mod flatbuffers {
         fb: String,
         kind: Kind<'a>,
         repeated: bool,
+        /// A proto3 `optional` field: an Option in prost and (scalars marked `= null`) in flatc.
+        optional: bool,
     }
 
     #[derive(Clone, Copy)]
@@ -136,6 +174,8 @@ mod flatbuffers {
         String,
         /// A message, by its simple name.
         Message(&'a str),
+        /// An enum, by its simple name: prost's `i32`, flatc's newtype over it.
+        Enum(&'a str),
     }
 
     impl Kind<'_> {
@@ -145,6 +185,7 @@ mod flatbuffers {
                 Kind::Scalar { name, .. } => name,
                 Kind::String => "string",
                 Kind::Message(_) => "table",
+                Kind::Enum(_) => "enum",
             }
         }
     }
@@ -155,17 +196,6 @@ mod flatbuffers {
         /// `super::...` path of flatc's module for the package (`fbs::codecbench::v_1`).
         fb_module: String,
     }
-
-    /// Rust keywords and the other names flatc's Rust generator suffixes with `_`.
-    const FLATC_RESERVED: &[&str] = &[
-        "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for", "if", "impl", "in",
-        "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return", "Self", "self", "static", "struct",
-        "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "alignof", "become", "box",
-        "do", "final", "macro", "offsetof", "override", "priv", "proc", "pure", "sizeof", "typeof", "unsized",
-        "virtual", "yield", "std", "usize", "isize", "u8", "i8", "u16", "i16", "u32", "i32", "u64", "i64", "u128",
-        "i128", "f32", "f64", "follow", "push", "size", "alignment", "to_little_endian", "from_little_endian",
-        "dyn", "async", "await", "try",
-    ];
 
     /// prost-build's `sanitize_identifier` (prost-build 0.14, ident.rs) for a snake_case name.
     fn prost_ident(name: &str) -> String {
@@ -294,11 +324,23 @@ mod flatbuffers {
                 let value = if dataset_records.is_some() { "records".to_string() } else { format!("m.{}", f.pb) };
                 let local = format!("f_{}", f.fb);
                 let arg = match (f.kind, f.repeated) {
+                    // An optional scalar is an Option on both sides (flatc: `= null`).
                     (Kind::Scalar { .. }, false) => {
                         args.push(format!("{}: {value}", f.fb));
                         continue;
                     }
+                    (Kind::Enum(e), false) => {
+                        let convert = if f.optional { format!("{value}.map(fb::{e})") } else { format!("fb::{e}({value})") };
+                        args.push(format!("{}: {convert}", f.fb));
+                        continue;
+                    }
                     (Kind::Scalar { .. }, true) => format!("let {local} = fbb.create_vector(&{value});"),
+                    (Kind::Enum(e), true) => format!("let {local} = fbb.create_vector(&{value}.iter().map(|&x| fb::{e}(x)).collect::<Vec<_>>());"),
+                    (Kind::String, false) if f.optional => {
+                        writeln!(s, "    let {local} = {value}.as_ref().map(|x| fbb.create_string(x));")?;
+                        args.push(format!("{}: {local}", f.fb));
+                        continue;
+                    }
                     (Kind::String, false) => format!("let {local} = fbb.create_string(&{value});"),
                     (Kind::String, true) => format!(
                         "let items: Vec<_> = {value}.iter().map(|x| fbb.create_string(x)).collect();\n    let {local} = fbb.create_vector(&items);"
@@ -325,6 +367,10 @@ mod flatbuffers {
             let expr = |f: &Field| match (f.kind, f.repeated) {
                 (Kind::Scalar { .. }, false) => format!("t.{}()", f.fb),
                 (Kind::Scalar { .. }, true) => format!("t.{}().map(|v| v.iter().collect()).unwrap_or_default()", f.fb),
+                (Kind::Enum(_), false) if f.optional => format!("t.{}().map(|e| e.0)", f.fb),
+                (Kind::Enum(_), false) => format!("t.{}().0", f.fb),
+                (Kind::Enum(_), true) => format!("t.{}().map(|v| v.iter().map(|e| e.0).collect()).unwrap_or_default()", f.fb),
+                (Kind::String, false) if f.optional => format!("t.{}().map(str::to_owned)", f.fb),
                 (Kind::String, false) => format!("t.{}().unwrap_or_default().to_owned()", f.fb),
                 (Kind::String, true) => format!("t.{}().map(|v| v.iter().map(str::to_owned).collect()).unwrap_or_default()", f.fb),
                 (Kind::Message(m), false) => format!("t.{}().map(read_{m})", f.fb),
@@ -359,7 +405,7 @@ mod flatbuffers {
                 let value = match only.kind {
                     Kind::String => "out.str(v.get(i))".to_string(),
                     Kind::Scalar { sink, .. } => format!("out.{sink}(v.get(i))"),
-                    Kind::Message(_) => unreachable!(),
+                    Kind::Message(_) | Kind::Enum(_) => unreachable!(),
                 };
                 writeln!(
                     s,
@@ -381,18 +427,28 @@ mod flatbuffers {
             for (n, (path, steps, leaf)) in paths.iter().enumerate() {
                 let kind = if leaf.repeated { "repeated field" } else { leaf.kind.name() };
                 kinds.push(format!("({path:?}, {kind:?})"));
-                let (sink, default) = match leaf.kind {
+                // How the leaf's value reaches the sink, from an expression of its value (an absent
+                // parent table reads as the default); an unset optional reads as its default too.
+                let unwrap = if leaf.optional { ".unwrap_or_default()" } else { "" };
+                let write = |v: &str| match leaf.kind {
+                    Kind::String => format!("out.str({v})"),
+                    Kind::Scalar { sink, .. } => format!("out.{sink}({v})"),
+                    // An enum is read as its name (proto/README.md), a number it does not name as the number.
+                    Kind::Enum(e) => format!("match pb::{e}::try_from({v}) {{ Ok(e) => out.str(e.as_str_name()), Err(_) => out.int({v}) }}"),
+                    Kind::Message(_) => unreachable!(),
+                };
+                let (accessor, default) = match leaf.kind {
                     _ if leaf.repeated => continue,
                     Kind::Message(_) => continue,
-                    Kind::String => ("str", "\"\"".to_string()),
-                    Kind::Scalar { rust, sink, .. } => (sink, format!("{rust}::default()")),
+                    Kind::String => (format!("t.{}().unwrap_or_default()", leaf.fb), "\"\"".to_string()),
+                    Kind::Scalar { rust, .. } => (format!("t.{}(){unwrap}", leaf.fb), format!("{rust}::default()")),
+                    Kind::Enum(_) => (format!("t.{}(){unwrap}.0", leaf.fb), "0".to_string()),
                 };
-                let accessor = if let Kind::String = leaf.kind { format!("t.{}().unwrap_or_default()", leaf.fb) } else { format!("t.{}()", leaf.fb) };
                 write!(getters, "\nfn lazy_{name}_{n}(t: fb::{name}<'_>, _: usize, out: &mut Out<'_>) -> bool {{\n")?;
                 for step in steps {
-                    writeln!(getters, "    let Some(t) = t.{step}() else {{\n        out.{sink}({default});\n        return true;\n    }};")?;
+                    writeln!(getters, "    let Some(t) = t.{step}() else {{\n        {};\n        return true;\n    }};", write(&default))?;
                 }
-                writeln!(getters, "    out.{sink}({accessor});\n    true\n}}")?;
+                writeln!(getters, "    let v = {accessor};\n    {};\n    true\n}}", write("v"))?;
                 writeln!(arms, "        {path:?} => lazy_{name}_{n} as Get<fb::{name}<'a>>,")?;
             }
             s.push_str(&getters);
@@ -434,8 +490,8 @@ mod flatbuffers {
         }
         let mut out = Vec::new();
         for d in &m.field {
-            if d.oneof_index.is_some() {
-                return Err(unsupported(d, "a oneof or proto3 `optional` field"));
+            if d.oneof_index.is_some() && !d.proto3_optional() {
+                return Err(unsupported(d, "a oneof field"));
             }
             let scalar = |rust, sink, name| Kind::Scalar { rust, sink, name };
             let kind = match d.r#type() {
@@ -454,19 +510,27 @@ mod flatbuffers {
                     }
                     Kind::Message(t)
                 }
+                Type::Enum => {
+                    let t = d.type_name().rsplit('.').next().unwrap_or_default();
+                    if d.type_name() != format!(".codecbench.v1.{t}") {
+                        return Err(unsupported(d, "an enum of another package or nested in a message"));
+                    }
+                    Kind::Enum(t)
+                }
                 other => return Err(unsupported(d, &format!("type {other:?}"))),
             };
             let name = d.name();
             if !name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_') {
                 return Err(unsupported(d, "a field name that is not lower snake_case"));
             }
-            let fb = if FLATC_RESERVED.contains(&name) { format!("{name}_") } else { name.to_string() };
-            // flatc's accessor must be where this generator expects it (a clear error here rather
+            // flatc suffixes names it reserves with `_`; which ones changes between versions, so
+            // take the accessor flatc wrote, reserved spelling first (a clear error here rather
             // than a type error in generated code).
-            if !flatc_rust.contains(&format!("  pub fn {fb}(&self)")) {
-                return Err(format!("{}.{name}: flatc's Rust has no accessor `{fb}`: its naming differs from this generator's", m.name()).into());
-            }
-            out.push(Field { d, pb: prost_ident(name), fb, kind, repeated: d.label() == Label::Repeated });
+            let reserved = format!("{name}_");
+            let fb = [&reserved, name].into_iter().find(|fb| flatc_rust.contains(&format!("  pub fn {fb}(&self)")))
+                .ok_or_else(|| format!("{}.{name}: flatc's Rust has no accessor `{name}` or `{name}_`: its naming differs from this generator's", m.name()))?
+                .to_string();
+            out.push(Field { d, pb: prost_ident(name), fb, kind, repeated: d.label() == Label::Repeated, optional: d.proto3_optional() });
         }
         Ok(out)
     }

@@ -37,6 +37,19 @@ fn main() -> Result<(), Error> {
             if !bare {
                 builder = builder.field_attribute(&field_path, format!("#[serde(rename = {:?})]", field.json_name()));
             }
+            // proto/README.md, "Payloads": an unset proto3 `optional` field is left out, and
+            // reads back unset; an enum value is its name.
+            let optional = field.field_descriptor_proto().proto3_optional();
+            if optional {
+                builder = builder.field_attribute(&field_path, "#[serde(default, skip_serializing_if = \"Option::is_none\")]");
+            }
+            if let Kind::Enum(e) = field.kind() {
+                let shape = if field.cardinality() == Cardinality::Repeated { "repeated" } else if optional { "optional" } else { "single" };
+                let t = rust_type(e.full_name(), e.parent_message().is_some());
+                builder = builder.field_attribute(&field_path, format!(
+                    "#[serde(serialize_with = \"crate::serde_enum::{shape}::serialize::<{t}, _>\", deserialize_with = \"crate::serde_enum::{shape}::deserialize::<{t}, _>\")]"
+                ));
+            }
             // A double field also reads an integer: JavaScript writers (cbor-x, @msgpack/msgpack)
             // write a whole-number double such as 2166.0 as an integer, and ciborium, unlike
             // serde_json or rmp-serde, refuses an integer where a float is asked for.
@@ -107,6 +120,34 @@ fn datasets(pool: &DescriptorPool) -> Result<Vec<Dataset>, Error> {
         out.push(Dataset { id, description: text("description"), lazy_fields, bare_list, fingerprint: fingerprint(&record), list, record });
     }
     Ok(out)
+}
+
+/// The Rust path of a generated type, from its full name in package codecbench.v1.
+fn rust_type(full_name: &str, nested: bool) -> String {
+    let name = full_name.strip_prefix("codecbench.v1.").unwrap_or(full_name);
+    if !nested {
+        return format!("crate::v1::{name}");
+    }
+    // prost nests a message's types in a module named by the message in snake_case.
+    let parts: Vec<&str> = name.split('.').collect();
+    let (last, outer) = parts.split_last().unwrap();
+    let modules: Vec<String> = outer.iter().map(|p| snake(p)).collect();
+    format!("crate::v1::{}::{last}", modules.join("::"))
+}
+
+fn snake(camel: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in camel.chars().enumerate() {
+        if c.is_ascii_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The record and list messages of every dataset, and every message they reach.
@@ -209,6 +250,23 @@ fn render(datasets: &[Dataset]) -> Result<String, Error> {
         )?;
     }
     s.push_str("];\n\n");
+    // Every enum the models reach names its values for serde (proto/README.md: an enum is its name).
+    let mut enums = BTreeMap::new();
+    for m in model_messages(datasets) {
+        for f in m.fields() {
+            if let Kind::Enum(e) = f.kind() {
+                enums.insert(e.full_name().to_string(), rust_type(e.full_name(), e.parent_message().is_some()));
+            }
+        }
+    }
+    for t in enums.values() {
+        writeln!(
+            s,
+            "impl crate::serde_enum::Named for {t} {{\n    \
+             fn name(number: i32) -> Option<&'static str> {{\n        Self::try_from(number).ok().map(|e| e.as_str_name())\n    }}\n    \
+             fn number(name: &str) -> Option<i32> {{\n        Self::from_str_name(name).map(|e| e as i32)\n    }}\n}}\n"
+        )?;
+    }
     let rows = |f: &dyn Fn(&Dataset, &str) -> String| datasets.iter().map(|d| f(d, &variant(&d.id))).collect::<String>();
     write!(
         s,

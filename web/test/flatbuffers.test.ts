@@ -50,6 +50,8 @@ function readGenerated(desc: DescMessage, table: Generated, path: string): Recor
     const where = `${path}.${field.jsonName}`;
     // Present in the vtable (a string, vector or table is written even when empty).
     const present = table.bb.__offset(table.bb_pos, 4 + 2 * desc.fields.indexOf(field)) !== 0;
+    // A proto3 optional field is absent when unset (proto/README.md, "Payloads").
+    if (field.proto.proto3Optional && !present) continue;
     if (field.fieldKind === "list") {
       expect(present, `${where}: vector written`).toBe(true);
       const items = Array.from({ length: table[`${name}Length`]() as number }, (_, i) => table[name](i));
@@ -60,7 +62,8 @@ function readGenerated(desc: DescMessage, table: Generated, path: string): Recor
     } else {
       const value = table[name]();
       if (field.scalar === 9 /* STRING */) expect(value, `${where}: string written`).not.toBeNull();
-      out[field.jsonName] = value;
+      // flatc's enum is the number; the model holds the value's name.
+      out[field.jsonName] = field.fieldKind === "enum" ? (field.enum.values.find((v) => v.number === value)?.name ?? value) : value;
     }
   }
   return out;
@@ -83,6 +86,7 @@ function writeGenerated(b: Builder, desc: DescMessage, value: Record<string, unk
   const offsets = new Map<DescField, number>();
   for (const field of desc.fields) {
     const v = value[field.jsonName];
+    if (v === undefined) continue; // an unset optional field
     if (field.fieldKind === "list") {
       const items = v as unknown[];
       const elements = field.listKind === "message" ? items.map((item) => writeGenerated(b, field.message, item as Record<string, unknown>)) : field.scalar === 9 ? items.map((s) => b.createString(s as string)) : items;
@@ -91,7 +95,12 @@ function writeGenerated(b: Builder, desc: DescMessage, value: Record<string, unk
     else if (field.scalar === 9) offsets.set(field, b.createString(v as string));
   }
   Table[`start${desc.name}`](b);
-  for (const field of desc.fields) Table[`add${pascal(field)}`](b, offsets.get(field) ?? value[field.jsonName]);
+  for (const field of desc.fields) {
+    const v = value[field.jsonName];
+    if (v === undefined) continue;
+    const number = field.fieldKind === "enum" ? field.enum.values.find((e) => e.name === v)!.number : v;
+    Table[`add${pascal(field)}`](b, offsets.get(field) ?? number);
+  }
   return Table[`end${desc.name}`](b);
 }
 

@@ -53,6 +53,35 @@ if (version !== `flatc version ${FLATC_VERSION}`) {
 const DESCRIPTOR_STUB = 'syntax = "proto2";\npackage google.protobuf;\nmessage MessageOptions {\n  extensions 1000 to max;\n}\n';
 const IMPORTED = /^include "(descriptor|dataset_options)\.fbs";\n/gm;
 
+// `flatc --proto` drops proto3 `optional` from scalars, so an unset field and one set to 0 would
+// read the same; FlatBuffers' optional scalars (`= null`) keep presence, as proto/README.md asks
+// (rust/codecs/build.rs marks them the same way). Which fields are optional comes from the
+// descriptors (`buf build`), not from reading the .proto text.
+function optionalScalars(fbs) {
+  const buf = spawnSync(join(web, "node_modules/.bin/buf"), ["build", protoRoot, "--path", proto, "-o", "-#format=json"], { encoding: "utf8", maxBuffer: 64 << 20 });
+  if (buf.status !== 0) fail(`buf build failed (exit ${buf.status}): ${buf.error?.message ?? buf.stderr}`);
+  const set = JSON.parse(buf.stdout);
+  const file = set.file.find((f) => f.name === "codecbench/v1/datasets.proto");
+  const optional = new Set();
+  for (const m of file.messageType ?? [])
+    for (const f of m.field ?? []) if (f.proto3Optional && !["TYPE_STRING", "TYPE_BYTES", "TYPE_MESSAGE"].includes(f.type)) optional.add(`${m.name}.${f.name}`);
+  let table = null;
+  let marked = 0;
+  const lines = fbs.split("\n").map((line) => {
+    const start = /^table (\w+) \{$/.exec(line.trim());
+    if (start) table = start[1];
+    else if (line.trim() === "}") table = null;
+    const field = /^(\s*)(\w+):([\w.]+);$/.exec(line);
+    if (table && field && optional.has(`${table}.${field[2]}`)) {
+      marked++;
+      return `${field[1]}${field[2]}:${field[3]} = null;`;
+    }
+    return line;
+  });
+  if (marked !== optional.size) fail(`found ${marked} of the ${optional.size} optional scalar fields in flatc's schema`);
+  return lines.join("\n");
+}
+
 const schemaDir = mkdtempSync(join(tmpdir(), "codecbench-fbs-"));
 try {
   const stubs = join(schemaDir, "include");
@@ -60,7 +89,7 @@ try {
   writeFileSync(join(stubs, "google/protobuf/descriptor.proto"), DESCRIPTOR_STUB);
   run(["--proto", "-I", protoRoot, "-I", stubs, "-o", schemaDir, proto]);
   const fbs = join(schemaDir, "datasets.fbs");
-  writeFileSync(fbs, readFileSync(fbs, "utf8").replace(IMPORTED, ""));
+  writeFileSync(fbs, optionalScalars(readFileSync(fbs, "utf8").replace(IMPORTED, "")));
   // flatc only adds files: the old output goes first, so a message removed from proto/ does not stay.
   rmSync(out, { recursive: true, force: true });
   run(["--ts", "-o", out, fbs]);
