@@ -22,7 +22,7 @@ from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, datasets, display, leaderboard, netlab, processes, results
+from . import catalogue, datasets, display, leaderboard, netlab, processes, results, userdata
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -382,15 +382,35 @@ def cmd_datasets(args) -> int:
         path.write_text(json.dumps(datasets.fingerprint_vectors(), indent=2) + "\n")
         print(f"wrote {path.relative_to(processes.repo_root())}")
         return EXIT_OK
-    rows = datasets.table(datasets.builtin(), vectors)
+    refused: list[str] = []
+    if args.proto or args.message or args.records:
+        if not (args.proto and args.message and args.records):
+            err("a dataset of your own needs --proto, --message and --records")
+            return EXIT_INVALID
+        try:
+            user = userdata.load(args.id or Path(args.records).stem, Path(args.proto), args.message,
+                                 Path(args.records), [Path(p) for p in args.proto_path])
+        except userdata.UserDataError as exc:
+            for line in exc.problems:
+                err(line)
+            return EXIT_INVALID
+        refused = userdata.not_offered(user.message)
+        rows = datasets.table([(user.spec(), user.records)], json_sizes=not refused)
+    else:
+        rows = datasets.table((s, datasets.vector_records(s, vectors)) for s in datasets.builtin())
     if args.json:
-        print_json(rows)
+        print_json(rows if not refused else [dict(r, notOffered=refused) for r in rows])
         return EXIT_OK
     con = display.console()
     con.print(display.datasets_table(rows))
-    con.print(f"B/rec: bytes per record of the golden vectors' {datasets.VECTOR_RECORDS} records "
-              "(codecs/vectors/); fingerprint: proto/README.md, \"Datasets and their schema fingerprint\"",
-              style="dim")
+    con.print("B/rec: bytes per record of the json and protobuf codecs' payloads of "
+              + ("these records" if args.records else "the golden vectors' records (codecs/vectors/)")
+              + "; fingerprint: proto/README.md, \"Datasets and their schema fingerprint\"", style="dim")
+    if refused:
+        con.print(f"\nonly protobuf carries {len(refused)} field(s) (proto/README.md, \"Payloads\"); "
+                  "the other codecs' cells would be refused:", style="yellow")
+        for line in refused:
+            con.print(f"  ! {line} is not offered")
     return EXIT_OK
 
 
@@ -1259,6 +1279,12 @@ def build_parser() -> argparse.ArgumentParser:
     dsp = sub.add_parser("datasets", help="every dataset: its message, fields, lazy fields, bytes per record "
                                           "in JSON and protobuf, and schema fingerprint (no control needed)")
     dsp.add_argument("--json", action="store_true")
+    dsp.add_argument("--proto", metavar="FILE", help="your own schema: a .proto (imports from its folder and "
+                     "--proto-path) or a descriptor set (buf build -o x.binpb)")
+    dsp.add_argument("--proto-path", metavar="DIR", action="append", default=[], help="more import roots")
+    dsp.add_argument("--message", metavar="NAME", help="the record message's full name (acme.shop.v1.Order)")
+    dsp.add_argument("--records", metavar="FILE", help="NDJSON or a JSON array in the proto3 JSON mapping")
+    dsp.add_argument("--id", help="the dataset's id (default: the records file's name)")
     dsp.add_argument("--write-vectors", action="store_true",
                      help="write the fingerprints into codecs/vectors/fingerprints.json (every language's tests read it)")
     dsp.set_defaults(fn=cmd_datasets)

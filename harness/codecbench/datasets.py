@@ -22,10 +22,6 @@ from .pb import dataset_options as dataset_options_pb2
 from .pb import datasets as datasets_pb2
 
 
-# Records in each golden vector (rust/codecs/src/vectors.rs COUNT).
-VECTOR_RECORDS = 3
-
-
 @dataclass(frozen=True)
 class DatasetSpec:
     """One dataset as its descriptor declares it."""
@@ -141,23 +137,38 @@ def fingerprint_vectors() -> dict[str, dict[str, str]]:
 
 # ---- `codecbench datasets` -----------------------------------------------------------------------
 
-def sample_sizes(spec: DatasetSpec, vectors: Path) -> tuple[float | None, float | None]:
-    """Bytes per record as JSON and as protobuf, from the golden vectors (VECTOR_RECORDS records
-    each, the same seeded records in every language): None where a vector is missing."""
-    def per_record(name: str) -> float | None:
-        path = vectors / name
-        return path.stat().st_size / VECTOR_RECORDS if path.is_file() else None
-    return per_record(f"{spec.id}.json.rust"), per_record(f"{spec.id}.pb")
+def vector_records(spec: DatasetSpec, vectors: Path) -> list | None:
+    """The golden vector's records of a built-in (VECTOR_RECORDS seeded records, the same in every
+    language), as messages; None where the vector is missing."""
+    from google.protobuf import message_factory
+
+    path = vectors / f"{spec.id}.pb"
+    if not path.is_file():
+        return None
+    record = datasets_pb2.DESCRIPTOR.message_types_by_name[spec.message.rsplit(".", 1)[-1]]
+    lists = [m for m in datasets_pb2.DESCRIPTOR.message_types_by_name.values()
+             if len(m.fields) == 1 and m.fields[0].number == 1 and m.fields[0].message_type is record]
+    listing = message_factory.GetMessageClass(lists[0])()
+    listing.ParseFromString(path.read_bytes())
+    return list(listing.records)
 
 
-def table(specs: Iterable[DatasetSpec], vectors: Path) -> list[dict]:
-    """One row per dataset, as `codecbench datasets` prints it (and `--json` writes it)."""
-    rows = []
-    for s in specs:
-        json_b, pb_b = sample_sizes(s, vectors)
-        rows.append({
+def table(rows: Iterable[tuple[DatasetSpec, list | None]], json_sizes: bool = True) -> list[dict]:
+    """One row per dataset, as `codecbench datasets` prints it (and `--json` writes it): bytes per
+    record of the json and protobuf codecs' payloads of the given records (userdata.payload_json
+    writes what the json codec writes, byte for byte). Without `json_sizes` (a schema with fields
+    only protobuf carries yet) the json column stays empty rather than guessing."""
+    from . import userdata
+
+    out = []
+    for s, records in rows:
+        json_b = pb_b = None
+        if records:
+            json_b = len(userdata.payload_json(records, s.bare_list)) / len(records) if json_sizes else None
+            pb_b = len(userdata.payload_protobuf(records)) / len(records)
+        out.append({
             "id": s.id, "description": s.description, "source": s.source, "message": s.message,
             "fields": list(s.fields), "lazyFields": list(s.lazy_fields), "bareList": s.bare_list,
             "fingerprint": s.fingerprint, "jsonBytesPerRecord": json_b, "protobufBytesPerRecord": pb_b,
         })
-    return rows
+    return out

@@ -1,0 +1,241 @@
+"""A user's own dataset: a .proto file (or a buf/protoc descriptor set), a message's full name and
+a records file (NDJSON or a JSON array, in the proto3 JSON mapping), checked before anything else.
+
+Every mistake is one precise line and exit 2 (scenario.EXIT_INVALID): a proto that does not compile
+(protoc's file:line:column), a message that is not there (the ones that are), a record that does not
+fit (its number and field path), an empty file, a file over the size limit. What codecbench's
+payload rules (proto/README.md, "Payloads") do not cover yet is reported per codec, never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
+from google.protobuf.descriptor import Descriptor, FieldDescriptor
+
+from . import datasets
+
+# A records file larger than this is refused before it is read (the canonical blob control stores
+# is about the protobuf size; a file this large is better sampled).
+MAX_RECORDS_BYTES = 256 << 20
+DESCRIPTOR_SET_SUFFIXES = (".binpb", ".pb", ".desc", ".bin")
+# What proto/README.md's payload rules carry in every codec; anything else is offered by protobuf
+# alone until a rule exists (the refusal names the field).
+_CARRIED = {
+    FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_BOOL,
+    FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_ENUM,
+}
+_TYPE_NAMES = {v: k.removeprefix("TYPE_").lower() for k, v in vars(FieldDescriptor).items() if k.startswith("TYPE_")}
+
+
+class UserDataError(Exception):
+    """The dataset cannot be used; `problems` holds one line per mistake."""
+
+    def __init__(self, problems: list[str]):
+        super().__init__("\n".join(problems))
+        self.problems = problems
+
+
+@dataclass
+class UserDataset:
+    id: str
+    message: Descriptor
+    records: list  # parsed messages of `message`'s class
+    source: str
+
+    def spec(self) -> datasets.DatasetSpec:
+        return datasets.DatasetSpec(
+            id=self.id, description=f"{len(self.records)} records from {self.source}", message=self.message.full_name,
+            lazy_fields=(), bare_list=False, fingerprint=datasets.fingerprint(self.message),
+            fields=tuple(f.json_name for f in sorted(self.message.fields, key=lambda f: f.number)), source=self.source,
+        )
+
+
+def descriptor_set(proto: Path, proto_paths: list[Path]) -> descriptor_pb2.FileDescriptorSet:
+    """The descriptors of `proto` and everything it imports: compiled with protoc (grpc_tools), or
+    read as they are from a descriptor set (`buf build -o x.binpb`, `protoc --descriptor_set_out`)."""
+    if not proto.is_file():
+        raise UserDataError([f"{proto}: no such file"])
+    fds = descriptor_pb2.FileDescriptorSet()
+    if proto.suffix in DESCRIPTOR_SET_SUFFIXES:
+        try:
+            fds.ParseFromString(proto.read_bytes())
+        except Exception as exc:  # noqa: BLE001 - protobuf raises DecodeError or others
+            raise UserDataError([f"{proto}: not a FileDescriptorSet ({exc})"]) from exc
+        return fds
+    import grpc_tools
+
+    well_known = Path(grpc_tools.__file__).parent / "_proto"
+    roots = [*proto_paths, proto.parent]
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "set.binpb"
+        done = subprocess.run(
+            [sys.executable, "-m", "grpc_tools.protoc", *[f"-I{p}" for p in roots], f"-I{well_known}",
+             "--include_imports", f"--descriptor_set_out={out}", str(proto)],
+            capture_output=True, text=True,
+        )
+        if done.returncode != 0:
+            lines = [line for line in done.stderr.strip().splitlines() if line.strip()] or [f"protoc exited {done.returncode}"]
+            raise UserDataError([f"{proto} does not compile: {line}" for line in lines])
+        fds.ParseFromString(out.read_bytes())
+    return fds
+
+
+def find_message(fds: descriptor_pb2.FileDescriptorSet, name: str) -> Descriptor:
+    pool = descriptor_pool.DescriptorPool()
+    for f in fds.file:
+        pool.Add(f)
+    try:
+        return pool.FindMessageTypeByName(name.removeprefix("."))
+    except KeyError:
+        found = sorted(f"{f.package}.{m.name}".lstrip(".") for f in fds.file for m in f.message_type
+                       if not f.name.startswith("google/protobuf/"))
+        raise UserDataError([f"message {name!r} is not in the schema (its messages: {', '.join(found) or 'none'})"]) from None
+
+
+def _json_values(path: Path) -> list[tuple[int, object]]:
+    """(record number from 1, value) of an NDJSON file or a JSON array."""
+    size = path.stat().st_size
+    if size > MAX_RECORDS_BYTES:
+        raise UserDataError([f"{path}: {size:,} bytes is over the {MAX_RECORDS_BYTES:,}-byte limit for a records file"])
+    text = path.read_text(encoding="utf-8")
+    if not text.strip():
+        raise UserDataError([f"{path}: the records file is empty"])
+    if text.lstrip().startswith("["):
+        try:
+            values = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UserDataError([f"{path}:{exc.lineno}:{exc.colno}: not JSON: {exc.msg}"]) from exc
+        return list(enumerate(values, 1))
+    out = []
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append((len(out) + 1, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            raise UserDataError([f"{path}:{line_no}:{exc.colno}: record {len(out) + 1} is not JSON: {exc.msg}"]) from exc
+    return out
+
+
+_FIELD = re.compile(r"Failed to parse (\S+) field: ")
+
+
+def _field_path_message(error: str) -> str:
+    """json_format's "Failed to parse a field: Failed to parse b field: why" as "field a.b: why"."""
+    parts = _FIELD.findall(error)
+    why = _FIELD.sub("", error).rstrip(".") + "."
+    return f"field {'.'.join(parts)}: {why}" if parts else why
+
+
+def read_records(path: Path, record: Descriptor) -> list:
+    """Every record of the file as a message of `record`, in the proto3 JSON mapping (json_name and
+    the .proto's own names both accepted, as proto3 JSON parsers accept them)."""
+    if not path.is_file():
+        raise UserDataError([f"{path}: no such file"])
+    cls = message_factory.GetMessageClass(record)
+    out, problems = [], []
+    for n, value in _json_values(path):
+        if not isinstance(value, dict):
+            problems.append(f"{path}: record {n} is a JSON {type(value).__name__}, not an object")
+            continue
+        try:
+            out.append(json_format.ParseDict(value, cls()))
+        except json_format.ParseError as exc:
+            problems.append(f"{path}: record {n} does not fit {record.full_name}: {_field_path_message(str(exc))}")
+        if len(problems) >= 10:
+            problems.append("(stopped after 10 records that do not fit)")
+            break
+    if problems:
+        raise UserDataError(problems)
+    if not out:
+        raise UserDataError([f"{path}: no records"])
+    return out
+
+
+def load(id: str, proto: Path, message: str, records: Path, proto_paths: list[Path] | None = None) -> UserDataset:
+    record = find_message(descriptor_set(proto, proto_paths or []), message)
+    return UserDataset(id=id, message=record, records=read_records(records, record), source=str(records))
+
+
+def not_offered(record: Descriptor) -> list[str]:
+    """What the schema-less codecs cannot carry yet, one line per field (protobuf carries every
+    proto3 feature); the same reason each language's codecs give when refusing the cell."""
+    out, seen, todo = [], set(), [record]
+    while todo:
+        m = todo.pop()
+        if m.full_name in seen:
+            continue
+        seen.add(m.full_name)
+        for f in m.fields:
+            where = f"{m.full_name}.{f.name}"
+            if f.message_type is not None and f.message_type.GetOptions().map_entry:
+                out.append(f"map field {where}")
+            elif f.containing_oneof is not None and f.number not in datasets._optional_numbers(m):
+                out.append(f"oneof field {where}")
+            elif f.message_type is not None and f.message_type.full_name == "google.protobuf.Timestamp":
+                out.append(f"google.protobuf.Timestamp field {where}")
+            elif f.type not in _CARRIED:
+                out.append(f"{_TYPE_NAMES.get(f.type, f.type)} field {where}")
+            elif f.message_type is not None:
+                todo.append(f.message_type)
+    return out
+
+
+# ---- the payload as codecbench's JSON codec writes it (proto/README.md, "Payloads") -------------
+
+def _wire_value(f: FieldDescriptor, v):
+    if f.type == FieldDescriptor.TYPE_MESSAGE:
+        return wire_object(v)
+    if f.type == FieldDescriptor.TYPE_ENUM:
+        named = f.enum_type.values_by_number.get(v)
+        return named.name if named is not None else v
+    return v
+
+
+def wire_object(msg) -> dict:
+    """One record as the payload rules write it: every field in number order under its json_name,
+    defaults included, an unset `optional` left out, enums by name, integers as numbers."""
+    out = {}
+    optional = datasets._optional_numbers(msg.DESCRIPTOR)
+    for f in sorted(msg.DESCRIPTOR.fields, key=lambda f: f.number):
+        value = getattr(msg, f.name)
+        if f.number in optional and not msg.HasField(f.name):
+            continue
+        if datasets._is_repeated(f):
+            out[f.json_name] = [_wire_value(f, x) for x in value]
+        else:
+            out[f.json_name] = _wire_value(f, value)
+    return out
+
+
+def payload_json(records: list, bare_list: bool = False) -> bytes:
+    """The json codec's payload of these records: `{"records": [...]}`, compact UTF-8 (a bare-list
+    record as its one repeated field's array)."""
+    rows = [next(iter(wire_object(r).values())) if bare_list else wire_object(r) for r in records]
+    return json.dumps({"records": rows}, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def payload_protobuf(records: list) -> bytes:
+    """The protobuf codec's payload: the list message, each record as field 1 (length-delimited)."""
+    out = bytearray()
+    for r in records:
+        body = r.SerializeToString(deterministic=True)
+        out += b"\x0a" + _varint(len(body)) + body
+    return bytes(out)
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte, n = n & 0x7F, n >> 7
+        out.append(byte | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
