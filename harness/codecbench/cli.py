@@ -406,6 +406,10 @@ def cmd_datasets(args) -> int:
     con.print("B/rec: bytes per record of the json and protobuf codecs' payloads of "
               + ("these records" if args.records else "the golden vectors' records (codecs/vectors/)")
               + "; fingerprint: proto/README.md, \"Datasets and their schema fingerprint\"", style="dim")
+    for r in rows:
+        if r["protobufBytesPerRecord"] and r["jsonBytesPerRecord"]:
+            con.print(f"{r['id']}: protobuf {r['protobufBytesPerRecord']:,.0f} B/record, json {r['jsonBytesPerRecord']:,.0f} "
+                      f"B/record (protobuf is {r['protobufBytesPerRecord'] / r['jsonBytesPerRecord']:.0%} of json)")
     if refused:
         con.print(f"\nonly protobuf carries {len(refused)} field(s) (proto/README.md, \"Payloads\"); "
                   "the other codecs' cells would be refused:", style="yellow")
