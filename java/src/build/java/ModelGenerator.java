@@ -435,11 +435,17 @@ public final class ModelGenerator {
     for (int i = 0; i < fields.size(); i++) {
       FieldDescriptor f = fields.get(i);
       b.append(i == 0 ? "\n" : ",\n").append(indent).append("    ");
+      // A field with presence is left out when unset and reads absent as null; every other one is
+      // always written, so the Jackson codecs require it and refuse an explicit null.
       if (nullable(f)) {
-        b.append("@com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) ");
+        b.append("@com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL) ")
+            .append("@com.fasterxml.jackson.annotation.JsonProperty(\"").append(f.getJsonName()).append("\") ");
+      } else {
+        b.append("@com.fasterxml.jackson.annotation.JsonProperty(value = \"").append(f.getJsonName())
+            .append("\", required = true) ")
+            .append("@com.fasterxml.jackson.annotation.JsonSetter(nulls = com.fasterxml.jackson.annotation.Nulls.FAIL) ");
       }
-      b.append("@com.fasterxml.jackson.annotation.JsonProperty(\"").append(f.getJsonName()).append("\") ")
-          .append(fieldType(f)).append(' ').append(component(f));
+      b.append(fieldType(f)).append(' ').append(component(f));
     }
     b.append(") {\n");
     b.append(nested);

@@ -1,6 +1,7 @@
 package dev.codecbench.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import codecbench.v1.Results.DatasetInfo;
 import codecbench.v1.Results.Environment;
@@ -27,7 +28,7 @@ class AttachRequestTest {
     for (DatasetInfo d : hello.getDatasetsList()) {
       got.put(d.getId(), d);
     }
-    assertEquals(6, want.size());
+    assertFalse(want.isEmpty(), "fingerprints.json lists the built-ins");
     assertEquals(want, got);
     assertEquals(hello.getDatasetsCount(), got.size(), "each dataset once");
   }

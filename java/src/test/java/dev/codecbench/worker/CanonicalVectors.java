@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -20,11 +21,12 @@ import java.util.stream.Stream;
 public final class CanonicalVectors {
   public static final Path DIR = Path.of("..", "codecs", "vectors");
 
-  /** The lazy fields control sends for each dataset (proto/README.md, "Decode modes"). */
+  /**
+   * The lazy fields control sends for each dataset (proto/README.md, "Decode modes"): those its
+   * record message's option declares.
+   */
   public static final Map<String, List<String>> LAZY_FIELDS =
-      Map.of("dummy", List.of("guid", "favoriteFruit"), "numeric", List.of("_id", "numbr"),
-          "owners", List.of("name", "taxNumber"), "docs", List.of("name", "delivery.company"),
-          "beers", List.of("name", "details"), "matrix", List.of("0", "99"));
+      Dataset.all().stream().collect(Collectors.toUnmodifiableMap(Dataset::id, Dataset::lazyFields));
 
   private CanonicalVectors() {}
 

@@ -4,6 +4,7 @@ import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.codecbench.v1.BeerRecord;
 import dev.codecbench.worker.model.codecbench.v1.DocRecord;
 import dev.codecbench.worker.model.codecbench.v1.DummyRecord;
+import dev.codecbench.worker.model.codecbench.v1.MediaContent;
 import dev.codecbench.worker.model.codecbench.v1.NumericRecord;
 import dev.codecbench.worker.model.codecbench.v1.OwnerRecord;
 import java.util.List;
@@ -16,6 +17,7 @@ public final class TestDatasets {
   public static final Dataset<DocRecord> DOCS = of("docs");
   public static final Dataset<BeerRecord> BEERS = of("beers");
   public static final Dataset<List<String>> MATRIX = of("matrix");
+  public static final Dataset<MediaContent> MEDIA = of("media");
 
   private TestDatasets() {}
 

@@ -47,11 +47,12 @@ public final class BsonCodec implements Codec {
   public BsonCodec() {
     ObjectMapper mapper = new ObjectMapper(new BsonFactory());
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-    mapper.enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
-    mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
+    // Every field is required and non-null but a proto3 optional one, which may be absent: the
+    // model's annotations say which (ModelGenerator). An enum is its name, never a number.
+    mapper.enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
     this.genericReader = mapper.readerFor(new TypeReference<LinkedHashMap<String, Object>>() {});
     this.genericWriter = mapper.writer();
-    this.bindings = new JacksonBindings(mapper);
+    this.bindings = new JacksonBindings(ID, mapper);
   }
 
   @Override

@@ -43,12 +43,13 @@ public final class CborCodec implements Codec {
     this.mapper =
         CBORMapper.builder(factory)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+            // Every field is required and non-null but a proto3 optional one, which may be absent:
+            // the model's annotations say which (ModelGenerator). An enum is its name, never a number.
+            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
             // 1.5 into an int field is an error, not 1.
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .build();
-    this.bindings = new JacksonBindings(mapper);
+    this.bindings = new JacksonBindings(ID, mapper);
   }
 
   @Override

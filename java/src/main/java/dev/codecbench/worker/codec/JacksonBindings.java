@@ -17,22 +17,36 @@ import java.util.List;
 final class JacksonBindings {
   private final ObjectReader[] readers;
   private final ObjectWriter[] writers;
+  /** Per dataset: why the codec does not offer it (Offered), or null. */
+  private final String[] refused;
 
-  JacksonBindings(ObjectMapper mapper) {
+  JacksonBindings(String codec, ObjectMapper mapper) {
     List<Dataset<?>> all = Dataset.all();
     this.readers = new ObjectReader[all.size()];
     this.writers = new ObjectWriter[all.size()];
+    this.refused = new String[all.size()];
     for (Dataset<?> d : all) {
       readers[d.index()] = mapper.readerFor(d.recordsType());
       writers[d.index()] = mapper.writerFor(d.recordsType());
+      refused[d.index()] = Offered.refusal(codec, d.record());
     }
   }
 
-  ObjectReader reader(Dataset<?> dataset) {
+  /** Refuses a dataset with a schema feature the codec has no payload rule for, naming the field. */
+  void check(Dataset<?> dataset) throws CodecException {
+    String why = refused[dataset.index()];
+    if (why != null) {
+      throw new CodecException(why);
+    }
+  }
+
+  ObjectReader reader(Dataset<?> dataset) throws CodecException {
+    check(dataset);
     return readers[dataset.index()];
   }
 
-  ObjectWriter writer(Dataset<?> dataset) {
+  ObjectWriter writer(Dataset<?> dataset) throws CodecException {
+    check(dataset);
     return writers[dataset.index()];
   }
 

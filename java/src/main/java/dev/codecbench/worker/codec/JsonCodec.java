@@ -48,18 +48,19 @@ public final class JsonCodec implements Codec {
             // Shortest round-trip form for doubles (JDK 17's Double.toString is not always shortest).
             .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
             .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
-            // Strict reading: a payload is exactly one value with every field present.
+            // Strict reading: a payload is exactly one value.
             .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+            // Every field is required and non-null but a proto3 optional one, which may be absent:
+            // the model's annotations say which (ModelGenerator). An enum is its name, never a number.
+            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
             // Streaming: the caller owns its stream (the generator flushes it at the end).
             .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             .build();
     this.treeReader = mapper.reader();
-    this.bindings = new JacksonBindings(mapper);
+    this.bindings = new JacksonBindings(ID, mapper);
     List<Dataset<?>> all = Dataset.all();
     this.recordReaders = new ObjectReader[all.size()];
     this.recordWriters = new ObjectWriter[all.size()];
@@ -163,6 +164,7 @@ public final class JsonCodec implements Codec {
 
   @Override
   public <R> void encodeStreaming(Dataset<R> dataset, Records<R> records, OutputStream out) throws CodecException {
+    bindings.check(dataset);
     ObjectWriter writer = recordWriters[dataset.index()];
     // The same bytes as encode: the wrapper by hand, each record by the databind writer.
     try (JsonGenerator g = writer.createGenerator(out, JsonEncoding.UTF8)) {
@@ -182,6 +184,7 @@ public final class JsonCodec implements Codec {
   @Override
   public <R> long decodeStreaming(Dataset<R> dataset, InputStream in, Consumer<? super R> sink)
       throws CodecException {
+    bindings.check(dataset);
     ObjectReader reader = recordReaders[dataset.index()];
     long n = 0;
     try (JsonParser p = reader.createParser(in)) {

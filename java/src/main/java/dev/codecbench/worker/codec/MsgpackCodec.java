@@ -36,11 +36,12 @@ public final class MsgpackCodec implements Codec {
     this.factory = new MessagePackFactory();
     ObjectMapper mapper = new ObjectMapper(factory);
     mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-    mapper.enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
-    mapper.enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES);
+    // Every field is required and non-null but a proto3 optional one, which may be absent: the
+    // model's annotations say which (ModelGenerator). An enum is its name, never a number.
+    mapper.enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
     // 1.5 into an int field is an error, not 1.
     mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
-    this.bindings = new JacksonBindings(mapper);
+    this.bindings = new JacksonBindings(ID, mapper);
     this.mapper = mapper;
   }
 

@@ -1,9 +1,18 @@
 package dev.codecbench.worker.codec;
 
+import static dev.codecbench.worker.codec.UbjsonValues.kind;
+import static dev.codecbench.worker.codec.UbjsonValues.object;
+
 import com.devsmart.ubjson.UBArray;
 import com.devsmart.ubjson.UBObject;
 import com.devsmart.ubjson.UBValue;
 import com.devsmart.ubjson.UBValueFactory;
+import dev.codecbench.worker.codec.UbjsonValues.EnumValue;
+import dev.codecbench.worker.codec.UbjsonValues.Field;
+import dev.codecbench.worker.codec.UbjsonValues.ListValue;
+import dev.codecbench.worker.codec.UbjsonValues.MessageValue;
+import dev.codecbench.worker.codec.UbjsonValues.Scalar;
+import dev.codecbench.worker.codec.UbjsonValues.Value;
 import com.fasterxml.jackson.databind.JavaType;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
@@ -28,10 +37,10 @@ import java.util.List;
  * row) is its one repeated field, written as a bare array. Adding a dataset touches nothing here.
  *
  * <p>Wire form: strings as S; int32 and int64 in the smallest integer marker that holds them;
- * doubles as float64 (D); booleans T/F; a repeated string field as the library's strongly typed
+ * doubles as float64 (D); booleans T/F; an enum as its value name (S); a repeated string field as the library's strongly typed
  * array ({@code [$S#n}); other repeated fields as a counted array ({@code [#n}) of their values;
- * a message as an object (the library keeps object keys sorted). Reading is strict: a missing
- * field, a value of the wrong kind or an integer out of its field's range is an error naming the
+ * a message as an object (the library keeps object keys sorted); a proto3 optional field left
+ * out when unset. Reading is strict: a missing field (but an optional one), a value of the wrong kind or an integer out of its field's range is an error naming the
  * field; any integer marker is taken for an integer field, any number for a double (exactly).
  */
 final class UbjsonMapping {
@@ -178,10 +187,11 @@ final class UbjsonMapping {
       // Named in errors as the hand-written mapping named them: a string list by its key, other
       // lists as a field; their elements as key[i].
       String name = fd.getType() == FieldDescriptor.Type.STRING ? key : "field '" + key + "'";
-      return new Field(key, new ListValue(element, key), name, get);
+      return new Field(key, new ListValue(element, key), name, get, false);
     }
     Value value = single(fd, comp.getType(), where);
-    return new Field(key, value, fd.getType() == FieldDescriptor.Type.MESSAGE ? key : "field '" + key + "'", get);
+    return new Field(key, value, fd.getType() == FieldDescriptor.Type.MESSAGE ? key : "field '" + key + "'", get,
+        fd.toProto().getProto3Optional());
   }
 
   private static Value single(FieldDescriptor fd, Class<?> type, String where) {
@@ -191,13 +201,19 @@ final class UbjsonMapping {
       case INT32, SINT32, SFIXED32 -> Scalar.Kind.INT32;
       case INT64, SINT64, SFIXED64 -> Scalar.Kind.INT64;
       case DOUBLE -> Scalar.Kind.DOUBLE;
-      case MESSAGE -> null;
-      // Unsigned, float, bytes and enum fields have no mapping yet (no dataset has one): a
-      // dataset that adds one fails here, at start-up, naming the field.
+      case MESSAGE, ENUM -> null;
+      // Unsigned, float and bytes fields have no mapping yet (no dataset has one): a dataset that
+      // adds one is refused, naming the field.
       default -> throw new IllegalStateException("ubjson: " + where + ": " + fd.getType() + " is not mapped");
     };
-    if (kind == null) {
+    if (fd.getType() == FieldDescriptor.Type.MESSAGE) {
       return message(fd.getMessageType(), type);
+    }
+    if (kind == null) {
+      if (!type.isEnum()) {
+        throw new IllegalStateException("ubjson: " + where + " is an enum; its model is " + type.getName());
+      }
+      return new EnumValue(type.asSubclass(Enum.class));
     }
     if (type != kind.primitive && type != kind.boxed) {
       throw new IllegalStateException("ubjson: " + where + " is " + fd.getType() + "; its model is " + type.getName()
@@ -211,260 +227,5 @@ final class UbjsonMapping {
       return c;
     }
     throw new IllegalStateException("ubjson: " + where + ": no mapping for list element type " + t);
-  }
-
-  // ---- the mapping ----------------------------------------------------------------------------
-
-  /** How one value (a field's, a list element's, a record) is written and read. */
-  private abstract static class Value {
-    abstract UBValue write(Object v) throws Throwable;
-
-    /**
-     * Reads {@code v}; errors name it {@code what}, or {@code what[index]} for a list element
-     * (the name is made only when there is an error).
-     */
-    abstract Object read(UBValue v, String what, int index);
-  }
-
-  /** One field of a message: its wire key, how errors name it, and the record's accessor. */
-  private static final class Field {
-    private static final int OBJECT = 0;
-    private static final int INT = 1;
-    private static final int LONG = 2;
-    private static final int DOUBLE = 3;
-    private static final int BOOLEAN = 4;
-
-    final String key;
-    final Value value;
-    final String name;
-    /** Which of the handle's types {@link #get} returns: a primitive component is read unboxed. */
-    final int primitive;
-    /** (Object) -> the component: int/long/double/boolean for those components, else Object. */
-    final MethodHandle get;
-
-    Field(String key, Value value, String name, MethodHandle accessor) {
-      this.key = key;
-      this.value = value;
-      this.name = name;
-      Class<?> type = accessor.type().returnType();
-      this.primitive = type == int.class ? INT : type == long.class ? LONG : type == double.class ? DOUBLE
-          : type == boolean.class ? BOOLEAN : OBJECT;
-      this.get = accessor.asType(MethodType.methodType(primitive == OBJECT ? Object.class : type, Object.class));
-    }
-
-    UBValue write(Object record) throws Throwable {
-      return switch (primitive) {
-        case INT -> UBValueFactory.createInt((int) get.invokeExact(record));
-        case LONG -> UBValueFactory.createInt((long) get.invokeExact(record));
-        case DOUBLE -> UBValueFactory.createFloat64((double) get.invokeExact(record));
-        case BOOLEAN -> UBValueFactory.createBool((boolean) get.invokeExact(record));
-        default -> value.write((Object) get.invokeExact(record));
-      };
-    }
-
-    Object read(UBObject o) {
-      UBValue v = o.get(key);
-      if (v == null) {
-        throw new ShapeException("no field '" + key + "'");
-      }
-      return value.read(v, name, -1);
-    }
-  }
-
-  /** A message: a record written as an object of its fields, read through its canonical constructor. */
-  private static final class MessageValue extends Value {
-    final Field[] fields;
-    /** (Object[]) -> Object: the canonical constructor, arguments in component order. */
-    final MethodHandle construct;
-
-    MessageValue(Field[] fields, MethodHandle construct) {
-      this.fields = fields;
-      this.construct = construct;
-    }
-
-    @Override
-    UBValue write(Object record) throws Throwable {
-      UBObject o = UBValueFactory.createObject();
-      for (Field f : fields) {
-        o.put(f.key, f.write(record));
-      }
-      return o;
-    }
-
-    @Override
-    Object read(UBValue v, String what, int index) {
-      UBObject o = object(v, what, index);
-      Object[] args = new Object[fields.length];
-      for (int i = 0; i < args.length; i++) {
-        args[i] = fields[i].read(o);
-      }
-      try {
-        return (Object) construct.invokeExact(args);
-      } catch (RuntimeException | Error e) {
-        throw e;
-      } catch (Throwable t) {
-        throw new IllegalStateException(t);
-      }
-    }
-  }
-
-  /**
-   * A list (a repeated field, or a record that is one): strings as the library's typed string
-   * array, anything else as a counted array of its values.
-   */
-  private static final class ListValue extends Value {
-    final Value element;
-    final boolean strings;
-    /** How errors name an element, with its index. */
-    final String elementName;
-
-    ListValue(Value element, String elementName) {
-      this.element = element;
-      this.strings = element instanceof Scalar s && s.kind == Scalar.Kind.STRING;
-      this.elementName = elementName;
-    }
-
-    @Override
-    UBValue write(Object v) throws Throwable {
-      List<?> list = (List<?>) v;
-      if (strings) {
-        return UBValueFactory.createArray(list.toArray(new String[0]));
-      }
-      UBValue[] out = new UBValue[list.size()];
-      for (int i = 0; i < out.length; i++) {
-        out[i] = element.write(list.get(i));
-      }
-      return UBValueFactory.createArray(out);
-    }
-
-    @Override
-    Object read(UBValue v, String what, int index) {
-      if (v == null || !v.isArray()) {
-        throw new ShapeException(name(what, index) + " is " + kind(v)
-            + (strings ? ", not an array of strings" : ", not an array"));
-      }
-      UBArray a = v.asArray();
-      int n = a.size();
-      List<Object> out = new ArrayList<>(n);
-      for (int i = 0; i < n; i++) {
-        out.add(element.read(a.get(i), elementName, i));
-      }
-      return out;
-    }
-  }
-
-  /**
-   * A string, boolean, int32, int64 or double, as a List holds it (boxed); a record component of a
-   * primitive type is written unboxed by its {@link Field}.
-   */
-  private static final class Scalar extends Value {
-    enum Kind {
-      STRING(String.class, String.class),
-      BOOL(boolean.class, Boolean.class),
-      INT32(int.class, Integer.class),
-      INT64(long.class, Long.class),
-      DOUBLE(double.class, Double.class);
-
-      final Class<?> primitive;
-      final Class<?> boxed;
-
-      Kind(Class<?> primitive, Class<?> boxed) {
-        this.primitive = primitive;
-        this.boxed = boxed;
-      }
-    }
-
-    final Kind kind;
-
-    Scalar(Kind kind) {
-      this.kind = kind;
-    }
-
-    @Override
-    UBValue write(Object v) {
-      return switch (kind) {
-        case STRING -> UBValueFactory.createString((String) v);
-        case BOOL -> UBValueFactory.createBool((Boolean) v);
-        case INT32 -> UBValueFactory.createInt((Integer) v);
-        case INT64 -> UBValueFactory.createInt((Long) v);
-        case DOUBLE -> UBValueFactory.createFloat64((Double) v);
-      };
-    }
-
-    @Override
-    Object read(UBValue v, String what, int index) {
-      return switch (kind) {
-        case STRING -> text(v, what, index);
-        case BOOL -> {
-          if (v == null || !v.isBool()) {
-            throw new ShapeException(name(what, index) + " is " + kind(v) + ", not a boolean");
-          }
-          yield v.asBool();
-        }
-        case INT64 -> integer(v, what, index);
-        case INT32 -> {
-          long l = integer(v, what, index);
-          if (l != (int) l) {
-            throw new ShapeException(name(what, index) + " is " + l + ", out of int32 range");
-          }
-          yield (int) l;
-        }
-        case DOUBLE -> number(v, what, index);
-      };
-    }
-
-    private static long integer(UBValue v, String what, int index) {
-      if (v == null || !v.isInteger()) {
-        throw new ShapeException(name(what, index) + " is " + kind(v) + ", not an integer");
-      }
-      return v.asLong();
-    }
-
-    /** Any number: float64 as it is, float32 and integers widened exactly. */
-    private static double number(UBValue v, String what, int index) {
-      if (v == null || !v.isNumber()) {
-        throw new ShapeException(name(what, index) + " is " + kind(v) + ", not a number");
-      }
-      return switch (v.getType()) {
-        case Float64 -> v.asFloat64();
-        case Float32 -> v.asFloat32();
-        default -> {
-          long l = v.asLong();
-          double d = l;
-          if ((long) d != l) {
-            throw new ShapeException(name(what, index) + " is the integer " + l + ", not exactly a double");
-          }
-          yield d;
-        }
-      };
-    }
-  }
-
-  // ---- strict accessors -----------------------------------------------------------------------
-
-  private static String name(String what, int index) {
-    return index < 0 ? what : what + "[" + index + "]";
-  }
-
-  private static UBObject object(UBValue v, String what, int index) {
-    if (v == null || !v.isObject()) {
-      throw new ShapeException(name(what, index) + " is " + kind(v) + ", not an object");
-    }
-    return v.asObject();
-  }
-
-  /** A string; Draft 12's char (C) is a one-character string. */
-  private static String text(UBValue v, String what, int index) {
-    if (v != null && v.isString()) {
-      return v.asString();
-    }
-    if (v != null && v.isChar()) {
-      return String.valueOf(v.asChar());
-    }
-    throw new ShapeException(name(what, index) + " is " + kind(v) + ", not a string");
-  }
-
-  private static String kind(UBValue v) {
-    return v == null ? "an unknown marker" : "a " + v.getType();
   }
 }

@@ -3,42 +3,29 @@ package dev.codecbench.worker.codec;
 import codecbench.v1.Results.TimedRegion;
 import com.ctc.wstx.stax.WstxInputFactory;
 import com.ctc.wstx.stax.WstxOutputFactory;
-import com.fasterxml.jackson.annotation.JsonSetter;
-import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.ObjectCodec;
 import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.core.Version;
 import com.fasterxml.jackson.core.io.IOContext;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JavaType;
-import com.fasterxml.jackson.databind.Module;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.deser.std.StdScalarDeserializer;
-import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
-import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.type.LogicalType;
-import com.fasterxml.jackson.databind.type.TypeFactory;
-import com.fasterxml.jackson.databind.util.Converter;
 import com.fasterxml.jackson.dataformat.xml.XmlFactory;
 import com.fasterxml.jackson.dataformat.xml.XmlFactoryBuilder;
 import com.fasterxml.jackson.dataformat.xml.XmlMapper;
 import com.fasterxml.jackson.dataformat.xml.XmlNameProcessor;
 import com.fasterxml.jackson.dataformat.xml.deser.FromXmlParser;
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.Writer;
 import java.util.List;
 import javax.xml.stream.Location;
 import javax.xml.stream.XMLInputFactory;
@@ -46,7 +33,6 @@ import javax.xml.stream.XMLStreamException;
 import javax.xml.stream.XMLStreamReader;
 import org.codehaus.stax2.XMLOutputFactory2;
 import org.codehaus.stax2.XMLStreamReader2;
-import org.codehaus.stax2.io.EscapingWriterFactory;
 import org.codehaus.stax2.io.Stax2ByteArraySource;
 import org.codehaus.stax2.util.StreamReader2Delegate;
 
@@ -61,8 +47,8 @@ import org.codehaus.stax2.util.StreamReader2Delegate;
  * <p>What Jackson does not do on its own, and is done here: the root's name is checked;
  * attributes, namespaces, a DOCTYPE, entity references other than XML's five and mixed content
  * are rejected (Jackson would read an attribute as a field and drop an element inside a number
- * or string); an absent repeated field reads as an empty list and every other absent field
- * fails; text is escaped as the README writes it.
+ * or string); an absent repeated field reads as an empty list and every other absent field but
+ * a proto3 optional one fails (XmlMapping); text is escaped as the README writes it (XmlEscapes).
  */
 public final class XmlCodec implements Codec {
   private static final String ID = "xml";
@@ -72,6 +58,8 @@ public final class XmlCodec implements Codec {
   private final Factory factory;
   private final ObjectReader[] readers;
   private final ObjectWriter[] writers;
+  /** Per dataset: why the codec does not offer it (Offered), or null. */
+  private final String[] refused;
 
   public XmlCodec() {
     this.inputs = new WstxInputFactory();
@@ -79,27 +67,24 @@ public final class XmlCodec implements Codec {
     inputs.setProperty(XMLInputFactory.SUPPORT_DTD, false);
     inputs.setProperty(XMLInputFactory.IS_SUPPORTING_EXTERNAL_ENTITIES, false);
     WstxOutputFactory outputs = new WstxOutputFactory();
-    outputs.setProperty(XMLOutputFactory2.P_TEXT_ESCAPER, new ReadmeEscapes());
+    outputs.setProperty(XMLOutputFactory2.P_TEXT_ESCAPER, new XmlEscapes());
     this.factory = new Factory(XmlFactory.builder().xmlInputFactory(inputs).xmlOutputFactory(outputs));
     XmlMapper mapper =
         XmlMapper.builder(factory)
             .defaultUseWrapper(false)
-            .addModule(new Mapping())
+            .addModule(new XmlMapping())
             .addModule(new SimpleModule("codecbench-xml-text").addDeserializer(String.class, new TextOnly()))
             .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             // <e/> and <e></e> are "" in a string field, as the README says (Jackson's default).
             .disable(FromXmlParser.Feature.EMPTY_ELEMENT_AS_NULL)
-            // Strict reading: one root element, every field present. An absent element is a
-            // missing field except for a repeated one, which is absent when empty; and
-            // FAIL_ON_MISSING_CREATOR_PROPERTIES would refuse that too (Jackson checks it before
-            // the absent value), so it stays off: every field but a list is required instead
-            // (Mapping), and lists read absent as empty (configOverride below).
+            // Strict reading: one root element, every field present but a proto3 optional one
+            // (the model's annotations, ModelGenerator) and a repeated one, absent when empty
+            // (Mapping: not required, read absent as empty). An enum is its name.
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_CREATOR_PROPERTIES)
+            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
             .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
             .build();
-    mapper.configOverride(List.class).setSetterInfo(JsonSetter.Value.forValueNulls(Nulls.AS_EMPTY));
     // XmlMapper takes an empty or blank element as an empty value of any type (for indented
     // documents): a record, number or bool read from <e/> would be made up, not read.
     for (LogicalType t : List.of(LogicalType.POJO, LogicalType.Integer, LogicalType.Float, LogicalType.Boolean)) {
@@ -110,8 +95,10 @@ public final class XmlCodec implements Codec {
     List<Dataset<?>> all = Dataset.all();
     this.readers = new ObjectReader[all.size()];
     this.writers = new ObjectWriter[all.size()];
+    this.refused = new String[all.size()];
     for (Dataset<?> d : all) {
-      checkRowItemsName(d);
+      refused[d.index()] = Offered.refusal(ID, d.record());
+      XmlMapping.checkRowItemsName(d);
       readers[d.index()] = mapper.readerFor(d.recordsType());
       writers[d.index()] = mapper.writerFor(d.recordsType()).withRootName(ROOT);
     }
@@ -167,6 +154,7 @@ public final class XmlCodec implements Codec {
 
   @Override
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
+    check(dataset);
     try {
       return writers[dataset.index()].writeValueAsBytes(records);
     } catch (IOException | RuntimeException e) {
@@ -176,6 +164,7 @@ public final class XmlCodec implements Codec {
 
   @Override
   public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    check(dataset);
     Records<R> records;
     try {
       Strict reader = new Strict(inputs.createXMLStreamReader(new Stax2ByteArraySource(payload, 0, payload.length)));
@@ -192,6 +181,13 @@ public final class XmlCodec implements Codec {
     return records;
   }
 
+  /** Refuses a dataset with a schema feature xml has no payload rule for, naming the field. */
+  private void check(Dataset<?> dataset) throws CodecException {
+    if (refused[dataset.index()] != null) {
+      throw new CodecException(refused[dataset.index()]);
+    }
+  }
+
   /** The codec's error: a rejection of ours with its message, a library's with the library's. */
   private static CodecException wrap(String what, Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
@@ -203,7 +199,7 @@ public final class XmlCodec implements Codec {
   }
 
   /** What the wire form does not have, found while parsing (unchecked: it crosses Jackson). */
-  private static final class Rejected extends RuntimeException {
+  static final class Rejected extends RuntimeException {
     Rejected(String message) {
       super(message, null, false, false);
     }
@@ -356,217 +352,4 @@ public final class XmlCodec implements Codec {
     }
   }
 
-  /**
-   * A record that is a list (a matrix row, {@code List<String>} in the model) as an element of
-   * its own whose items are {@code <cells>} elements: Jackson writes a list of lists flattened
-   * (every item of every row a {@code <records>} element; the rows are lost). Row holds the list by reference (no copy) on the way out and hands it
-   * back on the way in.
-   */
-  record Row<E>(List<E> cells) {}
-
-  /** The name of Row's items: the proto JSON name of a list record's one field. */
-  private static final String ROW_ITEMS = "cells";
-
-  /**
-   * Row's component name is fixed: a dataset whose record model is a list must name its row
-   * message's one repeated field the same (a new dataset with another name fails here, loudly).
-   */
-  private static void checkRowItemsName(Dataset<?> d) {
-    if (!d.recordsType().containedType(0).isCollectionLikeType()) {
-      return;
-    }
-    Descriptor row = d.toProto(new Records<>(List.of())).getDescriptorForType().findFieldByName("records")
-        .getMessageType();
-    List<FieldDescriptor> fields = row.getFields();
-    if (fields.size() != 1 || !fields.get(0).isRepeated() || !fields.get(0).getJsonName().equals(ROW_ITEMS)) {
-      throw new IllegalStateException("xml: dataset " + d.id() + "'s row message " + row.getName()
-          + " is not one repeated field '" + ROW_ITEMS + "'");
-    }
-  }
-
-  /**
-   * What annotations would say on the model records, for any record type and without touching
-   * them (an annotation introspector, ahead of Jackson's): every field but a list is required
-   * ({@code @JsonProperty(required = true)}: an absent element fails as "Missing required creator
-   * property"), and the items of a list of lists (in the model only the records of a dataset
-   * whose record is a list) go through Row ({@code @JsonSerialize(contentConverter)} /
-   * {@code @JsonDeserialize(contentConverter)} on {@code Records.records}).
-   */
-  private static final class Mapping extends Module {
-    @Override
-    public String getModuleName() {
-      return "codecbench-xml";
-    }
-
-    @Override
-    public Version version() {
-      return Version.unknownVersion();
-    }
-
-    @Override
-    public void setupModule(SetupContext context) {
-      context.insertAnnotationIntrospector(new NopAnnotationIntrospector() {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public Boolean hasRequiredMarker(AnnotatedMember m) {
-          return m.getType() != null && !m.getType().isCollectionLikeType();
-        }
-
-        @Override
-        public Object findSerializationContentConverter(AnnotatedMember a) {
-          JavaType items = rowType(a.getType());
-          return items == null ? null : new RowConverter(items, true);
-        }
-
-        @Override
-        public Object findDeserializationContentConverter(AnnotatedMember a) {
-          JavaType items = rowType(a.getType());
-          return items == null ? null : new RowConverter(items, false);
-        }
-      });
-    }
-
-    /** For a list of lists, the type of its items (lists); otherwise null. */
-    private static JavaType rowType(JavaType t) {
-      if (t == null || !t.isCollectionLikeType() || !t.getContentType().isCollectionLikeType()) {
-        return null;
-      }
-      return t.getContentType();
-    }
-  }
-
-  /** A list to its Row (writing) or a Row to its list (reading), by reference. */
-  @SuppressWarnings({"rawtypes", "unchecked"})
-  private static final class RowConverter implements Converter<Object, Object> {
-    private final JavaType list;
-    private final boolean toRow;
-
-    RowConverter(JavaType list, boolean toRow) {
-      this.list = list;
-      this.toRow = toRow;
-    }
-
-    private JavaType row(TypeFactory types) {
-      return types.constructParametricType(Row.class, list.getContentType());
-    }
-
-    @Override
-    public Object convert(Object value) {
-      return toRow ? new Row((List) value) : ((Row) value).cells();
-    }
-
-    @Override
-    public JavaType getInputType(TypeFactory types) {
-      return toRow ? list : row(types);
-    }
-
-    @Override
-    public JavaType getOutputType(TypeFactory types) {
-      return toRow ? row(types) : list;
-    }
-  }
-
-  /**
-   * Woodstox writes a carriage return as {@code &#xd;} and '>' only after ']'; the wire form
-   * (proto/README.md) has {@code &#13;} and {@code &gt;}. This is Woodstox's hook for a text
-   * escaper, with the README's escapes; a character XML 1.0 cannot hold (C0 controls other than
-   * tab, LF and CR; U+FFFE, U+FFFF) is an error, as in Woodstox's own escaping.
-   */
-  private static final class ReadmeEscapes implements EscapingWriterFactory {
-    @Override
-    public Writer createEscapingWriterFor(Writer raw, String encoding) {
-      return new Escaping(raw);
-    }
-
-    @Override
-    public Writer createEscapingWriterFor(OutputStream out, String encoding) {
-      throw new UnsupportedOperationException("Woodstox asks for a Writer");
-    }
-  }
-
-  private static final class Escaping extends Writer {
-    private final Writer raw;
-
-    Escaping(Writer raw) {
-      this.raw = raw;
-    }
-
-    @Override
-    public void write(String s, int off, int len) throws IOException {
-      int end = off + len;
-      int run = off;
-      for (int i = off; i < end; i++) {
-        String e = escape(s.charAt(i));
-        if (e != null) {
-          raw.write(s, run, i - run);
-          raw.write(e);
-          run = i + 1;
-        }
-      }
-      raw.write(s, run, end - run);
-    }
-
-    @Override
-    public void write(char[] buf, int off, int len) throws IOException {
-      int end = off + len;
-      int run = off;
-      for (int i = off; i < end; i++) {
-        String e = escape(buf[i]);
-        if (e != null) {
-          raw.write(buf, run, i - run);
-          raw.write(e);
-          run = i + 1;
-        }
-      }
-      raw.write(buf, run, end - run);
-    }
-
-    @Override
-    public void write(int c) throws IOException {
-      String e = escape((char) c);
-      if (e != null) {
-        raw.write(e);
-      } else {
-        raw.write(c);
-      }
-    }
-
-    /** The escape of c, or null when c is written as it is. */
-    private static String escape(char c) {
-      if (c > '>') {
-        if (c >= '\uFFFE') {
-          throw invalid(c);
-        }
-        return null;
-      }
-      return switch (c) {
-        case '<' -> "&lt;";
-        case '>' -> "&gt;";
-        case '&' -> "&amp;";
-        case '\r' -> "&#13;";
-        case '\t', '\n' -> null;
-        default -> {
-          if (c < 0x20) {
-            throw invalid(c);
-          }
-          yield null;
-        }
-      };
-    }
-
-    private static Rejected invalid(char c) {
-      return new Rejected(String.format("U+%04X cannot be written in XML 1.0 text", (int) c));
-    }
-
-    @Override
-    public void flush() throws IOException {
-      raw.flush();
-    }
-
-    @Override
-    public void close() throws IOException {
-      raw.close();
-    }
-  }
 }

@@ -1,5 +1,6 @@
 package dev.codecbench.worker.dataset;
 
+import com.google.protobuf.Descriptors.EnumValueDescriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import java.util.ArrayList;
@@ -60,6 +61,10 @@ public final class LazyField {
     if (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
       throw new IllegalArgumentException("lazy field '" + field + "' is a message, not a scalar");
     }
+    if (fd.hasPresence() && !record.hasField(fd)) {
+      // An unset optional field is absent on the wire: a lazy read finds no value to compare.
+      throw new IllegalArgumentException("lazy field '" + field + "' is unset in record " + index);
+    }
     return scalarText(record.getField(fd));
   }
 
@@ -88,8 +93,14 @@ public final class LazyField {
     return Integer.parseInt(field);
   }
 
-  /** The text form codecs use for a scalar: strings as they are, numbers and bools in Java's form. */
+  /**
+   * The text form codecs use for a scalar: strings as they are, an enum as its value name (as
+   * schema-less codecs write it), numbers and bools in Java's form.
+   */
   private static String scalarText(Object value) {
+    if (value instanceof EnumValueDescriptor e) {
+      return e.getName();
+    }
     return value instanceof String s ? s : String.valueOf(value);
   }
 }

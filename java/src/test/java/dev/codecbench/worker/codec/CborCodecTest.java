@@ -121,10 +121,10 @@ class CborCodecTest {
 
   @ParameterizedTest
   @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
-    // numbr missing; numbr null; _id null (the strict DeserializationFeatures)
-    "a3 | 6161 | | Missing creator property 'numbr'",
-    "a4 | 6161 | f6 | Cannot map `null` into type `int`",
-    "a4 | f6 | 02 | Null value for creator property '_id'",
+    // numbr missing; numbr null; _id null (the model's required fields refuse null)
+    "a3 | 6161 | | Missing required creator property 'numbr'",
+    "a4 | 6161 | f6 | Invalid `null` value encountered for property \"numbr\"",
+    "a4 | f6 | 02 | Invalid `null` value encountered for property \"_id\"",
   })
   void aMissingOrNullFieldFails(String header, String id, String numbr, String message) {
     String payload = "a1" + text("records") + "81" + header + text("_id") + id + text("index") + "01"
