@@ -111,6 +111,10 @@ class Writer {
       else if (type === "bool") this.out.push(value ? 0xf5 : 0xf4);
       else if (type === "double") this.double(value as number);
       else this.integer(value as number | bigint);
+    } else if (type.kind === "enum") {
+      this.text(value as string); // an enum is its value name (proto/README.md, "Payloads")
+    } else if (type.kind === "optional") {
+      this.value(type.of, value); // present here: an unset one has no key (below)
     } else if (type.kind === "repeated") {
       const items = value as unknown[];
       this.head(4, items.length);
