@@ -42,7 +42,7 @@ def _referenced(field: FieldDescriptor) -> Descriptor | EnumDescriptor | None:
     return field.message_type or field.enum_type
 
 
-def _is_repeated(field: FieldDescriptor) -> bool:
+def is_repeated(field: FieldDescriptor) -> bool:
     # protobuf >= 5 has `is_repeated`; `label` is what older releases offer.
     repeated = getattr(field, "is_repeated", None)
     return bool(repeated) if repeated is not None else field.label == FieldDescriptor.LABEL_REPEATED
@@ -59,11 +59,11 @@ def _real_oneof(field: FieldDescriptor) -> str:
 
 def _proto3_optional(field: FieldDescriptor) -> bool:
     # Python's descriptors do not expose the flag itself; the message's DescriptorProto holds it.
-    return field.number in _optional_numbers(field.containing_type)
+    return field.number in optional_numbers(field.containing_type)
 
 
 @cache
-def _optional_numbers(message: Descriptor) -> frozenset[int]:
+def optional_numbers(message: Descriptor) -> frozenset[int]:
     proto = descriptor_pb2.DescriptorProto()
     message.CopyToProto(proto)
     return frozenset(f.number for f in proto.field if f.proto3_optional)
@@ -91,7 +91,7 @@ def canonical_text(record: Descriptor) -> str:
         for f in sorted(t.fields, key=lambda f: f.number):
             ref = _referenced(f)
             lines.append(" ".join([
-                str(f.number), f.name, f.json_name, str(f.type), "1" if _is_repeated(f) else "0",
+                str(f.number), f.name, f.json_name, str(f.type), "1" if is_repeated(f) else "0",
                 ref.full_name if ref is not None else "", "1" if _proto3_optional(f) else "0", _real_oneof(f),
             ]))
     return "".join(line + "\n" for line in lines)
@@ -138,7 +138,7 @@ def fingerprint_vectors() -> dict[str, dict[str, str]]:
 # ---- `codecbench datasets` -----------------------------------------------------------------------
 
 def vector_records(spec: DatasetSpec, vectors: Path) -> list | None:
-    """The golden vector's records of a built-in (VECTOR_RECORDS seeded records, the same in every
+    """The golden vector's records of a built-in (three seeded records, the same in every
     language), as messages; None where the vector is missing."""
     from google.protobuf import message_factory
 

@@ -178,7 +178,7 @@ def not_offered(record: Descriptor) -> list[str]:
             where = f"{m.full_name}.{f.name}"
             if f.message_type is not None and f.message_type.GetOptions().map_entry:
                 out.append(f"map field {where}")
-            elif f.containing_oneof is not None and f.number not in datasets._optional_numbers(m):
+            elif f.containing_oneof is not None and f.number not in datasets.optional_numbers(m):
                 out.append(f"oneof field {where}")
             elif f.message_type is not None and f.message_type.full_name == "google.protobuf.Timestamp":
                 out.append(f"google.protobuf.Timestamp field {where}")
@@ -204,12 +204,12 @@ def wire_object(msg) -> dict:
     """One record as the payload rules write it: every field in number order under its json_name,
     defaults included, an unset `optional` left out, enums by name, integers as numbers."""
     out = {}
-    optional = datasets._optional_numbers(msg.DESCRIPTOR)
+    optional = datasets.optional_numbers(msg.DESCRIPTOR)
     for f in sorted(msg.DESCRIPTOR.fields, key=lambda f: f.number):
         value = getattr(msg, f.name)
         if f.number in optional and not msg.HasField(f.name):
             continue
-        if datasets._is_repeated(f):
+        if datasets.is_repeated(f):
             out[f.json_name] = [_wire_value(f, x) for x in value]
         else:
             out[f.json_name] = _wire_value(f, value)
