@@ -1,6 +1,7 @@
 //! `codecbench.v1.HarnessService`: what the CLI and grpcurl call.
 use crate::scenario;
 use crate::state::Shared;
+use crate::user_datasets;
 use crate::worker_service::blob_status;
 use codecbench_proto::v1::{
     harness_service_server::HarnessService, CancelRunRequest, CancelRunResponse, CodecOffer, CollectGarbageRequest,
@@ -85,18 +86,38 @@ impl HarnessService for Service {
         let source = req.source;
         let scenario = req.scenario.ok_or_else(|| Status::invalid_argument("no scenario given"))?;
         let run_id = new_run_id();
-        let (scenario, mut planned) = scenario::plan(&run_id, &scenario, &self.control.worker_views())
+        let workers = self.control.worker_views();
+        let (scenario, mut planned) = scenario::plan(&run_id, &scenario, &workers)
             .map_err(|m| Status::invalid_argument(if source.is_empty() { m } else { format!("{source}: {m}") }))?;
 
-        // Canonical data: generated once per (dataset, count) and stored as a blob.
+        // Canonical data: generated once per (dataset, count) and stored as a blob; a user
+        // dataset's is cut from its records blob, cycling through the records.
         let mut canonical: HashMap<(String, u32), (String, u64)> = HashMap::new();
+        let mut user_records: HashMap<String, std::sync::Arc<Vec<u8>>> = HashMap::new();
         for p in &mut planned {
             let key = (p.task.dataset.clone(), p.task.record_count);
             if !canonical.contains_key(&key) {
                 let (control, seed, k) = (self.control.clone(), scenario.seed, key.clone());
+                let user = match user_datasets::find(&scenario, &key.0) {
+                    Some(u) if !user_records.contains_key(&u.id) => {
+                        let path = self.control.blobs.path(&u.records_blob_id).map_err(|e| {
+                            Status::failed_precondition(format!("dataset {}: records blob {}: {e}", u.id, u.records_blob_id))
+                        })?;
+                        let bytes = tokio::fs::read(&path).await.map_err(|e| Status::internal(format!("dataset {}: {e}", u.id)))?;
+                        user_records.insert(u.id.clone(), std::sync::Arc::new(bytes));
+                        user_records.get(&u.id).cloned()
+                    }
+                    Some(u) => user_records.get(&u.id).cloned(),
+                    None => None,
+                };
                 // Written record by record into the store: memory stays bounded for any count.
-                let blob = tokio::task::spawn_blocking(move || {
-                    control.blobs.put_with(|out| codecbench_datasets::write_canonical(&k.0, k.1, seed, out)).map_err(blob_status)
+                let blob = tokio::task::spawn_blocking(move || match user {
+                    Some(bytes) => {
+                        let records = user_datasets::records(&bytes)
+                            .map_err(|e| Status::invalid_argument(format!("dataset {}: the records blob is not a record list: {e}", k.0)))?;
+                        control.blobs.put_with(|out| user_datasets::write_cycled(&records, k.1, out)).map_err(blob_status)
+                    }
+                    None => control.blobs.put_with(|out| codecbench_datasets::write_canonical(&k.0, k.1, seed, out)).map_err(blob_status),
                 })
                 .await
                 .map_err(|e| Status::internal(e.to_string()))??;
@@ -111,6 +132,7 @@ impl HarnessService for Service {
             id: run_id,
             name,
             tasks_total: planned.len() as u32,
+            refusals: scenario::refusals(&scenario, &workers),
             scenario: Some(scenario),
             status: RunStatus::Running as i32,
             created_at: Some(SystemTime::now().into()),

@@ -8,6 +8,7 @@ mod scenario;
 mod state;
 mod stats;
 mod store;
+mod user_datasets;
 mod web;
 mod worker_service;
 

@@ -10,8 +10,9 @@
 //! so every run measures its own noise floor (rule 7). A cell that no worker can run is left out; a
 //! scenario that leaves nothing to run, or names something unknown, is rejected with a message
 //! naming it.
+use crate::user_datasets;
 use codecbench_datasets::{lazy_fields, DATASETS};
-use codecbench_proto::v1::DatasetInfo;
+use codecbench_proto::v1::{DatasetInfo, Refusal};
 use codecbench_proto::v1::{CodecInfo, Operation, Sampling, Scenario, Task, TaskStatus, TaskSummary};
 use rand::{seq::IndexedRandom, seq::SliceRandom, Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -163,27 +164,88 @@ fn describe(workers: &[WorkerView]) -> String {
 /// Every selected worker must carry every dataset of the run, built from the schema control
 /// generates the canonical data from (the same fingerprint): a worker that lacks one, or reads it
 /// with another schema, would fail every task of it at run time, or misread the records.
-fn check_datasets<'a>(datasets: &[String], selected: impl Iterator<Item = &'a WorkerView>) -> Result<(), String> {
+fn check_datasets<'a>(s: &Scenario, selected: impl Iterator<Item = &'a WorkerView>) -> Result<(), String> {
     let mut problems = Vec::new();
     let mut seen = std::collections::HashSet::new();
     for w in selected.filter(|w| seen.insert(w.id.as_str())) {
-        for d in datasets {
-            let Some(ours) = codecbench_datasets::spec(d) else { continue };
+        for d in &s.datasets {
+            // (message, fingerprint, field names) as control knows them.
+            let ours = match (codecbench_datasets::spec(d), user_datasets::find(s, d)) {
+                (Some(b), _) => (b.message, b.fingerprint, "json"),
+                (None, Some(u)) => (u.message.as_str(), u.fingerprint.as_str(), user_datasets::field_names(u)),
+                (None, None) => continue,
+            };
             match w.datasets.iter().find(|x| x.id == *d) {
                 None => {
                     let carried: Vec<_> = w.datasets.iter().map(|x| x.id.as_str()).collect();
                     let carried = if carried.is_empty() { "none announced".to_string() } else { carried.join(", ") };
-                    problems.push(format!("worker {} [{}] does not carry dataset {d:?} (it carries: {carried})", w.id, w.language));
+                    let hint = if user_datasets::find(s, d).is_some() { " (a worker carries a user dataset when started with its schema: `codecbench run --local` builds and starts them)" } else { "" };
+                    problems.push(format!("worker {} [{}] does not carry dataset {d:?} (it carries: {carried}){hint}", w.id, w.language));
                 }
-                Some(x) if x.fingerprint != ours.fingerprint => problems.push(format!(
+                Some(x) if x.fingerprint != ours.1 => problems.push(format!(
                     "worker {} [{}] carries dataset {d:?} ({}) with schema fingerprint {}, control's is {} ({}): they were built from different .proto files",
-                    w.id, w.language, x.message, x.fingerprint, ours.fingerprint, ours.message,
+                    w.id, w.language, x.message, x.fingerprint, ours.1, ours.0,
+                )),
+                Some(x) if (if x.field_names.is_empty() { "json" } else { x.field_names.as_str() }) != ours.2 => problems.push(format!(
+                    "worker {} [{}] names dataset {d:?}'s fields by their {} names, the scenario by their {} names",
+                    w.id, w.language, if x.field_names.is_empty() { "json" } else { &x.field_names }, ours.2,
                 )),
                 Some(_) => {}
             }
         }
     }
     if problems.is_empty() { Ok(()) } else { Err(format!("datasets: {}", problems.join("; "))) }
+}
+
+/// The lazy fields of `dataset`: a built-in's from its options, a user's from the scenario.
+fn lazy_fields_of(s: &Scenario, dataset: &str) -> Vec<String> {
+    match user_datasets::find(s, dataset) {
+        Some(u) => u.lazy_fields.clone(),
+        None => lazy_fields(dataset).unwrap_or_default().iter().map(|f| f.to_string()).collect(),
+    }
+}
+
+/// Why `w` does not run `codec` on `dataset` in `mode` ("" for an in-memory encode), when it
+/// refuses (DatasetInfo.refused); a lazy decode of a dataset with no lazy fields is refused by
+/// control itself.
+fn refusal(s: &Scenario, w: &WorkerView, dataset: &str, codec: &str, mode: &str) -> Option<Refusal> {
+    if mode == "lazy" && lazy_fields_of(s, dataset).is_empty() {
+        return Some(Refusal {
+            dataset: dataset.into(), codec: codec.into(), decode_mode: mode.into(), worker_id: String::new(),
+            reason: format!("{codec}: lazy: dataset {dataset} names no lazy fields (lazyFields in the scenario)"),
+        });
+    }
+    let info = w.datasets.iter().find(|d| d.id == dataset)?;
+    let r = info.refused.iter().find(|r| r.codec == codec && (r.decode_mode.is_empty() || r.decode_mode == mode))?;
+    Some(Refusal { dataset: dataset.into(), worker_id: w.id.clone(), ..r.clone() })
+}
+
+/// Every cell the plan of `s` (with its defaults) leaves out because a worker refused it, once per
+/// (dataset, codec, mode, worker): what the run records (Run.refusals) for the report.
+pub fn refusals(s: &Scenario, workers: &[WorkerView]) -> Vec<Refusal> {
+    let (Ok(producers), Ok(consumers)) = (select("producer", &s.producers, workers), select("consumer", &s.consumers, workers)) else {
+        return vec![];
+    };
+    let mut out: Vec<Refusal> = vec![];
+    let mut push = |r: Option<Refusal>| {
+        if let Some(r) = r.filter(|r| !out.contains(r)) {
+            out.push(r);
+        }
+    };
+    for dataset in &s.datasets {
+        for codec in &s.codecs {
+            for p in producers.iter().filter(|w| w.codec(codec).is_some()) {
+                push(refusal(s, p, dataset, codec, ""));
+            }
+            for c in &consumers {
+                let Some(info) = c.codec(codec) else { continue };
+                for m in info.decode_modes.iter().filter(|m| s.decode_modes.is_empty() || s.decode_modes.contains(m)) {
+                    push(refusal(s, c, dataset, codec, m));
+                }
+            }
+        }
+    }
+    out
 }
 
 pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result<(Scenario, Vec<Planned>), String> {
@@ -203,9 +265,12 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     if s.datasets.is_empty() {
         return Err("datasets: name at least one dataset".into());
     }
+    user_datasets::check(&s)?;
     for d in &s.datasets {
-        if !DATASETS.contains(&d.as_str()) {
-            return Err(format!("datasets: unknown dataset {d:?} (known: {})", DATASETS.join(", ")));
+        if !DATASETS.contains(&d.as_str()) && user_datasets::find(&s, d).is_none() {
+            let users: Vec<&str> = s.user_datasets.iter().map(|u| u.id.as_str()).collect();
+            let known = [DATASETS, &users[..]].concat().join(", ");
+            return Err(format!("datasets: unknown dataset {d:?} (known: {known})"));
         }
     }
     if s.counts.is_empty() {
@@ -275,7 +340,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
             return Err(format!("codecs: no attached worker offers codec {c:?} (offered: {})", offered.join(", ")));
         }
     }
-    check_datasets(&s.datasets, producers.iter().chain(consumers.iter()).copied())?;
+    check_datasets(&s, producers.iter().chain(consumers.iter()).copied())?;
     for c in s.compressions.iter().filter(|c| *c != IDENTITY) {
         if !producers.iter().chain(consumers.iter()).any(|w| w.offers_compression(c)) {
             return Err(format!("compressions: no selected worker offers {c:?} (attached: {})",
@@ -299,7 +364,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     for dataset in &s.datasets {
         for &count in &s.counts {
             for codec in &s.codecs {
-                for p in producers.iter().filter(|w| w.codec(codec).is_some()) {
+                for p in producers.iter().filter(|w| w.codec(codec).is_some() && refusal(&s, w, dataset, codec, "").is_none()) {
                     let enc = cells.len();
                     cells.push(Cell {
                         id: cell_id(Operation::Encode, dataset, count, codec, "", &p.id, ""), op: Operation::Encode,
@@ -309,7 +374,9 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     // A streaming encode cell: timed trials only, after the in-memory cell's prepare
                     // task (its trials name that payload: the bytes are the same).
                     let asked = s.decode_modes.is_empty() || s.decode_modes.iter().any(|m| m == STREAMING);
-                    if time_encode && asked && p.codec(codec).is_some_and(|i| i.decode_modes.iter().any(|m| m == STREAMING)) {
+                    if time_encode && asked && p.codec(codec).is_some_and(|i| i.decode_modes.iter().any(|m| m == STREAMING))
+                        && refusal(&s, p, dataset, codec, STREAMING).is_none()
+                    {
                         cells.push(Cell {
                             id: cell_id(Operation::Encode, dataset, count, codec, STREAMING, &p.id, ""), op: Operation::Encode,
                             dataset: dataset.clone(), codec: codec.clone(), mode: STREAMING.into(), count, producer: p.id.clone(),
@@ -326,6 +393,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                         } else {
                             s.decode_modes.iter().filter(|m| info.decode_modes.contains(m)).collect()
                         };
+                        let modes: Vec<&String> = modes.into_iter().filter(|m| refusal(&s, c, dataset, codec, m).is_none()).collect();
                         for (i, mode) in modes.iter().enumerate() {
                             cells.push(Cell {
                                 id: cell_id(Operation::Decode, dataset, count, codec, mode, &p.id, &c.id), op: Operation::Decode,
@@ -339,6 +407,10 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         }
     }
     if cells.is_empty() {
+        let refused: Vec<String> = refusals(&s, workers).into_iter().map(|r| r.reason).collect();
+        if !refused.is_empty() {
+            return Err(format!("nothing to run: every cell was refused ({})", refused.join("; ")));
+        }
         return Err(format!("nothing to run: no selected producer offers codecs {:?}", s.codecs));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(sampling.order_seed);
@@ -387,11 +459,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         .map(|(pos, &(c, trial, prepare))| {
             let cell = &cells[c];
             let id = format!("{run_id}-t{pos:05}");
-            let lazy: Vec<String> = if cell.mode == "lazy" {
-                lazy_fields(&cell.dataset).unwrap_or_default().iter().map(|f| f.to_string()).collect()
-            } else {
-                vec![]
-            };
+            let lazy: Vec<String> = if cell.mode == "lazy" { lazy_fields_of(&s, &cell.dataset) } else { vec![] };
             Planned {
                 summary: TaskSummary {
                     id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
@@ -419,6 +487,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
 #[cfg(test)]
 mod tests {
     use super::*;
+    use codecbench_proto::v1::UserDataset;
 
     fn worker(id: &str, lang: &str, codecs: &[(&str, &[&str])]) -> WorkerView {
         WorkerView {
@@ -447,6 +516,67 @@ mod tests {
         let mut unused = worker("java-1", "java", &[("json", &["typed"]), ("bson", &["typed"])]);
         unused.datasets.clear();
         assert!(plan("r", &s, &[worker("rust-1", "rust", &[("json", &["typed"]), ("bson", &["typed"])]), unused]).is_ok());
+    }
+
+    /// A scenario of one user dataset, "orders", and workers carrying it (refusing what `refused` says).
+    fn orders(lazy: &[&str]) -> Scenario {
+        Scenario {
+            datasets: vec!["orders".into()], codecs: vec!["json".into(), "protobuf".into()], counts: vec![500],
+            user_datasets: vec![UserDataset {
+                id: "orders".into(), message: "acme.Order".into(), fingerprint: "f00d".into(), records_blob_id: "b".into(),
+                record_count: 200, lazy_fields: lazy.iter().map(|s| s.to_string()).collect(), ..Default::default()
+            }],
+            ..Default::default()
+        }
+    }
+
+    fn carrying_orders(id: &str, lang: &str, refused: &[(&str, &str)]) -> WorkerView {
+        let mut w = worker(id, lang, &[("json", &["typed", "lazy"]), ("protobuf", &["typed", "lazy"])]);
+        w.datasets.push(DatasetInfo {
+            id: "orders".into(), message: "acme.Order".into(), fingerprint: "f00d".into(), field_names: "json".into(),
+            refused: refused.iter().map(|(c, m)| Refusal { codec: c.to_string(), decode_mode: m.to_string(), reason: format!("{c}: map field acme.Order.attributes is not offered"), ..Default::default() }).collect(),
+        });
+        w
+    }
+
+    #[test]
+    fn a_user_dataset_is_planned_from_its_declaration_and_refused_cells_are_left_out_with_their_reason() {
+        let ws = [carrying_orders("rust-1", "rust", &[("json", "")]), carrying_orders("java-1", "java", &[])];
+        let s = orders(&["id", "note"]);
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        // rust-1 encodes no json and decodes no json; java-1 does both, from itself only.
+        let json: Vec<_> = tasks.iter().filter(|t| t.task.codec == "json").collect();
+        assert!(!json.is_empty());
+        assert!(json.iter().all(|t| t.task.producer_worker_id == "java-1" && t.summary.consumer_worker_id != "rust-1"));
+        assert!(tasks.iter().any(|t| t.task.codec == "protobuf" && t.task.producer_worker_id == "rust-1"));
+        let lazy = tasks.iter().find(|t| t.task.decode_mode == "lazy").unwrap();
+        assert_eq!(lazy.task.lazy_fields, vec!["id", "note"]);
+        let r = refusals(&s, &ws);
+        assert_eq!(r.len(), 1, "{r:?}"); // rust-1's json, every mode: once
+        assert!(r.iter().all(|r| r.worker_id == "rust-1" && r.dataset == "orders" && r.reason.contains("map field acme.Order.attributes")));
+        // With no lazy fields, control refuses the lazy cells itself.
+        let s = orders(&[]);
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        assert!(tasks.iter().all(|t| t.task.decode_mode != "lazy"));
+        assert!(refusals(&s, &ws).iter().any(|r| r.decode_mode == "lazy" && r.reason == "protobuf: lazy: dataset orders names no lazy fields (lazyFields in the scenario)"));
+        // Every cell refused: nothing to run, and why.
+        let all = [carrying_orders("rust-1", "rust", &[("json", ""), ("protobuf", "")])];
+        let e = plan("r", &orders(&["id"]), &all).err().unwrap();
+        assert!(e.starts_with("nothing to run: every cell was refused (json: map field"), "{e}");
+    }
+
+    #[test]
+    fn a_user_dataset_needs_workers_built_from_its_schema() {
+        let e = plan("r", &orders(&[]), &[worker("rust-1", "rust", &[("json", &["typed"]), ("protobuf", &["typed"])])]).err().unwrap();
+        assert!(e.contains("worker rust-1 [rust] does not carry dataset \"orders\""), "{e}");
+        let mut other = carrying_orders("java-1", "java", &[]);
+        other.datasets.last_mut().unwrap().fingerprint = "beef".into();
+        assert!(plan("r", &orders(&[]), &[other]).err().unwrap().contains("with schema fingerprint beef, control's is f00d"));
+        let mut names = carrying_orders("java-1", "java", &[]);
+        names.datasets.last_mut().unwrap().field_names = "proto".into();
+        assert!(plan("r", &orders(&[]), &[names]).err().unwrap().contains("by their proto names, the scenario by their json names"));
+        let e = plan("r", &Scenario { datasets: vec!["order".into()], ..orders(&[]) }, &[carrying_orders("rust-1", "rust", &[])]).err().unwrap();
+        assert!(e.ends_with("media, orders)"), "{e}");
     }
 
     fn scenario() -> Scenario {

@@ -53,6 +53,8 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("runs", "workers", "BLOB"),
     ("runs", "control_rss_start", "INTEGER NOT NULL DEFAULT 0"),
     ("runs", "control_peak_rss", "INTEGER NOT NULL DEFAULT 0"),
+    // Run.refusals, as a Run holding only them (protobuf).
+    ("runs", "refusals", "BLOB"),
     ("tasks", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("tasks", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("tasks", "prepare", "INTEGER NOT NULL DEFAULT 0"),
@@ -138,12 +140,12 @@ impl Store {
         let mut db = self.db();
         let tx = db.transaction()?;
         tx.execute(
-            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers, control_rss_start, control_peak_rss)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers, control_rss_start, control_peak_rss, refusals)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![run.id, run.name, source, status_name(run.status()), run.message, ts(&run.created_at), run.tasks_total,
                 run.scenario.clone().unwrap_or_default().encode_to_vec(),
                 ListWorkersResponse { workers: workers.to_vec() }.encode_to_vec(), run.control_rss_start_bytes as i64,
-                run.control_peak_rss_bytes as i64],
+                run.control_peak_rss_bytes as i64, Run { refusals: run.refusals.clone(), ..Default::default() }.encode_to_vec()],
         )?;
         for (seq, t) in tasks.iter().enumerate() {
             Self::insert_task_in(&tx, &run.id, seq, t)?;
@@ -239,7 +241,9 @@ impl Store {
     fn run_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         let status: String = row.get("status")?;
         let scenario: Vec<u8> = row.get("scenario")?;
+        let refusals: Option<Vec<u8>> = row.get("refusals")?;
         Ok(Run {
+            refusals: refusals.and_then(|r| Run::decode(r.as_slice()).ok()).map(|r| r.refusals).unwrap_or_default(),
             id: row.get("id")?,
             name: row.get("name")?,
             scenario: Scenario::decode(scenario.as_slice()).ok(),

@@ -153,7 +153,7 @@ impl std::error::Error for UnknownDataset {}
 
 /// What a worker announces about the datasets it carries (AttachRequest.datasets).
 pub fn dataset_infos() -> Vec<pb::DatasetInfo> {
-    DATASET_SPECS.iter().map(|d| pb::DatasetInfo { id: d.id.into(), message: d.message.into(), fingerprint: d.fingerprint.into() }).collect()
+    DATASET_SPECS.iter().map(|d| pb::DatasetInfo { id: d.id.into(), message: d.message.into(), fingerprint: d.fingerprint.into(), field_names: "json".into(), refused: vec![] }).collect()
 }
 
 /// The dataset `id` as its descriptor declares it.
