@@ -22,7 +22,7 @@ from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, datasets, display, leaderboard, netlab, processes, results, userdata
+from . import catalogue, datasets, display, leaderboard, netlab, processes, results, userdata, userrun
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -133,7 +133,8 @@ def _worker_plan(art: Artifacts, wanted: set[str] | None, browsers: int) -> tupl
 
 
 def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
-                started: list[Proc], out=err, timeout: float = 90.0, lab: netlab.Lab | None = None) -> str:
+                started: list[Proc], out=err, timeout: float = 90.0, lab: netlab.Lab | None = None,
+                extra: tuple[str, ...] = (), rust_program: Path | None = None) -> str:
     """Start control and the planned workers, save pid files, wait until the workers attach.
     With a network lab, control and each worker run in the lab's namespaces, each worker dialing
     control over its shaped link; the harness dials control over the lab's admin link.
@@ -142,13 +143,13 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
     them whatever happens here.
     """
     local.logs.mkdir(parents=True, exist_ok=True)
-    extra: tuple[str, ...] = ()
+    control_extra: tuple[str, ...] = ()
     if lab is not None:
         listen = "0.0.0.0:0"
-        extra = tuple(a for h in lab.hosts() for a in ("--allow-host", h))
+        control_extra = tuple(a for h in lab.hosts() for a in ("--allow-host", h))
     proc, addr = processes.start_control(local.art, listen, local.control_dir,
                                          local.logs / f"{prefix}control.log",
-                                         netns=lab.control_ns if lab else None, extra=extra)
+                                         netns=lab.control_ns if lab else None, extra=control_extra)
     started.append(proc)
     local.pids.save(proc, f"{prefix}control")
     dial = {kind: addr for kind in plan}
@@ -163,7 +164,8 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
     procs = []
     for kind, count in plan.items():
         wp = processes.start_worker(local.art, kind, dial[kind], local.logs / f"{prefix}{kind}.log", count=count,
-                                    netns=lab.links[kind].netns if lab else None)
+                                    netns=lab.links[kind].netns if lab else None, extra=extra,
+                                    program=rust_program if kind == "rust" else None)
         started.append(wp)
         procs.append(wp)
         local.pids.save(wp, f"{prefix}{kind}")
@@ -511,6 +513,8 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
         if not getattr(args, "all", False):
             display.print_notes(summary, noise, transfer, out=con)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
+        for line in user_dataset_notes(run):
+            con.print(line, style="yellow" if line.startswith("refused") else None)
         by_status = {}
         for t in resp.tasks:
             by_status[task_status_name(t.status)] = by_status.get(task_status_name(t.status), 0) + 1
@@ -522,6 +526,26 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
     if failed or status == "failed":
         return EXIT_FAILED
     return EXIT_OK
+
+
+def user_dataset_notes(run) -> list[str]:
+    """What a reader of a run with a user's datasets must know: where each came from, the names
+    its payloads use, counts that cycled through the file, and every refused cell with its reason."""
+    out = []
+    for u in run.scenario.user_datasets:
+        cycled = [c for c in run.scenario.counts if c > u.record_count]
+        out.append(f"dataset {u.id}: {u.message} from {u.proto}, {u.record_count:,} records from {u.records}; "
+                   f"field names: {'the .proto' if u.field_names == 'proto' else 'json_name'}'s"
+                   + (f"; counts {', '.join(f'{c:,}' for c in cycled)} cycle through the file's records" if cycled else ""))
+    seen = set()
+    for r in run.refusals:
+        key = (r.dataset, r.codec, r.decode_mode, r.reason)
+        if key in seen:
+            continue
+        seen.add(key)
+        who = sorted({x.worker_id or "control" for x in run.refusals if (x.dataset, x.codec, x.decode_mode, x.reason) == key})
+        out.append(f"refused  {r.dataset} × {r.codec}{' ' + r.decode_mode if r.decode_mode else ''} by {', '.join(who)}: {r.reason}")
+    return out
 
 
 def results_dir(args) -> Path:
@@ -817,6 +841,12 @@ def local_selectors(scenario) -> list[str]:
     return _selectors(scenario)
 
 
+def _id_from(stem: str) -> str:
+    """A dataset id from a file name: `Orders-2024.ndjson` -> `orders_2024`."""
+    out = "".join(ch if ch.isascii() and ch.isalnum() else "_" for ch in stem.lower()).strip("_") or "mine"
+    return out if out[0].isalpha() else f"d_{out}"
+
+
 def apply_overrides(loaded, args):
     """--counts/--rounds/--warmup-ms/--min-round-ms/--trials/--max-warmup-ms/--network: the
     scenario as written, with these replaced, checked again (a wrong value is a scenario mistake,
@@ -842,6 +872,16 @@ def apply_overrides(loaded, args):
     if getattr(args, "network", None):
         data["network"] = {"profile": args.network}
         changed.append(f"network {args.network}")
+    if getattr(args, "proto", None) or getattr(args, "records", None) or getattr(args, "message", None):
+        if not (args.proto and args.message and args.records):
+            raise ScenarioError(["--proto, --message and --records go together: a dataset of your own needs all three"])
+        entry = {"id": args.id or _id_from(Path(args.records).stem), "proto": str(Path(args.proto).resolve()),
+                 "message": args.message, "records": str(Path(args.records).resolve()),
+                 "protoPaths": [str(Path(p).resolve()) for p in args.proto_path], "fieldNames": args.field_names}
+        data["datasets"] = [entry]
+        if not getattr(args, "counts", None):
+            data.pop("counts", None)  # the file as it is
+        changed.append(f"datasets [{entry['id']} from {args.records}]")
     if not changed:
         return loaded
     err(f"{loaded.path}: overridden from the command line: {', '.join(changed)}")
@@ -850,6 +890,8 @@ def apply_overrides(loaded, args):
 
 def cmd_run(args) -> int:
     loaded = apply_overrides(load(args.scenario), args)  # ScenarioError -> exit 2 before anything starts
+    args.prepared = [userrun.prepare(u.user, u.proto, u.field_names, u.lazy_fields, processes.state_root())
+                     for u in loaded.users]
     scenario = loaded.message
     selectors = _selectors(scenario)
     prof = _network(loaded, args)
@@ -871,6 +913,8 @@ def cmd_run(args) -> int:
         except TimeoutError as exc:
             hint = ("start them with `codecbench up` (or `codecbench browser`), or use --local"
                     if not args.local else f"see the worker logs in {getattr(args, 'local_logs', '.state/local/')}")
+            if args.prepared and not args.local:
+                hint += f"; workers carry your datasets when started with {' '.join(userrun.worker_args(args.prepared))}"
             raise CliError(f"{loaded.path}: cannot run: {exc}; {hint}") from None
         code = _run(control, loaded, args)
     # Local processes are stopped by now: drawing the report does not keep them waiting.
@@ -942,8 +986,18 @@ def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Prof
         _lab_token(local)
     # Registered first so that it runs last: stop everything we started, whatever happens.
     stack.callback(stop_and_tidy)
+    prepared = getattr(args, "prepared", [])
+    rust_program = None
     try:
-        addr = start_stack(local, "127.0.0.1:0", plan, "", started, lab=lab)
+        if prepared and "rust" in plan:
+            rust_program = userrun.rust_worker(local.root, local.state, prepared, local.logs / "rust-models.log", err)
+        if prepared and "java" in plan:
+            userrun.java_models(local.art.java_jar, prepared, local.logs / "java-models.log", err)
+    except userrun.BuildError as exc:
+        raise CliError(f"--local: {exc}") from None
+    try:
+        addr = start_stack(local, "127.0.0.1:0", plan, "", started, lab=lab,
+                           extra=tuple(userrun.worker_args(prepared)), rust_program=rust_program)
     except (LaunchError, ControlUnreachable, netlab.LabError) as exc:
         raise CliError(f"--local: {exc}") from None
     args.network_env = lab.environment() if lab is not None else {"profile": "loopback"}
@@ -1021,7 +1075,14 @@ class _Progress:
 
 
 def _run(control: Control, loaded, args) -> int:
-    request = hs.StartRunRequest(scenario=loaded.message, source=str(loaded.path))
+    scenario = loaded.message
+    if getattr(args, "prepared", None):
+        # A user's records go to control as a blob; the scenario then declares each dataset.
+        scenario = type(loaded.message)()
+        scenario.CopyFrom(loaded.message)
+        for p in args.prepared:
+            scenario.user_datasets.append(p.declaration(control.put_blob(p.records_blob())))
+    request = hs.StartRunRequest(scenario=scenario, source=str(loaded.path))
     call = control.harness.StartRun(request)
     stream = _Stream(call)
     run_id = None
@@ -1192,6 +1253,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--no-report", action="store_true", help="do not write report.html/report.md")
     run.add_argument("--counts", metavar="N,N,...", help="replace the scenario's record counts")
+    mine = run.add_argument_group("a dataset of your own, for a quick look (replaces the scenario's datasets)")
+    mine.add_argument("--proto", metavar="FILE", help="a .proto file or a descriptor set")
+    mine.add_argument("--message", metavar="NAME", help="the record message's full name, e.g. acme.shop.v1.Order")
+    mine.add_argument("--records", metavar="FILE", help="NDJSON or a JSON array in the proto3 JSON mapping")
+    mine.add_argument("--id", help="the dataset's id (default: from the records file's name)")
+    mine.add_argument("--proto-path", metavar="DIR", action="append", default=[], help="more import roots")
+    mine.add_argument("--field-names", choices=("json", "proto"), default="json",
+                      help="names in self-describing payloads: each field's json_name (default) or the .proto's")
     run.add_argument("--rounds", type=int, help="replace sampling.rounds")
     run.add_argument("--warmup-ms", type=int, help="replace sampling.warmupMs")
     run.add_argument("--min-round-ms", type=int, help="replace sampling.minRoundMs")

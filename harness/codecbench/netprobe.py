@@ -19,17 +19,6 @@ import time
 from .client import connect
 from .pb import hs, ws
 
-CHUNK = 1 << 20  # the most control takes in one chunk, as the workers send
-
-
-def _put(stub, data: bytes) -> str:
-    """Upload `data` as the Rust and Java workers do (one UploadBlob stream, 1 MiB chunks); its
-    blob id."""
-    chunks = (ws.UploadBlobRequest(offset=off, data=data[off:off + CHUNK], finish=off + CHUNK >= len(data))
-              for off in range(0, max(len(data), 1), CHUNK))
-    return stub.UploadBlob(chunks, timeout=600).blob_id
-
-
 def measure(addr: str, up_bytes: int, down_bytes: int, pings: int = 15) -> dict:
     with connect(addr, ready_timeout=30) as control:
         rtts = []
@@ -42,11 +31,11 @@ def measure(addr: str, up_bytes: int, down_bytes: int, pings: int = 15) -> dict:
         stub = control.worker  # carries the token
         data = os.urandom(max(up_bytes, down_bytes))
         t0 = time.perf_counter()
-        blob_id = _put(stub, data[:up_bytes])
+        blob_id = control.put_blob(data[:up_bytes])
         up_s = time.perf_counter() - t0
         # Download a blob of down_bytes: the same random bytes, stored once more if sizes differ.
         if down_bytes != up_bytes:
-            blob_id = _put(stub, data[:down_bytes])
+            blob_id = control.put_blob(data[:down_bytes])
         t0 = time.perf_counter()
         got = sum(len(m.data) for m in stub.GetBlob(ws.GetBlobRequest(blob_id=blob_id), timeout=600))
         down_s = time.perf_counter() - t0

@@ -195,14 +195,16 @@ def worker_url(addr: str) -> str:
 
 
 def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | None = None,
-                 count: int = 1, extra: tuple[str, ...] = (), netns: str | None = None) -> Proc:
+                 count: int = 1, extra: tuple[str, ...] = (), netns: str | None = None,
+                 program: Path | None = None) -> Proc:
     """Start one worker process of `kind` (rust, java, browser) against control at `addr` (in
-    network namespace `netns` when given); `extra` arguments go to the Rust or Java worker."""
+    network namespace `netns` when given); `extra` arguments go to the worker (the browser's to its
+    driver); `program` replaces the Rust worker binary (one built with a user's datasets)."""
     if (why := art.missing(kind)):
         raise LaunchError(f"cannot start the {kind} worker: {why}")
     url = worker_url(addr)
     if kind == "rust":
-        argv = [str(art.rust_worker), "--control", url, "--name", name or "rust", *extra]
+        argv = [str(program or art.rust_worker), "--control", url, "--name", name or "rust", *extra]
         marker = "codecbench-worker"
     elif kind == "java":
         opts = shlex.split(os.environ.get("CODECBENCH_JAVA_OPTS", ""))
@@ -212,7 +214,7 @@ def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | No
         # One driver process runs `count` pages; its own log is beside ours.
         driver_log = log.with_name(log.stem + ".pages.log")
         argv = ["node", str(art.browser_driver), "--control", url, "--count", str(count),
-                "--log", str(driver_log)]
+                "--log", str(driver_log), *extra]
         marker = "driver.mjs"
     else:
         raise ValueError(f"unknown worker kind {kind!r}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -45,11 +45,24 @@ class ScenarioError(Exception):
 
 
 @dataclass
+class UserEntry:
+    """A `datasets:` entry that brings a user's own schema and records, loaded and checked."""
+
+    user: Any  # userdata.UserDataset
+    proto: str  # as written
+    field_names: str
+    lazy_fields: tuple[str, ...]
+
+
+@dataclass
 class LoadedScenario:
     path: Path
     message: scenario_pb2.Scenario
     # The friendly dict as written (after operation mapping), kept for run.json.
     data: dict[str, Any]
+    # The user's datasets, in `datasets` order (their declarations join the message at run time,
+    # once their records are stored in control).
+    users: list[UserEntry] = field(default_factory=list)
 
 
 # Known keys per message, in the proto-JSON mapping (lowerCamelCase), with the proto field names
@@ -363,7 +376,7 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
             else:
                 out[key] = data[key]
 
-    datasets = _check_string_list(c, data, "datasets", "dataset", required=True, known=DATASETS)
+    datasets, users = _check_datasets(c, data, path)
     codecs = _check_string_list(c, data, "codecs", "codec id", required=True)
     modes = _check_string_list(c, data, "decodeModes", "decode mode", required=False,
                                known=DECODE_MODES)
@@ -375,7 +388,10 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
 
     counts_value = data.get("counts")
     counts: list[int] = []
-    if counts_value is None:
+    if counts_value is None and users:
+        # With no count, each user dataset's file is used as it is.
+        counts = sorted({len(u.user.records) for u in users})
+    elif counts_value is None:
         c.problem(("counts",), '"counts" is missing: give at least one record count, e.g. counts: [10, 100]')
     elif not isinstance(counts_value, list):
         hint = f" (write it as a list: counts: [{counts_value}])" if isinstance(counts_value, int) \
@@ -465,7 +481,87 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
         json_format.ParseDict(out, message)
     except json_format.ParseError as exc:  # should not happen after the checks above
         raise ScenarioError([f"{path}: {exc}"]) from None
-    return LoadedScenario(path=path, message=message, data=out)
+    if users:  # as written (their declarations join the message at run time, see userrun)
+        out["datasets"] = data["datasets"]
+    return LoadedScenario(path=path, message=message, data=out, users=users)
+
+
+_USER_KEYS = ("id", "proto", "message", "records", "protoPaths", "fieldNames", "lazyFields")
+
+
+def _check_datasets(c: _Checker, data: dict, path: Path) -> tuple[list[str], list[UserEntry]]:
+    """`datasets`: built-in ids, and entries bringing a user's own .proto message and records
+    (id, proto, message, records; protoPaths, fieldNames, lazyFields), their files relative to
+    the scenario's folder, compiled and read here so that any mistake stops the run before it starts."""
+    value = data.get("datasets")
+    if not isinstance(value, list):
+        return _check_string_list(c, data, "datasets", "dataset", required=True, known=DATASETS), []
+    plain = {"datasets": [x for x in value if not isinstance(x, dict)]}
+    lines = {("datasets", i): c.lines[("datasets", j)] for i, j in
+             enumerate(j for j, x in enumerate(value) if not isinstance(x, dict)) if ("datasets", j) in c.lines}
+    sub = _Checker(c.path, {**c.lines, **lines})
+    ids = _check_string_list(sub, plain, "datasets", "dataset", required=not any(isinstance(x, dict) for x in value),
+                             known=DATASETS)
+    c.problems.extend(sub.problems)
+    users: list[UserEntry] = []
+    for i, item in enumerate(value):
+        if not isinstance(item, dict):
+            continue
+        entry = _check_user_entry(c, ("datasets", i), item, path, ids + [u.user.id for u in users])
+        if entry is not None:
+            users.append(entry)
+    order = [x if not isinstance(x, dict) else x.get("id") for x in value]
+    return [x for x in order if x in ids or x in {u.user.id for u in users}], users
+
+
+def _check_user_entry(c: _Checker, at: tuple, item: dict, path: Path, taken: list[str]) -> UserEntry | None:
+    from . import userdata  # protoc and the records: only when a scenario brings its own
+
+    for key in item:
+        if key not in _USER_KEYS:
+            c.problem(at + (key,), f'unknown key "{key}" in a dataset of your own{_did_you_mean(key, _USER_KEYS)} '
+                      f"(known: {', '.join(_USER_KEYS)})")
+    missing = [k for k in ("id", "proto", "message", "records") if not isinstance(item.get(k), str) or not item.get(k)]
+    if missing:
+        c.problem(at, f"a dataset of your own needs {', '.join(missing)} (strings): "
+                  "id, proto (a .proto or descriptor set), message (its full name) and records (NDJSON or a JSON array)")
+        return None
+    id = item["id"]
+    if not id[0].isascii() or not id[0].islower() or not all(ch.isascii() and (ch.islower() or ch.isdigit() or ch == "_") for ch in id) or len(id) > 64:
+        c.problem(at + ("id",), f'dataset id "{id}" must be 1 to 64 lowercase letters, digits and _, starting with a letter')
+        return None
+    if id in DATASETS:
+        c.problem(at + ("id",), f'dataset id "{id}" is a built-in dataset\'s; give yours another')
+        return None
+    if id in taken:
+        c.problem(at + ("id",), f'dataset "{id}" is listed twice in "datasets"')
+        return None
+    field_names = item.get("fieldNames", "json")
+    if field_names not in ("json", "proto"):
+        c.problem(at + ("fieldNames",), f'"fieldNames" must be json (each field\'s json_name) or proto (the .proto\'s names), got {_type_name(field_names)}')
+        return None
+    paths = item.get("protoPaths") or []
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        c.problem(at + ("protoPaths",), '"protoPaths" must be a list of folders')
+        return None
+    here = path.parent
+    try:
+        user = userdata.load(id, here / item["proto"], item["message"], here / item["records"], [here / p for p in paths])
+    except userdata.UserDataError as exc:
+        for line in exc.problems:
+            c.problem(at, f'dataset "{id}": {line}')
+        return None
+    lazy = item.get("lazyFields")
+    if lazy is None:
+        lazy_fields = userdata.default_lazy_fields(user.message, field_names)
+    elif not isinstance(lazy, list) or not all(isinstance(x, str) for x in lazy):
+        c.problem(at + ("lazyFields",), '"lazyFields" must be a list of dotted field paths')
+        return None
+    else:
+        lazy_fields = tuple(lazy)
+        for line in userdata.check_lazy_fields(user.message, lazy, field_names):
+            c.problem(at + ("lazyFields",), f'dataset "{id}": {line}')
+    return UserEntry(user=user, proto=item["proto"], field_names=field_names, lazy_fields=lazy_fields)
 
 
 def load(path: str | Path) -> LoadedScenario:

@@ -49,6 +49,8 @@ class UserDataset:
     message: Descriptor
     records: list  # parsed messages of `message`'s class
     source: str
+    # The schema's files, imports first, as protoc writes them (what every worker builds from).
+    files: descriptor_pb2.FileDescriptorSet | None = None
 
     def spec(self) -> datasets.DatasetSpec:
         return datasets.DatasetSpec(
@@ -161,8 +163,49 @@ def read_records(path: Path, record: Descriptor) -> list:
 
 
 def load(id: str, proto: Path, message: str, records: Path, proto_paths: list[Path] | None = None) -> UserDataset:
-    record = find_message(descriptor_set(proto, proto_paths or []), message)
-    return UserDataset(id=id, message=record, records=read_records(records, record), source=str(records))
+    fds = descriptor_set(proto, proto_paths or [])
+    record = find_message(fds, message)
+    return UserDataset(id=id, message=record, records=read_records(records, record), source=str(records), files=fds)
+
+
+def wire_name(f: FieldDescriptor, field_names: str) -> str:
+    """A field's name in self-describing payloads: its json_name, or its .proto name."""
+    return f.name if field_names == "proto" else f.json_name
+
+
+def _scalar(f: FieldDescriptor) -> bool:
+    return f.type not in (FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_GROUP) and not datasets.is_repeated(f)
+
+
+def default_lazy_fields(record: Descriptor, field_names: str = "json") -> tuple[str, ...]:
+    """The lazy fields when a user names none: the first and the last top-level singular scalar
+    field (DatasetOptions.lazy_fields: one near the start of a record, one near its end)."""
+    scalars = [f for f in sorted(record.fields, key=lambda f: f.number) if _scalar(f) and f.containing_oneof is None]
+    picked = [scalars[0], scalars[-1]] if len(scalars) > 1 else scalars
+    return tuple(wire_name(f, field_names) for f in picked)
+
+
+def check_lazy_fields(record: Descriptor, paths: list[str], field_names: str = "json") -> list[str]:
+    """One problem per lazy field that is not a dotted path of wire names to a singular scalar."""
+    problems = []
+    for path in paths:
+        m: Descriptor | None = record
+        parts = path.split(".")
+        for i, part in enumerate(parts):
+            f = next((x for x in m.fields if wire_name(x, field_names) == part), None) if m else None
+            if f is None:
+                known = ", ".join(wire_name(x, field_names) for x in m.fields) if m else ""
+                problems.append(f"lazy field {path!r}: {m.full_name if m else '?'} has no field {part!r} (its fields: {known})")
+                break
+            last = i == len(parts) - 1
+            if last and not _scalar(f):
+                problems.append(f"lazy field {path!r}: {f.full_name} is not a singular scalar")
+            elif not last:
+                if f.message_type is None or datasets.is_repeated(f):
+                    problems.append(f"lazy field {path!r}: {f.full_name} is not a singular message to go into")
+                    break
+                m = f.message_type
+    return problems
 
 
 def not_offered(record: Descriptor) -> list[str]:

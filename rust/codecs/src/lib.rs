@@ -100,6 +100,13 @@ impl Tree {
 pub trait Codec: Send + Sync {
     fn meta(&self) -> CodecMeta;
 
+    /// Why this codec does not carry `dataset`, or None: by default a serde codec refuses a
+    /// user's schema with a feature the payload rules do not cover yet, naming its first field
+    /// (proto/README.md, "Payloads"); control then plans none of its cells.
+    fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {
+        dataset.unoffered.first().map(|f| format!("{}: {f} is not offered", self.meta().id))
+    }
+
     /// Native model -> bytes in memory.
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError>;
 
@@ -136,6 +143,20 @@ pub trait Codec: Send + Sync {
 /// Every codec of the Rust worker.
 pub fn registry() -> Vec<Box<dyn Codec>> {
     vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor), Box::new(Xml), Box::new(Flatbuffers)]
+}
+
+/// What this worker announces about the datasets it carries (AttachRequest.datasets): each with
+/// the codecs that refuse it, and why.
+pub fn dataset_infos() -> Vec<codecbench_proto::v1::DatasetInfo> {
+    let codecs = registry();
+    let mut infos = codecbench_datasets::dataset_infos();
+    for info in &mut infos {
+        let Some(spec) = codecbench_datasets::spec(&info.id) else { continue };
+        info.refused = codecs.iter().filter_map(|c| c.refusal(spec).map(|reason| codecbench_proto::v1::Refusal {
+            dataset: info.id.clone(), codec: c.meta().id.to_string(), reason, ..Default::default()
+        })).collect();
+    }
+    infos
 }
 
 pub fn find(id: &str) -> Option<Box<dyn Codec>> {

@@ -7,6 +7,11 @@ use codecbench_datasets::Records;
 pub struct Protobuf;
 
 impl Codec for Protobuf {
+    /// prost's generated types carry every proto3 feature.
+    fn refusal(&self, _: &codecbench_datasets::DatasetSpec) -> Option<String> {
+        None
+    }
+
     fn meta(&self) -> CodecMeta {
         CodecMeta {
             id: "protobuf",

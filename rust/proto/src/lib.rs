@@ -18,9 +18,34 @@ pub struct DatasetSpec {
     pub bare_list: bool,
     /// proto/README.md, "Datasets and their schema fingerprint".
     pub fingerprint: &'static str,
+    /// The names self-describing payloads give fields: "json" (json_name) or "proto".
+    pub field_names: &'static str,
+    /// The fields the serde codecs cannot carry (e.g. "map field acme.Order.attributes"): they
+    /// refuse the dataset, naming the first (proto/README.md, "Payloads").
+    pub unoffered: &'static [&'static str],
+    /// A built-in, generated from a seed (rust/datasets); a user's records come from a file.
+    pub generated: bool,
 }
 
 include!(concat!(env!("OUT_DIR"), "/datasets.rs"));
+include!(concat!(env!("OUT_DIR"), "/user_modules.rs"));
+
+/// Every dataset this build carries: the built-ins, then the user's.
+pub fn all_dataset_specs() -> impl Iterator<Item = &'static DatasetSpec> {
+    DATASET_SPECS.iter().chain(USER_DATASET_SPECS)
+}
+
+/// For a field of a type without serde (a well-known type such as google.protobuf.Timestamp in a
+/// user's schema): every serde codec refuses such a dataset before it is used (`unoffered`), so
+/// these only make the derive compile, and say so if ever reached.
+pub mod serde_refused {
+    pub fn serialize<T, S: serde::Serializer>(_: &T, _: S) -> Result<S::Ok, S::Error> {
+        Err(serde::ser::Error::custom("this field's type has no payload rule in the serde codecs (not offered)"))
+    }
+    pub fn deserialize<'de, T, D: serde::Deserializer<'de>>(_: D) -> Result<T, D::Error> {
+        Err(serde::de::Error::custom("this field's type has no payload rule in the serde codecs (not offered)"))
+    }
+}
 
 /// Encoded `FileDescriptorSet` of the contract, for server reflection.
 pub const FILE_DESCRIPTOR_SET: &[u8] = tonic::include_file_descriptor_set!("codecbench_descriptor");

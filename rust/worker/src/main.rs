@@ -29,6 +29,10 @@ struct Args {
     /// there when it does.
     #[arg(long, default_value_t = 3600)]
     reconnect_timeout_s: u64,
+    /// A user's dataset (its dataset.json, proto/README.md "A user's dataset"). Rust compiles a
+    /// schema in: this checks that this binary was built with it (`codecbench run --local` builds one).
+    #[arg(long = "user-dataset", value_name = "MANIFEST")]
+    user_datasets: Vec<std::path::PathBuf>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -54,6 +58,10 @@ fn main() {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .with_writer(std::io::stderr)
         .init();
+    if let Err(e) = check_user_datasets(&args.user_datasets) {
+        eprintln!("codecbench-worker: {e}");
+        std::process::exit(2);
+    }
     let result = match &args.command {
         Some(Command::Vectors { dir }) => codecbench_codecs::vectors::write(dir).map(|files| {
             println!("wrote {} files to {}", files, dir.display());
@@ -69,6 +77,27 @@ fn main() {
         eprintln!("codecbench-worker: {e:#}");
         std::process::exit(1);
     }
+}
+
+/// Each manifest's dataset must be compiled into this binary, from the same schema.
+fn check_user_datasets(manifests: &[std::path::PathBuf]) -> Result<(), String> {
+    for path in manifests {
+        let text = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let m: serde_json::Value = serde_json::from_slice(&text).map_err(|e| format!("{}: not a dataset manifest: {e}", path.display()))?;
+        let field = |k: &str| m.get(k).and_then(|v| v.as_str()).unwrap_or_default().to_string();
+        let (id, fingerprint) = (field("id"), field("fingerprint"));
+        let names = Some(field("fieldNames")).filter(|n| !n.is_empty()).unwrap_or_else(|| "json".into());
+        match codecbench_datasets::USER_DATASET_SPECS.iter().find(|d| d.id == id) {
+            Some(d) if d.fingerprint == fingerprint && d.field_names == names => {}
+            Some(d) => return Err(format!("{}: dataset {id} was compiled into this binary from another schema (fingerprint {}, {} names; the manifest says {fingerprint}, {names} names)", path.display(), d.fingerprint, d.field_names)),
+            None => {
+                let built: Vec<_> = codecbench_datasets::USER_DATASET_SPECS.iter().map(|d| d.id).collect();
+                return Err(format!("{}: dataset {id:?} is not compiled into this binary (it carries: {}); Rust compiles a schema in: cargo build --features user-datasets with CODECBENCH_USER_DATASETS={} (codecbench run --local does this)",
+                    path.display(), if built.is_empty() { "no user dataset".into() } else { built.join(", ") }, path.display()));
+            }
+        }
+    }
+    Ok(())
 }
 
 fn codec_infos() -> Vec<CodecInfo> {
@@ -166,7 +195,7 @@ async fn attach_once(args: &Args, token: &client::Token, environment: &codecbenc
             environment: Some(environment.clone()),
             codecs: codec_infos(),
             compressions: client::COMPRESSIONS.iter().map(|c| c.to_string()).collect(),
-            datasets: codecbench_datasets::dataset_infos(),
+            datasets: codecbench_codecs::dataset_infos(),
         })
         .await
         .context("attach")?

@@ -1,0 +1,229 @@
+//! A user's datasets (proto/README.md, "A user's dataset"), compiled in when the crate's
+//! `user-datasets` feature is on: CODECBENCH_USER_DATASETS lists their manifests (separated by
+//! ':'), each naming a descriptor set and a record message. Their prost code lands in
+//! `codecbench_proto::user`, mirroring their packages, with the serde attributes the built-ins get.
+use prost::Message as _;
+use prost_reflect::{Cardinality, DescriptorPool, Kind, MessageDescriptor};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+type Error = Box<dyn std::error::Error>;
+
+pub struct UserDataset {
+    pub id: String,
+    pub field_names: String,
+    pub lazy_fields: Vec<String>,
+    pub record: MessageDescriptor,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Manifest {
+    id: String,
+    message: String,
+    descriptor_set: String,
+    #[serde(default)]
+    field_names: String,
+    #[serde(default)]
+    lazy_fields: Vec<String>,
+}
+
+/// The manifests' datasets and one pool of all their files (empty without the feature).
+pub fn load() -> Result<(Vec<UserDataset>, Option<prost_types::FileDescriptorSet>), Error> {
+    println!("cargo:rerun-if-env-changed=CODECBENCH_USER_DATASETS");
+    if std::env::var_os("CARGO_FEATURE_USER_DATASETS").is_none() {
+        return Ok((vec![], None));
+    }
+    let list = std::env::var("CODECBENCH_USER_DATASETS")
+        .map_err(|_| "the user-datasets feature needs CODECBENCH_USER_DATASETS: the manifests (dataset.json) to compile in, separated by ':'")?;
+    let mut files: BTreeMap<String, prost_types::FileDescriptorProto> = BTreeMap::new();
+    let mut order = vec![];
+    let mut manifests = vec![];
+    for path in list.split(':').filter(|p| !p.is_empty()).map(PathBuf::from) {
+        println!("cargo:rerun-if-changed={}", path.display());
+        let m: Manifest = serde_json::from_slice(&std::fs::read(&path).map_err(|e| format!("{}: {e}", path.display()))?)
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        let set_path = path.parent().unwrap_or(Path::new(".")).join(&m.descriptor_set);
+        println!("cargo:rerun-if-changed={}", set_path.display());
+        let set = prost_types::FileDescriptorSet::decode(std::fs::read(&set_path).map_err(|e| format!("{}: {e}", set_path.display()))?.as_slice())?;
+        for f in set.file {
+            match files.get(f.name()) {
+                Some(known) if *known != f => return Err(format!("two user datasets carry different files named {}", f.name()).into()),
+                Some(_) => {}
+                None => {
+                    order.push(f.name().to_string());
+                    files.insert(f.name().to_string(), f);
+                }
+            }
+        }
+        manifests.push(m);
+    }
+    let set = prost_types::FileDescriptorSet { file: order.iter().map(|n| files[n].clone()).collect() };
+    let pool = DescriptorPool::from_file_descriptor_set(set.clone())?;
+    let mut out = vec![];
+    for m in manifests {
+        let record = pool.get_message_by_name(m.message.trim_start_matches('.'))
+            .ok_or_else(|| format!("dataset {}: message {} is not in its descriptor set", m.id, m.message))?;
+        let field_names = if m.field_names.is_empty() { "json".into() } else { m.field_names };
+        out.push(UserDataset { id: m.id, field_names, lazy_fields: m.lazy_fields, record });
+    }
+    Ok((out, Some(set)))
+}
+
+/// A type's Rust path under `crate::user`: packages as modules, a nested type in its parent's
+/// module (prost's layout).
+pub fn rust_type(full_name: &str, package: &str) -> String {
+    let local = full_name.strip_prefix(package).map(|s| s.trim_start_matches('.')).unwrap_or(full_name);
+    let mut parts: Vec<String> = package.split('.').filter(|p| !p.is_empty()).map(super::snake).collect();
+    let names: Vec<&str> = local.split('.').collect();
+    let (last, outer) = names.split_last().unwrap();
+    parts.extend(outer.iter().map(|p| super::snake(p)));
+    parts.push(upper_camel(last));
+    format!("crate::user::{}", parts.join("::"))
+}
+
+/// prost's type names: UpperCamelCase.
+fn upper_camel(name: &str) -> String {
+    let mut out = String::new();
+    let mut up = true;
+    for c in name.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.push(c.to_ascii_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Every message the records reach.
+pub fn messages(users: &[UserDataset]) -> Vec<MessageDescriptor> {
+    let mut seen = BTreeMap::new();
+    let mut todo: Vec<MessageDescriptor> = users.iter().map(|d| d.record.clone()).collect();
+    while let Some(m) = todo.pop() {
+        if seen.insert(m.full_name().to_string(), m.clone()).is_none() {
+            todo.extend(m.fields().filter_map(|f| f.kind().as_message().cloned()));
+        }
+    }
+    seen.into_values().collect()
+}
+
+/// What the serde codecs cannot carry (proto/README.md, "Payloads"), one entry per field,
+/// e.g. "map field acme.Order.attributes": the same rule as Java's Offered and the browser's.
+pub fn unoffered(record: &MessageDescriptor) -> Vec<String> {
+    let mut out = vec![];
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![record.clone()];
+    while let Some(m) = todo.pop() {
+        if !seen.insert(m.full_name().to_string()) {
+            continue;
+        }
+        for f in m.fields() {
+            let at = f.full_name();
+            let kind = if f.is_map() {
+                Some("map".to_string())
+            } else if f.containing_oneof().is_some_and(|o| !o.is_synthetic()) {
+                Some("oneof".into())
+            } else {
+                match f.kind() {
+                    Kind::Int32 | Kind::Int64 | Kind::Double | Kind::Bool | Kind::String | Kind::Enum(_) => None,
+                    Kind::Message(r) if r.full_name() == "google.protobuf.Timestamp" => Some("google.protobuf.Timestamp".into()),
+                    Kind::Message(r) => {
+                        todo.push(r);
+                        None
+                    }
+                    other => Some(format!("{other:?}").to_lowercase()),
+                }
+            };
+            if let Some(kind) = kind {
+                out.push(format!("{kind} field {at}"));
+            }
+        }
+    }
+    out
+}
+
+/// The serde attributes of the user's messages (as the built-ins': names, optional, enums), and
+/// prost's code for their files in OUT_DIR/user; returns the module tree that includes it.
+pub fn compile(users: &[UserDataset], set: prost_types::FileDescriptorSet, out: &Path) -> Result<String, Error> {
+    let dir = out.join("user");
+    std::fs::create_dir_all(&dir)?;
+    let mut config = prost_build::Config::new();
+    config.out_dir(&dir);
+    for d in users {
+        for m in messages(std::slice::from_ref(d)) {
+            let path = format!(".{}", m.full_name());
+            config.message_attribute(&path, "#[derive(serde::Serialize, serde::Deserialize)]");
+            for o in m.oneofs().filter(|o| !o.is_synthetic()) {
+                config.enum_attribute(format!("{path}.{}", o.name()), "#[derive(serde::Serialize, serde::Deserialize)]");
+            }
+            for field in m.fields() {
+                let fp = format!("{path}.{}", field.name());
+                let name = if d.field_names == "proto" { field.name() } else { field.json_name() };
+                config.field_attribute(&fp, format!("#[serde(rename = {name:?})]"));
+                let optional = field.field_descriptor_proto().proto3_optional();
+                if optional {
+                    config.field_attribute(&fp, "#[serde(default, skip_serializing_if = \"Option::is_none\")]");
+                }
+                match field.kind() {
+                    // Well-known types are prost_types' own, without serde: a codec that reaches
+                    // one has refused the dataset before (unoffered), so this only has to compile.
+                    Kind::Message(r) if r.package_name() == "google.protobuf" => {
+                        config.field_attribute(&fp, "#[serde(with = \"crate::serde_refused\")]");
+                    }
+                    Kind::Enum(e) if !field.is_map() && field.containing_oneof().is_none_or(|o| o.is_synthetic()) => {
+                        let shape = if field.cardinality() == Cardinality::Repeated { "repeated" } else if optional { "optional" } else { "single" };
+                        let t = rust_type(e.full_name(), e.package_name());
+                        config.field_attribute(&fp, format!(
+                            "#[serde(serialize_with = \"crate::serde_enum::{shape}::serialize::<{t}, _>\", deserialize_with = \"crate::serde_enum::{shape}::deserialize::<{t}, _>\")]"
+                        ));
+                    }
+                    Kind::Double if field.cardinality() != Cardinality::Repeated && !optional && field.containing_oneof().is_none() => {
+                        config.field_attribute(&fp, "#[serde(deserialize_with = \"crate::serde_number::f64_from_number\")]");
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let packages: std::collections::BTreeSet<String> = set.file.iter().map(|f| f.package().to_string()).collect();
+    config.compile_fds(set)?;
+    // The module tree: one module per package segment, each including prost's file of its package.
+    #[derive(Default)]
+    struct Tree(BTreeMap<String, Tree>, Option<String>);
+    let mut root = Tree::default();
+    for p in &packages {
+        let file = if p.is_empty() { "_".to_string() } else { p.clone() };
+        let mut node = &mut root;
+        for seg in p.split('.').filter(|s| !s.is_empty()) {
+            node = node.0.entry(super::snake(seg)).or_default();
+        }
+        node.1 = Some(dir.join(format!("{file}.rs")).display().to_string());
+    }
+    fn render(t: &Tree, s: &mut String) {
+        if let Some(f) = &t.1 {
+            s.push_str(&format!("include!({f:?});\n"));
+        }
+        for (name, child) in &t.0 {
+            s.push_str(&format!("pub mod {name} {{\n"));
+            render(child, s);
+            s.push_str("}\n");
+        }
+    }
+    let mut s = String::from("/// A user's datasets' types (the `user-datasets` feature), by package.\n#[allow(clippy::all, non_camel_case_types, dead_code)]\npub mod user {\n");
+    render(&root, &mut s);
+    // The list message of each dataset (`repeated Record records = 1`), as a built-in's `*Dataset`.
+    s.push_str("pub mod lists {\n");
+    for d in users {
+        let t = rust_type(d.record.full_name(), d.record.package_name());
+        s.push_str(&format!(
+            "#[derive(Clone, PartialEq, ::prost::Message, serde::Serialize, serde::Deserialize)]\npub struct {} {{\n    #[prost(message, repeated, tag = \"1\")]\n    pub records: ::prost::alloc::vec::Vec<{t}>,\n}}\n",
+            super::variant(&d.id)
+        ));
+    }
+    s.push_str("}\n}\n");
+    Ok(s)
+}
