@@ -3,6 +3,7 @@ package dev.codecbench.worker;
 import codecbench.v1.Results.Measurement;
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.userdata.UserDatasets;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -53,7 +54,7 @@ public final class ForkedTrials implements Trials {
     return jvmFlags;
   }
 
-  private List<String> command(Path dir) {
+  private List<String> command(Path dir, Task task) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmFlags);
@@ -62,6 +63,8 @@ public final class ForkedTrials implements Trials {
     cmd.add(TrialMain.class.getName());
     cmd.add(dir.toString());
     cmd.add(Long.toString(jvmMinWarmupMs));
+    // A user's dataset: the child loads its models from the cache the worker built at start-up.
+    UserDatasets.manifestOf(task.getDataset()).ifPresent(m -> cmd.add(m.toString()));
     return cmd;
   }
 
@@ -91,7 +94,7 @@ public final class ForkedTrials implements Trials {
       if (payload != null) {
         Files.write(dir.resolve(TrialMain.PAYLOAD_IN), payload);
       }
-      child = new ProcessBuilder(command(dir))
+      child = new ProcessBuilder(command(dir, task))
           .redirectErrorStream(true)
           .redirectOutput(stderr.toFile())
           .start();

@@ -1,5 +1,7 @@
 package dev.codecbench.worker;
 
+import dev.codecbench.worker.userdata.UserDataException;
+import dev.codecbench.worker.userdata.UserDatasets;
 import io.grpc.DecompressorRegistry;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
@@ -8,8 +10,10 @@ import io.grpc.stub.MetadataUtils;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Entry point: {@code java -jar codecbench-java-worker.jar --control http://HOST:PORT --name java},
- * or {@code java -jar codecbench-java-worker.jar vectors DIR} to write Java's golden vectors.
+ * Entry point: {@code java -jar codecbench-java-worker.jar --control http://HOST:PORT --name java
+ * [--user-dataset dataset.json]...}, {@code java -jar codecbench-java-worker.jar vectors DIR} to
+ * write Java's golden vectors, or {@code java -jar codecbench-java-worker.jar build-user-datasets
+ * dataset.json...} to build user datasets' models ahead of a worker's start.
  */
 public final class Main {
   private Main() {}
@@ -17,6 +21,10 @@ public final class Main {
   public static void main(String[] args) {
     if (args.length > 0 && args[0].equals("vectors")) {
       System.exit(Vectors.main(args));
+      return;
+    }
+    if (args.length > 0 && args[0].equals("build-user-datasets")) {
+      System.exit(UserDatasets.main(args));
       return;
     }
     Options options;
@@ -29,6 +37,18 @@ public final class Main {
       System.err.print(Options.USAGE);
       System.exit(e.getMessage().isEmpty() ? 0 : 2);
       return;
+    }
+    // A user's dataset is registered before any codec is built (each builds its mappings then).
+    for (java.nio.file.Path manifest : options.userDatasets()) {
+      try {
+        UserDatasets.Loaded loaded = UserDatasets.load(manifest);
+        WorkerLoop.log(loaded.line());
+        loaded.fingerprintWarning().ifPresent(w -> WorkerLoop.log("warning: " + w));
+      } catch (UserDataException e) {
+        System.err.println("codecbench-java-worker: " + e.getMessage());
+        System.exit(2);
+        return;
+      }
     }
     // grpc-java advertises gzip for answers on every call unless told otherwise, and control
     // compresses for a client that does: every call but a gzip transfer leg goes on a channel

@@ -4,15 +4,20 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 
 /** Command line of the worker. {@code token} is empty when control requires none. */
-record Options(URI control, String name, long minWarmupMs, long reconnectTimeoutMs, String token, boolean inProcessTrials) {
+record Options(URI control, String name, long minWarmupMs, long reconnectTimeoutMs, String token, boolean inProcessTrials,
+    List<Path> userDatasets) {
   static final String USAGE =
       """
       usage: java -jar codecbench-java-worker.jar [--control URL] [--name NAME]
                                                   [--min-warmup-ms MS] [--reconnect-timeout-s S]
                                                   [--token-file FILE] [--trials fork|in-process]
+                                                  [--user-dataset DATASET_JSON]...
+             java -jar codecbench-java-worker.jar build-user-datasets DATASET_JSON...
         --control URL          control's address, http://HOST:PORT (default: $CODECBENCH_CONTROL,
                                else http://127.0.0.1:7600)
         --name NAME            worker name; control makes the id unique (default: java)
@@ -29,13 +34,17 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
                                where trials run: a fresh JVM each (default), or this JVM
                                (in-process: fast but each trial inherits the JIT state of the
                                ones before; for soak and smoke runs, not for measurements)
+        --user-dataset DATASET_JSON
+                               carry a user's dataset: its manifest (proto/README.md), whose
+                               models are built at start-up, or taken from the cache beside it
+                               (build-user-datasets builds that cache ahead); repeatable
       """;
 
   /** Never printed: a record's own toString would show the token. */
   @Override
   public String toString() {
     return "Options[control=" + control + ", name=" + name + ", token=" + (token.isEmpty() ? "none" : "set")
-        + ", trials=" + (inProcessTrials ? "in-process" : "fork") + "]";
+        + ", trials=" + (inProcessTrials ? "in-process" : "fork") + ", userDatasets=" + userDatasets + "]";
   }
 
   static final String DEFAULT_CONTROL = "http://127.0.0.1:7600";
@@ -54,6 +63,7 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
     long reconnectTimeoutS = 3600;
     String tokenFile = env.get("CODECBENCH_TOKEN_FILE");
     String trials = "fork";
+    List<Path> userDatasets = new ArrayList<>();
     for (int i = 0; i < args.length; i++) {
       String flag = args[i];
       switch (flag) {
@@ -63,6 +73,7 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
         case "--reconnect-timeout-s" -> reconnectTimeoutS = number(value(args, ++i, flag), flag);
         case "--token-file" -> tokenFile = value(args, ++i, flag);
         case "--trials" -> trials = value(args, ++i, flag);
+        case "--user-dataset" -> userDatasets.add(Path.of(value(args, ++i, flag)));
         case "-h", "--help" -> throw new UsageException("");
         default -> throw new UsageException("unknown argument '" + flag + "'");
       }
@@ -85,7 +96,8 @@ record Options(URI control, String name, long minWarmupMs, long reconnectTimeout
     if (!token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
       throw new UsageException("the token must be printable ASCII without spaces");
     }
-    return new Options(controlUri(control), name, minWarmupMs, reconnectTimeoutS * 1000, token, trials.equals("in-process"));
+    return new Options(controlUri(control), name, minWarmupMs, reconnectTimeoutS * 1000, token, trials.equals("in-process"),
+        List.copyOf(userDatasets));
   }
 
   /** host:port for the gRPC channel. */

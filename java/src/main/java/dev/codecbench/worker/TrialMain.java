@@ -2,14 +2,17 @@ package dev.codecbench.worker;
 
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.userdata.UserDataException;
+import dev.codecbench.worker.userdata.UserDatasets;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
- * The child JVM of one trial (like a JMH fork): {@code TrialMain DIR MIN_WARMUP_MS} reads the task,
- * the canonical blob and the payload that {@link ForkedTrials} wrote to DIR, runs {@link Trial}
- * once, writes the outcome back and exits. Exit 0 means {@code result.pb} was written (it may
+ * The child JVM of one trial (like a JMH fork): {@code TrialMain DIR MIN_WARMUP_MS [DATASET_JSON]}
+ * reads the task, the canonical blob and the payload that {@link ForkedTrials} wrote to DIR (and
+ * loads a user's dataset from its cache), runs {@link Trial} once, writes the outcome back and
+ * exits. Exit 0 means {@code result.pb} was written (it may
  * carry a failure); anything else is a crash the parent reports with this process's stderr.
  */
 public final class TrialMain {
@@ -22,8 +25,8 @@ public final class TrialMain {
   private TrialMain() {}
 
   public static void main(String[] args) throws IOException {
-    if (args.length != 2) {
-      System.err.println("usage: TrialMain DIR MIN_WARMUP_MS (started by the Java worker, one per trial)");
+    if (args.length != 2 && args.length != 3) {
+      System.err.println("usage: TrialMain DIR MIN_WARMUP_MS [DATASET_JSON] (started by the Java worker, one per trial)");
       System.exit(2);
     }
     Path dir = Path.of(args[0]);
@@ -33,7 +36,15 @@ public final class TrialMain {
     Path in = dir.resolve(PAYLOAD_IN);
     byte[] payload = Files.exists(in) ? Files.readAllBytes(in) : null;
 
-    Trial.Outcome outcome = Trial.run(task, canonical, payload, minWarmupMs);
+    Trial.Outcome outcome;
+    try {
+      if (args.length == 3) {
+        UserDatasets.load(Path.of(args[2]));
+      }
+      outcome = Trial.run(task, canonical, payload, minWarmupMs);
+    } catch (UserDataException e) {
+      outcome = new Trial.Outcome(java.util.List.of(), "setup failed: " + e.getMessage(), null);
+    }
 
     if (outcome.payload() != null) {
       Files.write(dir.resolve(PAYLOAD_OUT), outcome.payload());

@@ -10,11 +10,13 @@ import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
 import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.codec.CodecRegistry;
+import dev.codecbench.worker.codec.Refusals;
 import dev.codecbench.worker.dataset.Dataset;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.Iterator;
+import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -52,7 +54,10 @@ final class WorkerLoop {
     this.runner = new TaskRunner(codecs, blobs, env, options.minWarmupMs(), trials);
   }
 
-  /** What the worker announces: its codecs, compressions and datasets (each with its fingerprint). */
+  /**
+   * What the worker announces: its codecs, compressions and datasets (each with its fingerprint,
+   * its field names and what it refuses to run on it).
+   */
   static AttachRequest hello(String name, Environment env, CodecRegistry codecs) {
     AttachRequest.Builder hello = AttachRequest.newBuilder().setName(name).setEnvironment(env)
         .addAllCompressions(BlobClient.COMPRESSIONS);
@@ -66,11 +71,14 @@ final class WorkerLoop {
           .setNotes(c.notes())
           .addAllTimedRegions(c.timedRegions()));
     }
-    for (Dataset<?> d : Dataset.all()) {
+    List<Codec> all = codecs.all();
+    for (Dataset<?> d : Dataset.carried()) {
       hello.addDatasets(DatasetInfo.newBuilder()
           .setId(d.id())
           .setMessage(d.record().getFullName())
-          .setFingerprint(d.fingerprint()));
+          .setFingerprint(d.fingerprint())
+          .setFieldNames(d.fieldNames())
+          .addAllRefused(Refusals.of(d, all)));
     }
     return hello.build();
   }

@@ -13,7 +13,10 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 
-/** The worker announces every dataset it carries with the fingerprint control computes. */
+/**
+ * The worker announces every dataset it carries with the fingerprint control computes, its field
+ * names, and no refusal: every codec carries every built-in.
+ */
 class AttachRequestTest {
 
   @Test
@@ -23,7 +26,7 @@ class AttachRequestTest {
     Map<String, DatasetInfo> want = new TreeMap<>();
     expected.fields().forEachRemaining(e -> want.put(e.getKey(), DatasetInfo.newBuilder().setId(e.getKey())
         .setMessage(e.getValue().get("message").asText())
-        .setFingerprint(e.getValue().get("fingerprint").asText()).build()));
+        .setFingerprint(e.getValue().get("fingerprint").asText()).setFieldNames("json").build()));
     Map<String, DatasetInfo> got = new TreeMap<>();
     for (DatasetInfo d : hello.getDatasetsList()) {
       got.put(d.getId(), d);

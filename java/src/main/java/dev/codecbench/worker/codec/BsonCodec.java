@@ -56,6 +56,11 @@ public final class BsonCodec implements Codec {
   }
 
   @Override
+  public String refusal(Dataset<?> dataset) {
+    return bindings.refusal(dataset);
+  }
+
+  @Override
   public String id() {
     return ID;
   }

@@ -53,6 +53,11 @@ public final class CborCodec implements Codec {
   }
 
   @Override
+  public String refusal(Dataset<?> dataset) {
+    return bindings.refusal(dataset);
+  }
+
+  @Override
   public String id() {
     return ID;
   }

@@ -51,6 +51,16 @@ public interface Codec {
    */
   List<TimedRegion> timedRegions();
 
+  /**
+   * Why this codec does not carry {@code dataset} (a schema feature it has no payload rule or
+   * mapping for, naming the first such field: "json: map field acme.Order.attributes is not
+   * offered"), or null when it does. Announced on attach (DatasetInfo.refused), so control plans
+   * none of its cells; a refused dataset reaching the codec anyway fails with this reason.
+   */
+  default String refusal(Dataset<?> dataset) {
+    return null;
+  }
+
   /** Timed: the model records to bytes in memory. */
   <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException;
 

@@ -52,42 +52,41 @@ public final class FlatbuffersCodec implements Codec {
   /** What the objects a decode reads may add up to, in multiples of the buffer's size. */
   static final int SHARING = 4;
 
-  /** Per dataset (Dataset.index()): the root shape, the *Dataset table over Records. */
-  private final Shape[] roots;
-  /** Per dataset: why the mapper does not offer it (a feature it has no table for), or null. */
-  private final String[] refused;
+  /**
+   * Per dataset: the root shape (the list table over Records), or why the mapper does not offer
+   * it (a feature it has no table for). One dataset the mapper cannot represent is refused
+   * alone: the codec serves the others.
+   */
+  private final PerDataset<Shape> roots;
 
   public FlatbuffersCodec() {
-    this(Dataset.all());
+    this(Dataset.carried());
   }
 
   /** The mapper for {@code all} (the worker's datasets, or in tests a schema of their own). */
   FlatbuffersCodec(List<Dataset<?>> all) {
-    this.roots = new Shape[all.size()];
-    this.refused = new String[all.size()];
-    for (Dataset<?> d : all) {
+    this.roots = new PerDataset<>(all, d -> {
       Descriptor message = d.toProto(new Records<>(List.of())).getDescriptorForType();
       var recordType = d.recordsType().containedType(0);
       Model record = recordType.isCollectionLikeType()
           ? new Model(List.class, Model.of(recordType.getContentType().getRawClass()))
           : Model.of(recordType.getRawClass());
-      // One dataset the mapper cannot represent is refused alone: the codec serves the others.
-      try {
-        roots[d.index()] = new Builder(record).shape(message, Model.of(Records.class));
-      } catch (IllegalStateException e) {
-        refused[d.index()] = e.getMessage();
-      }
-    }
+      return new Builder(record, d::wireName).shape(message, Model.of(Records.class));
+    });
+  }
+
+  @Override
+  public String refusal(Dataset<?> dataset) {
+    return roots.get(dataset).refused();
   }
 
   /** The dataset's root shape, or the reason the mapper refused it. */
   private Shape root(Dataset<?> dataset, String what) throws CodecException {
-    Shape root = roots[dataset.index()];
-    if (root == null) {
-      throw new CodecException(ID + " " + what + ": dataset '" + dataset.id() + "' is not offered: "
-          + refused[dataset.index()]);
+    PerDataset.Entry<Shape> root = roots.get(dataset);
+    if (root.value() == null) {
+      throw new CodecException(ID + " " + what + ": dataset '" + dataset.id() + "' is not offered: " + root.refused());
     }
-    return root;
+    return root.value();
   }
 
   @Override

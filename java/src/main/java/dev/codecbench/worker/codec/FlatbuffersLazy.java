@@ -116,7 +116,7 @@ final class FlatbuffersLazy {
     for (int k = 0; k < chain.length - 1; k++) {
       int o = c.offset(chain[k]);
       if (o == 0) { // an absent table is the default message: its fields are their defaults
-        return text(chain[chain.length - 1].absent);
+        return text(chain[chain.length - 1], chain[chain.length - 1].absent);
       }
       c = r.cursors[k + 2].at(c.table(o));
     }
@@ -128,16 +128,25 @@ final class FlatbuffersLazy {
         return null;
       }
       int at = c.vectorStart(o) + p.cell() * f.kind.size;
-      return f.kind == Kind.STRING ? c.stringAt(at) : text(f.fromWire(c.scalar(f.kind, at)));
+      return f.kind == Kind.STRING ? c.stringAt(at) : text(f, f.fromWire(c.scalar(f.kind, at)));
     }
     if (o == 0) {
-      return text(f.absent); // an unset optional field has no value: null
+      return text(f, f.absent); // an unset optional field has no value: null
     }
-    return f.kind == Kind.STRING ? c.string(o) : text(f.fromWire(c.scalar(f.kind, c.position() + o)));
+    return f.kind == Kind.STRING ? c.string(o) : text(f, f.fromWire(c.scalar(f.kind, c.position() + o)));
   }
 
-  /** A scalar in the text form of LazyField (Java's toString, an enum's name), a string as it is; null as null. */
-  private static String text(Object v) {
+  /**
+   * A scalar in the text form of LazyField (Java's toString, an enum's name, an unsigned integer
+   * in unsigned decimal), a string as it is; null as null.
+   */
+  private static String text(Field f, Object v) {
+    if (f.unsigned && v instanceof Integer i) {
+      return Integer.toUnsignedString(i);
+    }
+    if (f.unsigned && v instanceof Long l) {
+      return Long.toUnsignedString(l);
+    }
     return v == null || v instanceof String ? (String) v : String.valueOf(v);
   }
 }

@@ -17,8 +17,10 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * FlatbuffersCodec's mapping, built once per dataset from the proto descriptors (a message's
@@ -27,6 +29,8 @@ import java.util.Set;
  * accessors and canonical constructors): one Shape per message (a table).
  */
 final class FlatbuffersMapping {
+  private static final String ID = "flatbuffers";
+
   private FlatbuffersMapping() {}
 
   /** The FlatBuffers type of a field (or of a vector's elements) and its inline size in bytes. */
@@ -72,9 +76,11 @@ final class FlatbuffersMapping {
     final boolean optional;
     /** kind ENUM: the model's constants and their proto numbers. */
     final Enums enums;
+    /** uint32, fixed32, uint64, fixed64: held signed (as protobuf-java does), read lazily as unsigned. */
+    final boolean unsigned;
 
     Field(String name, int slot, Kind kind, boolean repeated, Shape table, MethodHandle get, boolean optional,
-        Enums enums) {
+        Enums enums, boolean unsigned) {
       this.name = name;
       this.slot = slot;
       this.voffset = 4 + 2 * slot;
@@ -84,6 +90,7 @@ final class FlatbuffersMapping {
       this.get = get;
       this.optional = optional;
       this.enums = enums;
+      this.unsigned = unsigned;
     }
 
     /** The wire number of an enum constant (flatc's enum is the proto number). */
@@ -152,14 +159,19 @@ final class FlatbuffersMapping {
     }
   }
 
-  /** Builds the shapes of one dataset; {@code typeVariable} is what Records' R stands for. */
+  /**
+   * Builds the shapes of one dataset; {@code typeVariable} is what Records' R stands for, {@code
+   * wireName} a field's name in lazy paths (the dataset's field names).
+   */
   static final class Builder {
     private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
     private final Model typeVariable;
+    private final Function<FieldDescriptor, String> wireName;
     private final Set<String> inProgress = new HashSet<>();
 
-    Builder(Model typeVariable) {
+    Builder(Model typeVariable, Function<FieldDescriptor, String> wireName) {
       this.typeVariable = typeVariable;
+      this.wireName = wireName;
     }
 
     Shape shape(Descriptor message, Model model) {
@@ -222,7 +234,7 @@ final class FlatbuffersMapping {
     private Field field(Descriptor message, FieldDescriptor fd, Model model, RecordComponent comp) {
       String where = message.getName() + "." + fd.getName();
       if (fd.isMapField() || fd.getRealContainingOneof() != null) {
-        throw new IllegalStateException("flatbuffers: " + where + ": maps and oneofs are not mapped");
+        throw new IllegalStateException(Offered.reason(ID, fd.isMapField() ? "map" : "oneof", fd));
       }
       Model value = model;
       if (fd.isRepeated()) {
@@ -241,7 +253,7 @@ final class FlatbuffersMapping {
         case DOUBLE -> Kind.DOUBLE;
         case STRING -> Kind.STRING;
         case MESSAGE -> Kind.TABLE;
-        default -> throw new IllegalStateException("flatbuffers: " + where + ": " + fd.getType() + " is not mapped");
+        default -> throw new IllegalStateException(Offered.reason(ID, fd.getType().name().toLowerCase(Locale.ROOT), fd));
       };
       boolean boxed = fd.isRepeated() || optional;
       Class<?> want = switch (kind) {
@@ -271,7 +283,11 @@ final class FlatbuffersMapping {
         }
       }
       Enums enums = kind == Kind.ENUM ? Enums.of(want, fd.getEnumType(), where) : null;
-      return new Field(fd.getJsonName(), fd.getIndex(), kind, fd.isRepeated(), table, get, optional, enums);
+      boolean unsigned = switch (fd.getType()) {
+        case UINT32, FIXED32, UINT64, FIXED64 -> true;
+        default -> false;
+      };
+      return new Field(wireName.apply(fd), fd.getIndex(), kind, fd.isRepeated(), table, get, optional, enums, unsigned);
     }
 
     private Model modelOf(Type t) {

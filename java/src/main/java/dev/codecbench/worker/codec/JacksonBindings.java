@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
-import java.util.List;
 
 /**
  * One pre-built ObjectReader and ObjectWriter per dataset over a configured mapper, for the
@@ -15,26 +14,29 @@ import java.util.List;
  * inside a timed region.
  */
 final class JacksonBindings {
-  private final ObjectReader[] readers;
-  private final ObjectWriter[] writers;
-  /** Per dataset: why the codec does not offer it (Offered), or null. */
-  private final String[] refused;
+  private record ReaderWriter(ObjectReader reader, ObjectWriter writer) {}
+
+  /** Per dataset: its reader and writer, or why the codec does not offer it (Offered). */
+  private final PerDataset<ReaderWriter> byDataset;
 
   JacksonBindings(String codec, ObjectMapper mapper) {
-    List<Dataset<?>> all = Dataset.all();
-    this.readers = new ObjectReader[all.size()];
-    this.writers = new ObjectWriter[all.size()];
-    this.refused = new String[all.size()];
-    for (Dataset<?> d : all) {
-      readers[d.index()] = mapper.readerFor(d.recordsType());
-      writers[d.index()] = mapper.writerFor(d.recordsType());
-      refused[d.index()] = Offered.refusal(codec, d.record());
-    }
+    this.byDataset = new PerDataset<>(Dataset.carried(), d -> {
+      String why = Offered.refusal(codec, d.record());
+      if (why != null) {
+        throw new IllegalStateException(why);
+      }
+      return new ReaderWriter(mapper.readerFor(d.recordsType()), mapper.writerFor(d.recordsType()));
+    });
+  }
+
+  /** Why the codec does not offer {@code dataset} (a schema feature it has no payload rule for), or null. */
+  String refusal(Dataset<?> dataset) {
+    return byDataset.get(dataset).refused();
   }
 
   /** Refuses a dataset with a schema feature the codec has no payload rule for, naming the field. */
   void check(Dataset<?> dataset) throws CodecException {
-    String why = refused[dataset.index()];
+    String why = refusal(dataset);
     if (why != null) {
       throw new CodecException(why);
     }
@@ -42,12 +44,12 @@ final class JacksonBindings {
 
   ObjectReader reader(Dataset<?> dataset) throws CodecException {
     check(dataset);
-    return readers[dataset.index()];
+    return byDataset.get(dataset).value().reader();
   }
 
   ObjectWriter writer(Dataset<?> dataset) throws CodecException {
     check(dataset);
-    return writers[dataset.index()];
+    return byDataset.get(dataset).value().writer();
   }
 
   /** A tree read by a tree decode to the model records (verification, outside timing). */

@@ -38,9 +38,9 @@ public final class JsonCodec implements Codec {
 
   private final ObjectReader treeReader;
   private final JacksonBindings bindings;
-  /** Per dataset (by index): one record's reader and writer, for the streaming mode. */
-  private final ObjectReader[] recordReaders;
-  private final ObjectWriter[] recordWriters;
+  /** Per dataset: one record's reader and writer, for the streaming mode. */
+  private final PerDataset<ObjectReader> recordReaders;
+  private final PerDataset<ObjectWriter> recordWriters;
 
   public JsonCodec() {
     ObjectMapper mapper =
@@ -61,16 +61,16 @@ public final class JsonCodec implements Codec {
             .build();
     this.treeReader = mapper.reader();
     this.bindings = new JacksonBindings(ID, mapper);
-    List<Dataset<?>> all = Dataset.all();
-    this.recordReaders = new ObjectReader[all.size()];
-    this.recordWriters = new ObjectWriter[all.size()];
-    for (Dataset<?> d : all) {
-      recordReaders[d.index()] = mapper.readerFor(d.recordsType().containedType(0));
-      // Written into a bounded buffer: a flush after every record would hand the drain one
-      // record at a time instead of full buffers.
-      recordWriters[d.index()] =
-          mapper.writerFor(d.recordsType().containedType(0)).without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
-    }
+    this.recordReaders = new PerDataset<>(Dataset.carried(), d -> mapper.readerFor(d.recordsType().containedType(0)));
+    // Written into a bounded buffer: a flush after every record would hand the drain one record
+    // at a time instead of full buffers.
+    this.recordWriters = new PerDataset<>(Dataset.carried(),
+        d -> mapper.writerFor(d.recordsType().containedType(0)).without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE));
+  }
+
+  @Override
+  public String refusal(Dataset<?> dataset) {
+    return bindings.refusal(dataset);
   }
 
   @Override
@@ -165,7 +165,7 @@ public final class JsonCodec implements Codec {
   @Override
   public <R> void encodeStreaming(Dataset<R> dataset, Records<R> records, OutputStream out) throws CodecException {
     bindings.check(dataset);
-    ObjectWriter writer = recordWriters[dataset.index()];
+    ObjectWriter writer = recordWriters.get(dataset).value();
     // The same bytes as encode: the wrapper by hand, each record by the databind writer.
     try (JsonGenerator g = writer.createGenerator(out, JsonEncoding.UTF8)) {
       g.writeStartObject();
@@ -185,7 +185,7 @@ public final class JsonCodec implements Codec {
   public <R> long decodeStreaming(Dataset<R> dataset, InputStream in, Consumer<? super R> sink)
       throws CodecException {
     bindings.check(dataset);
-    ObjectReader reader = recordReaders[dataset.index()];
+    ObjectReader reader = recordReaders.get(dataset).value();
     long n = 0;
     try (JsonParser p = reader.createParser(in)) {
       JsonToken t = p.nextToken();

@@ -46,6 +46,11 @@ public final class MsgpackCodec implements Codec {
   }
 
   @Override
+  public String refusal(Dataset<?> dataset) {
+    return bindings.refusal(dataset);
+  }
+
+  @Override
   public String id() {
     return ID;
   }

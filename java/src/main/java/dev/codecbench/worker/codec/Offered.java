@@ -29,7 +29,7 @@ final class Offered {
       for (FieldDescriptor f : m.getFields()) {
         String kind = unoffered(f);
         if (kind != null) {
-          return codec + ": " + kind + " field " + f.getFullName() + " is not offered";
+          return reason(codec, kind, f);
         }
         if (f.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
           todo.add(f.getMessageType());
@@ -37,6 +37,11 @@ final class Offered {
       }
     }
     return null;
+  }
+
+  /** A refusal's reason: "json: map field acme.shop.v1.Order.attributes is not offered". */
+  static String reason(String codec, String kind, FieldDescriptor f) {
+    return codec + ": " + kind + " field " + f.getFullName() + " is not offered";
   }
 
   /** The feature of {@code f} no payload rule covers, or null. */

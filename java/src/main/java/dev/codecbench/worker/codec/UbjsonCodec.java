@@ -35,12 +35,17 @@ public final class UbjsonCodec implements Codec {
   private final UbjsonMapping mapping;
 
   public UbjsonCodec() {
-    this(Dataset.all());
+    this(Dataset.carried());
   }
 
   /** The codec for {@code datasets} (the worker's datasets, or in tests a schema of their own). */
   UbjsonCodec(List<Dataset<?>> datasets) {
     this.mapping = new UbjsonMapping(datasets);
+  }
+
+  @Override
+  public String refusal(Dataset<?> dataset) {
+    return mapping.refusal(dataset);
   }
 
   @Override

@@ -26,6 +26,8 @@ import java.lang.reflect.RecordComponent;
 import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
 
 /**
  * The model records to and from com.dev-smart:ubjson's value tree. The library has no data
@@ -44,6 +46,7 @@ import java.util.List;
  * field; any integer marker is taken for an integer field, any number for a double (exactly).
  */
 final class UbjsonMapping {
+  private static final String ID = "ubjson";
   private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
 
   /** The payload does not have the dataset's shape. */
@@ -53,37 +56,41 @@ final class UbjsonMapping {
     }
   }
 
-  /** Per dataset (Dataset.index()): how one record is written and read. */
-  private final Value[] records;
-  /** Per dataset: why the mapping does not offer it (a feature it has no form for), or null. */
-  private final String[] refused;
+  /**
+   * Per dataset: how one record is written and read, or why it is not offered (a feature with no
+   * payload rule, Offered, as in every schema-less codec; or one the mapping has no form for).
+   * One dataset the mapping cannot represent is refused alone: the codec serves the others.
+   */
+  private final PerDataset<Value> records;
 
   UbjsonMapping(List<Dataset<?>> all) {
-    this.records = new Value[all.size()];
-    this.refused = new String[all.size()];
-    for (Dataset<?> d : all) {
+    this.records = new PerDataset<>(all, d -> {
+      String why = Offered.refusal(ID, d.record());
+      if (why != null) {
+        throw new IllegalStateException(why);
+      }
       Descriptor wrapper = d.toProto(new Records<>(List.of())).getDescriptorForType();
       FieldDescriptor field = wrapper.findFieldByName("records");
       if (wrapper.getFields().size() != 1 || field == null || !field.isRepeated()
           || field.getType() != FieldDescriptor.Type.MESSAGE) {
         throw new IllegalStateException("ubjson: " + wrapper.getName() + " is not one repeated message field 'records'");
       }
-      // One dataset the mapping cannot represent is refused alone: the codec serves the others.
-      try {
-        records[d.index()] = record(field.getMessageType(), d.recordsType().containedType(0));
-      } catch (IllegalStateException e) {
-        refused[d.index()] = e.getMessage();
-      }
-    }
+      return record(field.getMessageType(), d.recordsType().containedType(0), d::wireName);
+    });
+  }
+
+  /** Why the mapping does not offer {@code dataset}, or null. */
+  String refusal(Dataset<?> dataset) {
+    return records.get(dataset).refused();
   }
 
   /** How one record of the dataset is written and read, or the reason it is not offered. */
   private Value mapped(Dataset<?> dataset) {
-    Value one = records[dataset.index()];
-    if (one == null) {
-      throw new ShapeException("dataset '" + dataset.id() + "' is not offered: " + refused[dataset.index()]);
+    PerDataset.Entry<Value> one = records.get(dataset);
+    if (one.value() == null) {
+      throw new ShapeException("dataset '" + dataset.id() + "' is not offered: " + one.refused());
     }
-    return one;
+    return one.value();
   }
 
   <R> UBValue toTree(Dataset<R> dataset, Records<R> in) {
@@ -132,7 +139,7 @@ final class UbjsonMapping {
   // ---- building the mapping (once) ------------------------------------------------------------
 
   /** A dataset's record: a record class for its message, or a List for a one-repeated-field message. */
-  private static Value record(Descriptor message, JavaType type) {
+  private static Value record(Descriptor message, JavaType type, Function<FieldDescriptor, String> wireName) {
     if (type.isCollectionLikeType()) {
       List<FieldDescriptor> fields = message.getFields();
       if (fields.size() != 1 || !fields.get(0).isRepeated()) {
@@ -140,20 +147,19 @@ final class UbjsonMapping {
             + "repeated field");
       }
       FieldDescriptor only = fields.get(0);
-      return new ListValue(single(only, type.getContentType().getRawClass(), message.getName() + "." + only.getName()),
-          "record");
+      return new ListValue(single(only, type.getContentType().getRawClass(), only.getFullName(), wireName), "record");
     }
-    return message(message, type.getRawClass());
+    return message(message, type.getRawClass(), wireName);
   }
 
-  private static MessageValue message(Descriptor message, Class<?> type) {
+  private static MessageValue message(Descriptor message, Class<?> type, Function<FieldDescriptor, String> wireName) {
     RecordComponent[] comps = ProtoRecords.components("ubjson", type, message);
     List<FieldDescriptor> fds = message.getFields();
     Field[] fields = new Field[comps.length];
     Class<?>[] types = new Class<?>[comps.length];
     for (int i = 0; i < comps.length; i++) {
       FieldDescriptor fd = fds.get(i);
-      fields[i] = field(message, fd, comps[i]);
+      fields[i] = field(fd, comps[i], wireName);
       types[i] = comps[i].getType();
     }
     MethodHandle construct;
@@ -167,12 +173,12 @@ final class UbjsonMapping {
     return new MessageValue(fields, construct);
   }
 
-  private static Field field(Descriptor message, FieldDescriptor fd, RecordComponent comp) {
-    String where = message.getName() + "." + fd.getName();
+  private static Field field(FieldDescriptor fd, RecordComponent comp, Function<FieldDescriptor, String> wireName) {
     if (fd.isMapField() || fd.getRealContainingOneof() != null) {
-      throw new IllegalStateException("ubjson: " + where + ": maps and oneofs are not mapped");
+      throw new IllegalStateException(Offered.reason(ID, fd.isMapField() ? "map" : "oneof", fd));
     }
-    String key = fd.getJsonName();
+    String key = wireName.apply(fd);
+    String where = fd.getFullName();
     MethodHandle get;
     try {
       get = LOOKUP.unreflect(comp.getAccessor());
@@ -183,18 +189,18 @@ final class UbjsonMapping {
       if (comp.getType() != List.class || !(comp.getGenericType() instanceof ParameterizedType p)) {
         throw new IllegalStateException("ubjson: " + where + " is repeated; its model is not a List");
       }
-      Value element = single(fd, rawClass(p.getActualTypeArguments()[0], where), where);
+      Value element = single(fd, rawClass(p.getActualTypeArguments()[0], where), where, wireName);
       // Named in errors as the hand-written mapping named them: a string list by its key, other
       // lists as a field; their elements as key[i].
       String name = fd.getType() == FieldDescriptor.Type.STRING ? key : "field '" + key + "'";
       return new Field(key, new ListValue(element, key), name, get, false);
     }
-    Value value = single(fd, comp.getType(), where);
+    Value value = single(fd, comp.getType(), where, wireName);
     return new Field(key, value, fd.getType() == FieldDescriptor.Type.MESSAGE ? key : "field '" + key + "'", get,
         fd.toProto().getProto3Optional());
   }
 
-  private static Value single(FieldDescriptor fd, Class<?> type, String where) {
+  private static Value single(FieldDescriptor fd, Class<?> type, String where, Function<FieldDescriptor, String> wireName) {
     Scalar.Kind kind = switch (fd.getType()) {
       case STRING -> Scalar.Kind.STRING;
       case BOOL -> Scalar.Kind.BOOL;
@@ -204,10 +210,10 @@ final class UbjsonMapping {
       case MESSAGE, ENUM -> null;
       // Unsigned, float and bytes fields have no mapping yet (no dataset has one): a dataset that
       // adds one is refused, naming the field.
-      default -> throw new IllegalStateException("ubjson: " + where + ": " + fd.getType() + " is not mapped");
+      default -> throw new IllegalStateException(Offered.reason(ID, fd.getType().name().toLowerCase(Locale.ROOT), fd));
     };
     if (fd.getType() == FieldDescriptor.Type.MESSAGE) {
-      return message(fd.getMessageType(), type);
+      return message(fd.getMessageType(), type, wireName);
     }
     if (kind == null) {
       if (!type.isEnum()) {

@@ -56,10 +56,10 @@ public final class XmlCodec implements Codec {
 
   private final WstxInputFactory inputs;
   private final Factory factory;
-  private final ObjectReader[] readers;
-  private final ObjectWriter[] writers;
-  /** Per dataset: why the codec does not offer it (Offered), or null. */
-  private final String[] refused;
+  private record ReaderWriter(ObjectReader reader, ObjectWriter writer) {}
+
+  /** Per dataset: its reader and writer, or why the codec does not offer it (Offered). */
+  private final PerDataset<ReaderWriter> byDataset;
 
   public XmlCodec() {
     this.inputs = new WstxInputFactory();
@@ -92,16 +92,19 @@ public final class XmlCodec implements Codec {
           .setAcceptBlankAsEmpty(false)
           .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
     }
-    List<Dataset<?>> all = Dataset.all();
-    this.readers = new ObjectReader[all.size()];
-    this.writers = new ObjectWriter[all.size()];
-    this.refused = new String[all.size()];
-    for (Dataset<?> d : all) {
-      refused[d.index()] = Offered.refusal(ID, d.record());
+    this.byDataset = new PerDataset<>(Dataset.carried(), d -> {
+      String why = Offered.refusal(ID, d.record());
+      if (why != null) {
+        throw new IllegalStateException(why);
+      }
       XmlMapping.checkRowItemsName(d);
-      readers[d.index()] = mapper.readerFor(d.recordsType());
-      writers[d.index()] = mapper.writerFor(d.recordsType()).withRootName(ROOT);
-    }
+      return new ReaderWriter(mapper.readerFor(d.recordsType()), mapper.writerFor(d.recordsType()).withRootName(ROOT));
+    });
+  }
+
+  @Override
+  public String refusal(Dataset<?> dataset) {
+    return byDataset.get(dataset).refused();
   }
 
   @Override
@@ -156,7 +159,7 @@ public final class XmlCodec implements Codec {
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     check(dataset);
     try {
-      return writers[dataset.index()].writeValueAsBytes(records);
+      return byDataset.get(dataset).value().writer().writeValueAsBytes(records);
     } catch (IOException | RuntimeException e) {
       throw wrap("encode", e);
     }
@@ -170,7 +173,7 @@ public final class XmlCodec implements Codec {
       Strict reader = new Strict(inputs.createXMLStreamReader(new Stax2ByteArraySource(payload, 0, payload.length)));
       reader.toRoot();
       try (FromXmlParser parser = factory.createParser(reader)) {
-        records = readers[dataset.index()].readValue(parser);
+        records = byDataset.get(dataset).value().reader().readValue(parser);
       }
     } catch (XMLStreamException | IOException | RuntimeException e) {
       throw wrap("decode", e);
@@ -183,8 +186,9 @@ public final class XmlCodec implements Codec {
 
   /** Refuses a dataset with a schema feature xml has no payload rule for, naming the field. */
   private void check(Dataset<?> dataset) throws CodecException {
-    if (refused[dataset.index()] != null) {
-      throw new CodecException(refused[dataset.index()]);
+    String why = refusal(dataset);
+    if (why != null) {
+      throw new CodecException(why);
     }
   }
 

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 /**
@@ -24,14 +25,24 @@ import java.util.function.Function;
  * fields and description come from the option; how its canonical blob (the protobuf encoding of
  * its list message) is parsed and how a record becomes the native model and back come from the
  * model's {@link Binding} for that message.
+ *
+ * <p>A user's dataset (a schema given at start-up, dev.codecbench.worker.userdata) is {@link
+ * #register registered} beside the built-ins, with the options its manifest gives.
  */
 public final class Dataset<R> {
+  /** Field names in self-describing payloads: each field's json_name (the built-ins'), or its .proto name. */
+  public static final String JSON_NAMES = "json";
+  public static final String PROTO_NAMES = "proto";
+
   private static final TypeFactory TYPES = TypeFactory.defaultInstance();
   private static final List<Dataset<?>> ALL = discover(Models.FILES, Models.BINDINGS);
   private static final Map<String, Dataset<?>> BY_ID = byId(ALL);
+  /** Users' datasets, in the order they were registered; their indexes follow the built-ins'. */
+  private static final List<Dataset<?>> USER = new CopyOnWriteArrayList<>();
 
   private final DatasetOptions options;
   private final int index;
+  private final boolean protoNames;
   private final Descriptor record;
   private final String fingerprint;
   private final JavaType recordsType;
@@ -42,9 +53,10 @@ public final class Dataset<R> {
   private final Function<R, Message> toProto;
 
   @SuppressWarnings("unchecked")
-  private Dataset(DatasetOptions options, int index, Binding<?, ?, R> binding) {
+  private Dataset(DatasetOptions options, int index, Binding<?, ?, R> binding, boolean protoNames) {
     this.options = options;
     this.index = index;
+    this.protoNames = protoNames;
     this.record = binding.record();
     this.fingerprint = SchemaFingerprint.of(record);
     this.recordsType = TYPES.constructParametricType(Records.class, binding.recordType());
@@ -78,7 +90,7 @@ public final class Dataset<R> {
         throw new IllegalStateException("dataset '" + options.getId() + "': no model was built for its record "
             + message.getFullName());
       }
-      out.add(new Dataset<>(options, out.size(), binding));
+      out.add(new Dataset<>(options, out.size(), binding, false));
     }
     for (Descriptor nested : message.getNestedTypes()) {
       collect(nested, byRecord, out);
@@ -97,12 +109,58 @@ public final class Dataset<R> {
     return out;
   }
 
-  public static Optional<Dataset<?>> byId(String id) {
-    return Optional.ofNullable(BY_ID.get(id));
+  /**
+   * Registers a user's dataset (its record, its binding to the models built for it, the options
+   * its manifest gives) and returns it. An id already carried is refused, naming its message.
+   */
+  public static synchronized Dataset<?> register(DatasetOptions options, Binding<?, ?, ?> binding, String fieldNames) {
+    if (!fieldNames.equals(JSON_NAMES) && !fieldNames.equals(PROTO_NAMES)) {
+      throw new IllegalArgumentException("fieldNames must be json or proto, not '" + fieldNames + "'");
+    }
+    Optional<Dataset<?>> twin = byId(options.getId());
+    if (twin.isPresent()) {
+      throw new IllegalStateException("dataset id '" + options.getId() + "' is already carried (" + twin.get().record
+          .getFullName() + (twin.get().isUser() ? ", a user's dataset" : ", a built-in") + ")");
+    }
+    Dataset<?> d = new Dataset<>(options, ALL.size() + USER.size(), binding, fieldNames.equals(PROTO_NAMES));
+    USER.add(d);
+    return d;
   }
 
+  /** A built-in or a registered user's dataset. */
+  public static Optional<Dataset<?>> byId(String id) {
+    Dataset<?> builtIn = BY_ID.get(id);
+    if (builtIn != null) {
+      return Optional.of(builtIn);
+    }
+    return USER.stream().filter(d -> d.id().equals(id)).findFirst();
+  }
+
+  /** The built-in datasets (compiled in from proto/). */
   public static List<Dataset<?>> all() {
     return ALL;
+  }
+
+  /** Every dataset this worker carries: the built-ins, then the users' registered so far. */
+  public static List<Dataset<?>> carried() {
+    List<Dataset<?>> out = new ArrayList<>(ALL);
+    out.addAll(USER);
+    return List.copyOf(out);
+  }
+
+  /** A user's dataset (given at start-up), not a built-in. */
+  public boolean isUser() {
+    return USER.contains(this);
+  }
+
+  /** "json" (json_name) or "proto": the names self-describing payloads give fields. */
+  public String fieldNames() {
+    return protoNames ? PROTO_NAMES : JSON_NAMES;
+  }
+
+  /** A field's name in self-describing payloads and lazy paths: its json_name, or its .proto name. */
+  public String wireName(com.google.protobuf.Descriptors.FieldDescriptor field) {
+    return protoNames ? field.getName() : field.getJsonName();
   }
 
   public String id() {

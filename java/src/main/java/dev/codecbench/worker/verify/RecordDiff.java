@@ -3,6 +3,7 @@ package dev.codecbench.worker.verify;
 import dev.codecbench.worker.model.Records;
 import java.lang.reflect.RecordComponent;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -71,6 +72,19 @@ public final class RecordDiff {
       }
       return null;
     }
+    if (want instanceof Map<?, ?> w && got instanceof Map<?, ?> g) {
+      // A map's values may be byte[] or records holding them: compared by key, then as values are.
+      if (!w.keySet().equals(g.keySet())) {
+        return path + ": expected keys " + w.keySet() + ", got " + g.keySet();
+      }
+      for (Map.Entry<?, ?> e : w.entrySet()) {
+        String d = diff(e.getValue(), g.get(e.getKey()), path + "[" + e.getKey() + "]");
+        if (d != null) {
+          return d;
+        }
+      }
+      return null;
+    }
     // Boxed Double.equals compares bits, so -0.0 != 0.0 and NaN == NaN: exact round-trip. A bytes
     // field is a byte[]: compared by content.
     return Objects.deepEquals(want, got) ? null : path + ": expected " + show(want) + ", got " + show(got);
@@ -85,6 +99,10 @@ public final class RecordDiff {
   }
 
   private static String show(Object v) {
+    if (v instanceof byte[] b) {
+      String hex = java.util.HexFormat.of().formatHex(b, 0, Math.min(b.length, 40));
+      return "bytes " + hex + (b.length > 40 ? "... (" + b.length + " bytes)" : "");
+    }
     if (v instanceof String s) {
       String shown = s.length() > 80 ? s.substring(0, 77) + "..." : s;
       return '"' + shown.replace("\r", "\\r").replace("\n", "\\n") + '"';

@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A dataset whose schema a generic mapper has no form for (bytes, uint32, enums, maps: the test
- * schema of src/test/proto) is refused alone, with the reason, when it is used: the codec is still
- * built, so the worker starts and serves every other dataset.
+ * schema of src/test/proto) is refused alone, with the reason (the one the worker announces),
+ * when it is used: the codec is still built, so the worker starts and serves every other dataset.
  */
 class UnmappedDatasetTest {
   private static final List<Dataset<?>> DATASETS = Dataset.discover(TestModels.FILES, TestModels.BINDINGS);
@@ -32,12 +32,16 @@ class UnmappedDatasetTest {
   @Test
   void flatbuffersRefusesTheDatasetAndNothingElse() {
     FlatbuffersCodec fb = new FlatbuffersCodec(DATASETS);
-    refused(fb, "flatbuffers: Everything.raw: BYTES is not mapped", new byte[0]);
+    refused(fb, "flatbuffers: bytes field codecbench.test.v1.Everything.raw is not offered", new byte[0]);
+    assertEquals("flatbuffers: bytes field codecbench.test.v1.Everything.raw is not offered",
+        fb.refusal(DATASETS.get(0)));
   }
 
   @Test
   void ubjsonRefusesTheDatasetAndNothingElse() {
     // A payload that reads (an empty UBJSON object): the dataset is refused when it is mapped.
-    refused(new UbjsonCodec(DATASETS), "ubjson: Everything.u32: UINT32 is not mapped", new byte[] {'{', '}'});
+    // The schema-less codecs' payload rules first (Offered), as json's.
+    refused(new UbjsonCodec(DATASETS), "ubjson: uint32 field codecbench.test.v1.Everything.u32 is not offered",
+        new byte[] {'{', '}'});
   }
 }
