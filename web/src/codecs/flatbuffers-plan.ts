@@ -1,6 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import type { Dataset } from "../model/dataset";
-import { wireName } from "../model/schema";
+import type { WireName } from "../model/schema";
 
 // The flatbuffers codec's plan of a dataset (src/codecs/flatbuffers.ts), from the protobuf-es
 // descriptors: every message a table, every field a slot in declaration order (as flatc 2.0.8
@@ -80,7 +80,7 @@ function scalarKind(field: DescField, type: ScalarType): Kind {
   }
 }
 
-function fieldPlan(field: DescField, slot: number, plans: Map<DescMessage, MessagePlan>): FieldPlan {
+function fieldPlan(field: DescField, slot: number, plans: Map<DescMessage, MessagePlan>, wireName: WireName): FieldPlan {
   const name = wireName(field);
   const base = { name, slot, vtableOffset: 4 + 2 * slot, optional: field.proto.proto3Optional, proto: field };
   const scalar = (kind: Kind) => ({ ...base, kind, message: null, enumeration: null, zero: DEFAULTS[kind] });
@@ -88,7 +88,7 @@ function fieldPlan(field: DescField, slot: number, plans: Map<DescMessage, Messa
     const plan = enumPlan(desc);
     return { ...base, kind: Kind.Enum, message: null, enumeration: plan, zero: plan.names.get(0) ?? 0 };
   };
-  const message = (desc: DescMessage) => ({ ...base, kind: Kind.Message, message: messagePlan(desc, plans), enumeration: null, zero: null });
+  const message = (desc: DescMessage) => ({ ...base, kind: Kind.Message, message: messagePlan(desc, plans, wireName), enumeration: null, zero: null });
   switch (field.fieldKind) {
     case "scalar": {
       const kind = scalarKind(field, field.scalar);
@@ -110,7 +110,7 @@ function fieldPlan(field: DescField, slot: number, plans: Map<DescMessage, Messa
   }
 }
 
-export function messagePlan(desc: DescMessage, plans: Map<DescMessage, MessagePlan>): MessagePlan {
+export function messagePlan(desc: DescMessage, plans: Map<DescMessage, MessagePlan>, wireName: WireName): MessagePlan {
   const known = plans.get(desc);
   if (known) return known;
   const plan: MessagePlan = { desc, fields: [], byName: new Map() };
@@ -118,7 +118,7 @@ export function messagePlan(desc: DescMessage, plans: Map<DescMessage, MessagePl
   // flatc 2.0.8 --proto numbers a table's fields in declaration order (not by field number);
   // protobuf-es lists `fields` in declaration order too.
   desc.fields.forEach((field, slot) => {
-    const f = fieldPlan(field, slot, plans);
+    const f = fieldPlan(field, slot, plans, wireName);
     plan.fields.push(f);
     plan.byName.set(f.name, f);
   });
@@ -137,7 +137,7 @@ export function checkAcyclic(plan: MessagePlan, path: DescMessage[] = []): void 
  * src/model/schema.ts has checked it has.
  */
 export function recordShape(dataset: Dataset, plans: Map<DescMessage, MessagePlan>): { root: MessagePlan; record: MessagePlan; unwrapped: FieldPlan | null } {
-  const root = messagePlan(dataset.message, plans);
+  const root = messagePlan(dataset.message, plans, dataset.wireName);
   const list = root.fields[0];
   if (root.fields.length !== 1 || !list?.list || list.kind !== Kind.Message) {
     throw new Error(`flatbuffers: ${dataset.message.typeName} is not a list message with one repeated message field`);

@@ -1,5 +1,5 @@
 import type { Dataset } from "../model/dataset";
-import { int64FieldNames, requireOffered } from "../model/schema";
+import { int64FieldNames, NUMERIC, requireOffered, type FieldType } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { treeToRecords } from "./tree";
 
@@ -28,7 +28,39 @@ export function sourceTextAccessMissing(): string | null {
   return source === "1" ? null : "JSON.parse gives revivers no source text";
 }
 
-function int64Reviver(names: ReadonlySet<string>): Reviver {
+/** The element kinds of the record's repeated numeric fields, each with one such field's path. */
+function repeatedNumbers(type: FieldType, path: string, into = new Map<string, string>()): Map<string, string> {
+  if (typeof type === "string" || type.kind === "enum" || type.kind === "timestamp") return into;
+  if (type.kind === "optional") return repeatedNumbers(type.of, path, into);
+  if (type.kind === "map") return repeatedNumbers(type.value, path, into);
+  if (type.kind === "repeated") {
+    if (typeof type.of === "string" && NUMERIC.has(type.of)) {
+      if (!into.has(type.of)) into.set(type.of, path);
+      return into;
+    }
+    return repeatedNumbers(type.of, path, into);
+  }
+  for (const [name, fieldType] of type.fields) repeatedNumbers(fieldType, `${type.name}.${name}`, into);
+  return into;
+}
+
+/**
+ * Whether the reviver makes array elements bigints too: a reviver sees an element's index, not its
+ * field, so it can where the record's only repeated numbers are int64s; a record with repeated
+ * int64 and other repeated numbers is refused, naming both.
+ */
+function int64Elements(record: FieldType): boolean {
+  const lists = repeatedNumbers(record, "of the record");
+  const int64 = lists.get("int64");
+  if (int64 === undefined) return false;
+  const other = [...lists].find(([kind]) => kind !== "int64");
+  if (other) throw new Error(`json: repeated int64 field ${int64} beside repeated ${other[0]} field ${other[1]} is not offered by the browser's json codec (its reviver cannot tell their elements apart)`);
+  return true;
+}
+
+const INDEX = /^(?:0|[1-9][0-9]*)$/;
+
+function int64Reviver(names: ReadonlySet<string>, elements: boolean): Reviver {
   const only = names.size === 1 ? [...names][0] : undefined;
   const toBigInt = (key: string, value: unknown, context: JSONReviverContext): unknown => {
     // A number whose digits are not an integer (e.g. 1.5, 1e3) is left as a number; verification
@@ -40,6 +72,7 @@ function int64Reviver(names: ReadonlySet<string>): Reviver {
       return value;
     }
   };
+  if (elements) return (key, value, context) => (typeof value === "number" && (names.has(key) || INDEX.test(key)) ? toBigInt(key, value, context) : value);
   return only !== undefined
     ? (key, value, context) => (key === only ? toBigInt(key, value, context) : value)
     : (key, value, context) => (names.has(key) ? toBigInt(key, value, context) : value);
@@ -90,7 +123,7 @@ export const jsonCodec: Codec = {
       const missing = sourceTextAccessMissing();
       if (missing) throw new Error(`this JavaScript engine cannot keep int64 values exact in JSON: ${missing}`);
     }
-    const reviver = int64Names.size > 0 ? int64Reviver(int64Names) : undefined;
+    const reviver = int64Names.size > 0 ? int64Reviver(int64Names, int64Elements(dataset.record)) : undefined;
     const stringify = int64Names.size > 0 ? int64Stringify() : (records: readonly unknown[]) => JSON.stringify({ records });
     // fatal: invalid UTF-8 is an error, not U+FFFD.
     const decoder = new TextDecoder("utf-8", { fatal: true });

@@ -1,5 +1,5 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import { wireName } from "../model/schema";
+import type { WireName } from "../model/schema";
 import { show } from "./xml-text";
 
 // Reading for the xml codec: the parser's object tree -> model records, by readers built once per
@@ -151,32 +151,42 @@ interface FieldReader {
   readonly read: Reader;
 }
 
-function valueReader(field: DescField, messages: Map<DescMessage, Reader>): Pick<FieldReader, "repeated" | "read"> {
+/** What building a record's readers shares: one reader per message, and the payload's field names. */
+export interface Readers {
+  readonly messages: Map<DescMessage, Reader>;
+  readonly wireName: WireName;
+}
+
+// An element name of the ASCII kind (XML allows more; a custom json_name may be anything).
+const ELEMENT_NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
+
+function valueReader(field: DescField, readers: Readers): Pick<FieldReader, "repeated" | "read"> {
   switch (field.fieldKind) {
     case "scalar":
       return { repeated: false, read: scalarReader(field, field.scalar) };
     case "enum":
       return { repeated: false, read: enumReader(field.enum) };
     case "message":
-      return { repeated: false, read: messageReader(field.message, messages) };
+      return { repeated: false, read: messageReader(field.message, readers) };
     case "list":
       if (field.listKind === "scalar") return { repeated: true, read: listReader(scalarReader(field, field.scalar), field.scalar === ScalarType.STRING) };
       if (field.listKind === "enum") return { repeated: true, read: listReader(enumReader(field.enum), false) };
-      return { repeated: true, read: listReader(messageReader(field.message, messages), false) };
+      return { repeated: true, read: listReader(messageReader(field.message, readers), false) };
     case "map":
       throw new Error(`xml: field ${field.parent.typeName}.${field.name} is a map, which the xml codec has no rule for`);
   }
 }
 
-function fieldReader(field: DescField, messages: Map<DescMessage, Reader>): FieldReader {
-  const name = wireName(field);
+function fieldReader(field: DescField, readers: Readers): FieldReader {
+  const name = readers.wireName(field);
   if (name in Object.prototype) throw new Error(`xml: field ${field.parent.typeName}.${field.name} is named like an Object.prototype property`);
-  return { name, optional: field.proto.proto3Optional, ...valueReader(field, messages) };
+  if (!ELEMENT_NAME.test(name)) throw new Error(`xml: field ${field.parent.typeName}.${field.name} is named ${JSON.stringify(name)} on the wire, which is not an XML element name`);
+  return { name, optional: field.proto.proto3Optional, ...valueReader(field, readers) };
 }
 
 /** A message element -> a model object with every field, in field order. */
-export function messageReader(message: DescMessage, messages: Map<DescMessage, Reader>): Reader {
-  const known = messages.get(message);
+export function messageReader(message: DescMessage, readers: Readers): Reader {
+  const known = readers.messages.get(message);
   if (known) return known;
   let fields: FieldReader[] = [];
   const names = new Set<string>();
@@ -210,8 +220,8 @@ export function messageReader(message: DescMessage, messages: Map<DescMessage, R
     }
     return out;
   };
-  messages.set(message, read);
-  fields = message.fields.map((field) => fieldReader(field, messages));
+  readers.messages.set(message, read);
+  fields = message.fields.map((field) => fieldReader(field, readers));
   for (const field of fields) names.add(field.name);
   return read;
 }

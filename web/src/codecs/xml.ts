@@ -1,7 +1,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
 import type { Dataset } from "../model/dataset";
-import { requireOffered, wireName } from "../model/schema";
+import { requireOffered } from "../model/schema";
 import type { Codec, PreparedCodec } from "./codec";
 import { children, messageReader, Mismatch, unexpected, type Element, type Reader } from "./xml-read";
 import { escapeText, FORBIDDEN, strictEntities } from "./xml-text";
@@ -38,7 +38,7 @@ function recordShape(dataset: Dataset): { message: DescMessage; name: string; un
     throw new Error(`xml: ${dataset.message.typeName} is not a list message with one repeated message field`);
   }
   const message = list.message;
-  return { message, name: wireName(list), unwrapped: dataset.bareList ? wireName(message.fields[0]!) : null };
+  return { message, name: dataset.wireName(list), unwrapped: dataset.bareList ? dataset.wireName(message.fields[0]!) : null };
 }
 
 const ROOT = "payload";
@@ -71,7 +71,7 @@ export const xmlCodec: Codec = {
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("xml", dataset.record);
     const { message, name, unwrapped } = recordShape(dataset);
-    const readMessage = messageReader(message, new Map());
+    const readMessage = messageReader(message, { messages: new Map(), wireName: dataset.wireName });
     const payloadFields = new Set([name]);
     const readRecord: Reader = unwrapped === null ? readMessage : (value) => (readMessage(value) as Record<string, unknown>)[unwrapped];
     const builder = new XMLBuilder({ processEntities: false, tagValueProcessor: escapeText });

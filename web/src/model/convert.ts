@@ -1,6 +1,6 @@
 import { create, fromJson, toJson, ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
-import { TIMESTAMP, wireName } from "./schema";
+import { TIMESTAMP, type WireName } from "./schema";
 
 // The one converter between protobuf-es messages and the native model (src/model/schema.ts says
 // what the model holds), compiled once per record message from its descriptor. Both directions
@@ -8,6 +8,12 @@ import { TIMESTAMP, wireName } from "./schema";
 // a call, and every record is one object built in field order.
 
 type Convert = (value: unknown) => unknown;
+
+/** What compiling a record's converters shares: one converter per message, and the model's field names. */
+interface Compiling {
+  readonly compiled: Map<DescMessage, Convert>;
+  readonly wireName: WireName;
+}
 
 /** protobuf-es holds 64-bit integers as bigint, or as string under `jstype = JS_STRING`. */
 const isLong = (type: ScalarType) => type === ScalarType.INT64 || type === ScalarType.UINT64 || type === ScalarType.SINT64 || type === ScalarType.FIXED64 || type === ScalarType.SFIXED64;
@@ -34,11 +40,11 @@ function enumeration(desc: DescEnum, toNative: boolean): Convert {
 const timestampToNative: Convert = (value) => toJson(TimestampSchema, value as Timestamp);
 const timestampFromNative: Convert = (value) => fromJson(TimestampSchema, value as string);
 
-function message(desc: DescMessage, toNative: boolean, compiled: Map<DescMessage, Convert>): Convert {
+function message(desc: DescMessage, toNative: boolean, compiling: Compiling): Convert {
   if (desc.typeName === TIMESTAMP) return toNative ? timestampToNative : timestampFromNative;
   // One converter per message, however many fields refer to it (recordType refuses a message that reaches itself first).
-  let convert = compiled.get(desc);
-  if (!convert) compiled.set(desc, (convert = toNative ? messageToNative(desc, compiled) : messageFromNative(desc, compiled)));
+  let convert = compiling.compiled.get(desc);
+  if (!convert) compiling.compiled.set(desc, (convert = toNative ? messageToNative(desc, compiling) : messageFromNative(desc, compiling)));
   return convert;
 }
 
@@ -55,19 +61,19 @@ function map(entry: Convert | null): Convert {
 }
 
 /** The conversion of one field's value (not of its presence), or null when the value is the same on both sides. */
-function valueConverter(field: DescField, toNative: boolean, compiled: Map<DescMessage, Convert>): Convert | null {
+function valueConverter(field: DescField, toNative: boolean, compiling: Compiling): Convert | null {
   switch (field.fieldKind) {
     case "scalar":
       return scalar(field.scalar, field.longAsString, toNative);
     case "enum":
       return enumeration(field.enum, toNative);
     case "message":
-      return message(field.message, toNative, compiled);
+      return message(field.message, toNative, compiling);
     case "list":
-      return list(field.listKind === "scalar" ? scalar(field.scalar, field.longAsString, toNative) : field.listKind === "enum" ? enumeration(field.enum, toNative) : message(field.message, toNative, compiled));
+      return list(field.listKind === "scalar" ? scalar(field.scalar, field.longAsString, toNative) : field.listKind === "enum" ? enumeration(field.enum, toNative) : message(field.message, toNative, compiling));
     case "map":
       // protobuf-es keys a map by the key's string form, as the model does.
-      return map(field.mapKind === "scalar" ? scalar(field.scalar, false, toNative) : field.mapKind === "enum" ? enumeration(field.enum, toNative) : message(field.message, toNative, compiled));
+      return map(field.mapKind === "scalar" ? scalar(field.scalar, false, toNative) : field.mapKind === "enum" ? enumeration(field.enum, toNative) : message(field.message, toNative, compiling));
   }
 }
 
@@ -80,18 +86,18 @@ interface FieldPlan {
   readonly oneof: string | null;
 }
 
-function plans(desc: DescMessage, toNative: boolean, compiled: Map<DescMessage, Convert>): FieldPlan[] {
+function plans(desc: DescMessage, toNative: boolean, compiling: Compiling): FieldPlan[] {
   return desc.fields.map((field) => ({
-    wire: wireName(field),
+    wire: compiling.wireName(field),
     local: field.localName,
-    convert: valueConverter(field, toNative, compiled),
+    convert: valueConverter(field, toNative, compiling),
     message: field.fieldKind === "message" && field.oneof === undefined && !field.proto.proto3Optional ? field.message : null,
     oneof: field.oneof?.localName ?? null,
   }));
 }
 
-function messageToNative(desc: DescMessage, compiled: Map<DescMessage, Convert>): Convert {
-  const fields = plans(desc, true, compiled);
+function messageToNative(desc: DescMessage, compiling: Compiling): Convert {
+  const fields = plans(desc, true, compiling);
   return (value) => {
     const source = value as Record<string, unknown>;
     const out: Record<string, unknown> = {};
@@ -116,8 +122,8 @@ function messageToNative(desc: DescMessage, compiled: Map<DescMessage, Convert>)
   };
 }
 
-function messageFromNative(desc: DescMessage, compiled: Map<DescMessage, Convert>): Convert {
-  const fields = plans(desc, false, compiled);
+function messageFromNative(desc: DescMessage, compiling: Compiling): Convert {
+  const fields = plans(desc, false, compiling);
   return (value) => {
     const source = value as Record<string, unknown>;
     // An init object: create() makes the messages, as a hand-written `create(Schema, {...})` does.
@@ -141,12 +147,13 @@ export interface RecordConverter {
 }
 
 /** For a bare-list dataset, the native record is the list of the message's one repeated field. */
-export function recordConverter(record: DescMessage, bareList: boolean): RecordConverter {
+export function recordConverter(record: DescMessage, bareList: boolean, wireName: WireName): RecordConverter {
+  const compiling = () => ({ compiled: new Map<DescMessage, Convert>(), wireName });
   if (bareList) {
     const only = record.fields[0]!;
-    const toNative = valueConverter(only, true, new Map())!;
-    const fromNative = valueConverter(only, false, new Map())!;
+    const toNative = valueConverter(only, true, compiling())!;
+    const fromNative = valueConverter(only, false, compiling())!;
     return { toNative: (message) => toNative((message as Record<string, unknown>)[only.localName]), fromNative: (row) => ({ [only.localName]: fromNative(row) }) };
   }
-  return { toNative: message(record, true, new Map()), fromNative: message(record, false, new Map()) };
+  return { toNative: message(record, true, compiling()), fromNative: message(record, false, compiling()) };
 }

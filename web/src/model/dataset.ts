@@ -2,7 +2,7 @@ import { create, createFileRegistry, fromBinary, getOption, type DescMessage, ty
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { dataset as datasetOption, type DatasetOptions } from "../gen/codecbench/v1/dataset_options_pb";
 import { recordConverter } from "./convert";
-import { recordType, type FieldType } from "./schema";
+import { kindOf, recordType, wireNames, type FieldNames, type FieldType, type WireName } from "./schema";
 
 // A dataset as the worker sees it, all of it derived from its record message's descriptor: what
 // the `(dataset)` option declares, the record schema codecs and verification walk, the list
@@ -15,6 +15,10 @@ export interface Dataset {
   readonly description: string;
   /** The record message that carries the option. */
   readonly recordMessage: DescMessage;
+  /** How self-describing payloads (and the native model) name fields: "json" for every built-in. */
+  readonly fieldNames: FieldNames;
+  /** A field's name on the wire and in the model, by `fieldNames`. */
+  readonly wireName: WireName;
   /** The record's schema: wire names in proto order with their proto types. */
   readonly record: FieldType;
   /** The fields a lazy decode reads (control sends them in each task): dotted paths, cell indexes of a bare list. */
@@ -39,7 +43,8 @@ export interface Dataset {
 function listMessage(record: DescMessage): DescMessage {
   const declared = record.file.messages.find((message) => {
     const only = message.fields[0];
-    return message.fields.length === 1 && only?.number === 1 && only.fieldKind === "list" && only.listKind === "message" && only.message === record;
+    // Named `records` too: self-describing payloads are {"records": [...]} (a user's own list message may name it otherwise).
+    return message.fields.length === 1 && only?.number === 1 && only.name === "records" && only.fieldKind === "list" && only.listKind === "message" && only.message === record;
   });
   if (declared) return declared;
   const file = create(FileDescriptorProtoSchema, {
@@ -56,18 +61,24 @@ function listMessage(record: DescMessage): DescMessage {
   return createFileRegistry(file, (name) => (name === record.file.proto.name ? record.file : undefined)).getMessage(file.messageType[0]!.name)!;
 }
 
-/** The dataset a record message with the `(dataset)` option declares (or `option`, for a message without one). */
-export function datasetOf(record: DescMessage, option: DatasetOptions = getOption(record, datasetOption)): Dataset {
+/**
+ * The dataset a record message with the `(dataset)` option declares (or `option`, for a message
+ * without one: a user's dataset, whose manifest also says how its fields are named).
+ */
+export function datasetOf(record: DescMessage, option: DatasetOptions = getOption(record, datasetOption), fieldNames: FieldNames = "json"): Dataset {
+  const wireName = wireNames(fieldNames);
   // The schema first: it refuses what the model cannot hold, with the reason.
-  const schema = recordType(record, option.bareList);
+  const schema = recordType(record, option.bareList, wireName);
   const message = listMessage(record);
   const records = message.fields[0]!.localName;
-  const convert = recordConverter(record, option.bareList);
+  const convert = recordConverter(record, option.bareList, wireName);
   const fromMessage = (list: Message) => ((list as unknown as Record<string, unknown[]>)[records] ?? []).map(convert.toNative);
   return {
     id: option.id,
     description: option.description,
     recordMessage: record,
+    fieldNames,
+    wireName,
     record: schema,
     lazyFields: option.lazyFields,
     bareList: option.bareList,
@@ -90,4 +101,25 @@ export function readLazyField(record: unknown, field: string): string {
   }
   if (value === undefined) throw new Error(`record has no field ${JSON.stringify(field)}`);
   return typeof value === "string" ? value : String(value);
+}
+
+/** An optional field's values have the type it wraps. */
+const unwrap = (type: FieldType): FieldType => (typeof type === "object" && type.kind === "optional" ? type.of : type);
+
+/**
+ * Why a lazy decode cannot read `path` of every record, or null: a lazy field is a dotted path of
+ * wire names through message fields to a scalar (not bytes) or an enum, which every lazy reader
+ * turns into text (proto/README.md, "Decode modes").
+ */
+export function lazyFieldProblem(record: FieldType, path: string): string | null {
+  let type = unwrap(record);
+  for (const part of path.split(".")) {
+    if (typeof type !== "object" || type.kind !== "message") return `lazy field ${JSON.stringify(path)} goes into a ${kindOf(type)} field, where a lazy read takes a dotted path through messages`;
+    const field = type.fields.find(([name]) => name === part);
+    if (!field) return `lazy field ${JSON.stringify(path)}: ${type.name} has no field ${JSON.stringify(part)} (its fields: ${type.fields.map(([name]) => name).join(", ")})`;
+    type = unwrap(field[1]);
+  }
+  const kind = kindOf(type);
+  if (kind === "bytes" || (typeof type === "object" && type.kind !== "enum")) return `lazy field ${JSON.stringify(path)} is a ${kind === "timestamp" ? "google.protobuf.Timestamp" : kind} field, where a lazy read takes a scalar or an enum`;
+  return null;
 }

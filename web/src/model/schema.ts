@@ -78,8 +78,17 @@ export const TIMESTAMP = "google.protobuf.Timestamp";
  */
 export const jsonName = (proto: FieldDescriptorProto) => (proto.jsonName !== "" ? proto.jsonName : protoCamelCase(proto.name));
 
-/** A field's name on the wire of every self-describing codec: its proto JSON name. */
-export const wireName = (field: DescField) => jsonName(field.proto);
+/**
+ * How self-describing payloads name a record's fields: each field's proto JSON name (the
+ * built-ins, and a user dataset's default) or its .proto name (a user dataset's manifest says
+ * `"fieldNames": "proto"`, proto/README.md).
+ */
+export type FieldNames = "json" | "proto";
+
+/** A field's name on the wire of every self-describing codec, and the native model's key for it. */
+export type WireName = (field: DescField) => string;
+
+export const wireNames = (names: FieldNames): WireName => (names === "proto" ? (field) => field.name : (field) => jsonName(field.proto));
 
 export function scalarName(type: ScalarType): Scalar {
   return ScalarType[type].toLowerCase() as Scalar;
@@ -89,7 +98,7 @@ function enumType(desc: DescEnum): EnumType {
   return { kind: "enum", name: desc.typeName, values: [...new Set(desc.values.map((value) => value.name))] };
 }
 
-function messageType(desc: DescMessage, within: readonly DescMessage[]): FieldType {
+function messageType(desc: DescMessage, within: readonly DescMessage[], wireName: WireName): FieldType {
   if (desc.typeName === TIMESTAMP) return { kind: "timestamp" };
   // An unset nested message is its default instance in the model, so a message that reaches
   // itself has no finite model.
@@ -98,12 +107,12 @@ function messageType(desc: DescMessage, within: readonly DescMessage[]): FieldTy
   return {
     kind: "message",
     name: desc.typeName,
-    fields: desc.fields.map((field) => [wireName(field), fieldType(field, path)] as const),
+    fields: desc.fields.map((field) => [wireName(field), fieldType(field, path, wireName)] as const),
     oneofs: desc.oneofs.map((oneof) => ({ name: oneof.name, fields: oneof.fields.map(wireName) })),
   };
 }
 
-function fieldType(field: DescField, within: readonly DescMessage[]): FieldType {
+function fieldType(field: DescField, within: readonly DescMessage[], wireName: WireName): FieldType {
   let type: FieldType;
   switch (field.fieldKind) {
     case "scalar":
@@ -113,13 +122,13 @@ function fieldType(field: DescField, within: readonly DescMessage[]): FieldType 
       type = enumType(field.enum);
       break;
     case "message":
-      type = messageType(field.message, within);
+      type = messageType(field.message, within, wireName);
       break;
     case "list":
-      type = { kind: "repeated", of: field.listKind === "scalar" ? scalarName(field.scalar) : field.listKind === "enum" ? enumType(field.enum) : messageType(field.message, within) };
+      type = { kind: "repeated", of: field.listKind === "scalar" ? scalarName(field.scalar) : field.listKind === "enum" ? enumType(field.enum) : messageType(field.message, within, wireName) };
       break;
     case "map":
-      type = { kind: "map", key: scalarName(field.mapKey), value: field.mapKind === "scalar" ? scalarName(field.scalar) : field.mapKind === "enum" ? enumType(field.enum) : messageType(field.message, within) };
+      type = { kind: "map", key: scalarName(field.mapKey), value: field.mapKind === "scalar" ? scalarName(field.scalar) : field.mapKind === "enum" ? enumType(field.enum) : messageType(field.message, within, wireName) };
       break;
   }
   return field.oneof !== undefined || field.proto.proto3Optional ? { kind: "optional", of: type } : type;
@@ -129,11 +138,11 @@ function fieldType(field: DescField, within: readonly DescMessage[]): FieldType 
  * The record's type: a message, or for a bare-list dataset (the matrix row) the list of its one
  * repeated field, which is what schema-less codecs put on the wire for a record.
  */
-export function recordType(record: DescMessage, bareList: boolean): FieldType {
-  if (!bareList) return messageType(record, []);
+export function recordType(record: DescMessage, bareList: boolean, wireName: WireName): FieldType {
+  if (!bareList) return messageType(record, [], wireName);
   const only = record.fields[0];
   if (record.fields.length !== 1 || only?.fieldKind !== "list") throw new Error(`${record.typeName} is a bare_list dataset but does not have exactly one repeated field`);
-  return fieldType(only, [record]);
+  return fieldType(only, [record], wireName);
 }
 
 /** The word for a type in messages: "uint64", "map", "enum", ... */
@@ -190,15 +199,15 @@ export function fieldTypesByName(type: FieldType, into = new Map<string, Set<str
   for (const [name, fieldType] of type.fields) {
     let types = into.get(name);
     if (!types) into.set(name, (types = new Set()));
-    // An optional field's values have the type it wraps.
-    types.add(kindOf(typeof fieldType === "object" && fieldType.kind === "optional" ? fieldType.of : fieldType));
+    // An optional field's values have the type it wraps, a repeated field's elements their type.
+    types.add(kindOf(typeof fieldType === "object" && (fieldType.kind === "optional" || fieldType.kind === "repeated") ? fieldType.of : fieldType));
     fieldTypesByName(fieldType, into);
   }
   return into;
 }
 
 /** Kinds whose values a schema-less codec writes as numbers. */
-const NUMERIC = new Set(["int32", "sint32", "sfixed32", "uint32", "fixed32", "int64", "sint64", "sfixed64", "uint64", "fixed64", "double", "float"]);
+export const NUMERIC: ReadonlySet<string> = new Set(["int32", "sint32", "sfixed32", "uint32", "fixed32", "int64", "sint64", "sfixed64", "uint64", "fixed64", "double", "float"]);
 
 /**
  * Names of the int64 fields. Codecs that find int64 values by key (the JSON reviver) rely on a

@@ -2,7 +2,8 @@ import type { DecodeMode, PreparedCodec } from "../codecs/codec";
 import { codecById } from "../codecs/registry";
 import { compareRecords } from "../model/compare";
 import { readLazyField, type Dataset } from "../model/dataset";
-import { datasetById } from "../model/registry";
+import { datasetById, registerUserDataset } from "../model/registry";
+import type { UserDatasetSource } from "../model/user-dataset";
 import { measureSync, type Sample, type Sampling } from "../worker/timing";
 import { StepError, describe, step } from "./step";
 
@@ -39,6 +40,11 @@ export interface TrialInput {
    * to carry to the driver's Chromium fetches them from control there (src/worker/trials.ts).
    */
   blobs?: { canonical: BlobRef; payload?: BlobRef };
+  /**
+   * A user's dataset: its manifest and descriptor set, from which the trial's context (a fresh
+   * Web Worker, perhaps in a fresh Chromium) builds the dataset as the page did.
+   */
+  userDataset?: UserDatasetSource;
 }
 
 /** A blob in control's store. */
@@ -138,7 +144,10 @@ async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: Prepar
 export async function runTrial(input: TrialInput): Promise<TrialResult> {
   try {
     const what = input.operation === "decode" ? "decode" : "encode";
-    const [dataset, codec] = await step(what, () => [datasetById(input.dataset), codecById(input.codec)] as const);
+    const [dataset, codec] = await step(what, () => {
+      if (input.userDataset) registerUserDataset(input.userDataset);
+      return [datasetById(input.dataset), codecById(input.codec)] as const;
+    });
     if (input.operation === "decode" && !codec.info.decodeModes.includes(input.decodeMode as DecodeMode)) {
       throw new StepError("decode", `codec ${codec.info.id} has no decode mode ${JSON.stringify(input.decodeMode)} (it has ${codec.info.decodeModes.join(", ")})`);
     }

@@ -1,10 +1,11 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { CodecInfoSchema, DatasetInfoSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
+import { CodecInfoSchema, DatasetInfoSchema, RefusalSchema, TimedRegionSchema, type Environment } from "../gen/codecbench/v1/results_pb";
 import type { AttachResponse, Task } from "../gen/codecbench/v1/worker_service_pb";
+import { refusalsOf } from "../codecs/refusals";
 import { codecs } from "../codecs/registry";
 import { schemaFingerprint } from "../model/fingerprint";
-import { datasets } from "../model/registry";
+import { allDatasets } from "../model/registry";
 import { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
 import { COMPRESSIONS, runTask, type TaskOutcome } from "./task";
@@ -53,10 +54,22 @@ export function codecAnnouncements() {
   );
 }
 
-/** Every dataset the page carries, with its record schema's fingerprint (control refuses a run whose datasets a worker lacks). */
+/**
+ * Every dataset the page carries (the built-ins and the user's), with its record schema's
+ * fingerprint computed here from the descriptors (control refuses a run whose datasets a worker
+ * lacks or reads with another schema), its field names, and what the page refuses to run on it.
+ */
 export async function datasetAnnouncements() {
   return Promise.all(
-    [...datasets.values()].map(async ({ id, recordMessage }) => create(DatasetInfoSchema, { id, message: recordMessage.typeName, fingerprint: await schemaFingerprint(recordMessage) })),
+    allDatasets().map(async (dataset) =>
+      create(DatasetInfoSchema, {
+        id: dataset.id,
+        message: dataset.recordMessage.typeName,
+        fingerprint: await schemaFingerprint(dataset.recordMessage),
+        fieldNames: dataset.fieldNames,
+        refused: refusalsOf(dataset).map((refusal) => create(RefusalSchema, { dataset: dataset.id, ...refusal })),
+      }),
+    ),
   );
 }
 

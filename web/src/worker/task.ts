@@ -2,6 +2,8 @@ import { create } from "@bufbuild/protobuf";
 import { MeasurementSchema, type Environment, type Measurement } from "../gen/codecbench/v1/results_pb";
 import { Operation } from "../gen/codecbench/v1/scenario_pb";
 import type { Task } from "../gen/codecbench/v1/worker_service_pb";
+import { refusalOf } from "../codecs/refusals";
+import { datasetById, userDatasetSource } from "../model/registry";
 import { StepError, describe, step } from "../trial/step";
 import type { TrialInput, TrialResult } from "../trial/trial";
 import { fetchBlob, putBlob, sha256Hex } from "./blobs";
@@ -103,6 +105,8 @@ function launchKey(task: Task): string {
 }
 
 function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8Array, payload?: Uint8Array): TrialInput {
+  // A user's dataset travels with the trial: its context has only what the input carries.
+  const userDataset = userDatasetSource(task.dataset);
   return {
     taskId: task.id,
     operation,
@@ -115,6 +119,7 @@ function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8
     canonical,
     ...(payload ? { payload } : {}),
     launchKey: launchKey(task),
+    ...(userDataset ? { userDataset } : {}),
     blobs: {
       canonical: { id: task.canonicalBlobId, size: Number(task.canonicalBlobSize) },
       ...(payload && task.payloadBlobId ? { payload: { id: task.payloadBlobId, size: payload.length } } : {}),
@@ -196,10 +201,24 @@ async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome
   outcome.measurements.push(measurement(task, context, Operation.DECODE, payloadBytes, trial.sample, trial.trialExtras));
 }
 
+/** A cell the page announced it refuses: control plans none, so one arriving fails before any trial. */
+function checkNotRefused(task: Task): void {
+  let dataset;
+  try {
+    dataset = datasetById(task.dataset);
+  } catch {
+    return; // the trial names the unknown dataset
+  }
+  const mode = task.operation === Operation.DECODE ? task.decodeMode : "";
+  const refusal = refusalOf(dataset, task.codec, mode);
+  if (refusal) throw new StepError("task", `this worker refused ${task.codec}${mode ? ` ${mode}` : ""} on dataset ${task.dataset} when it attached: ${refusal.reason}`);
+}
+
 /** Runs one task to its outcome; never throws (a failure is part of the outcome). */
 export async function runTask(task: Task, context: TaskContext): Promise<TaskOutcome> {
   const outcome: TaskOutcome = { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "" };
   try {
+    checkNotRefused(task);
     switch (task.operation) {
       case Operation.ENCODE:
         await encodeTask(task, context, outcome);
