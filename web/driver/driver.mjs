@@ -4,7 +4,12 @@
 // Chromium (trial-browser.mjs; `--trials web-worker` keeps them in the tab's own Web Workers),
 // and on SIGTERM/SIGINT optionally screenshots the first tab, closes Chromium and exits 0.
 //
-//   node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker]
+//   node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker] [--user-dataset MANIFEST]...
+//
+// Each --user-dataset manifest (proto/README.md, "A user's dataset") is read with its descriptor
+// set before Chromium starts and handed to every tab before its script runs (user-datasets.mjs);
+// each trial carries its dataset's on to the fresh page it runs in. A bad manifest exits 2 with
+// one line naming it, whether the driver finds the fault or the page does (before attaching).
 //
 // When control requires a token, it comes from CODECBENCH_TOKEN_FILE (a file) or CODECBENCH_TOKEN:
 // each page is opened once with `?token=`, and control's cookie carries it from then on.
@@ -16,11 +21,12 @@ import { parseArgs } from "node:util";
 import puppeteer from "puppeteer-core";
 import { CHROMIUM_FLAGS, V8_FLAGS } from "./flags.mjs";
 import { exposeTrialBrowser } from "./trial-browser.mjs";
+import { injectUserDatasets, readUserDatasets, userDatasetsVerdict } from "./user-datasets.mjs";
 
 const CHROMIUM = process.env.CODECBENCH_CHROMIUM || "/usr/bin/chromium";
 
 function usage(message) {
-  process.stderr.write(`driver: ${message}\nusage: node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker]\n`);
+  process.stderr.write(`driver: ${message}\nusage: node web/driver/driver.mjs --control http://127.0.0.1:PORT --count N --log FILE [--screenshot FILE] [--trials fresh-browser|web-worker] [--user-dataset MANIFEST]...\n`);
   process.exit(2);
 }
 
@@ -33,6 +39,7 @@ try {
       log: { type: "string" },
       screenshot: { type: "string" },
       trials: { type: "string", default: "fresh-browser" },
+      "user-dataset": { type: "string", multiple: true, default: [] },
     },
     strict: true,
   }));
@@ -44,6 +51,14 @@ if (!options.log) usage("--log is required");
 const count = Number(options.count);
 if (!Number.isInteger(count) || count < 1) usage(`--count must be a whole number of at least 1, got ${options.count}`);
 if (!["fresh-browser", "web-worker"].includes(options.trials)) usage(`--trials must be fresh-browser or web-worker, got ${options.trials}`);
+let userDatasets;
+try {
+  userDatasets = readUserDatasets(options["user-dataset"]);
+} catch (error) {
+  // A manifest's own fault, not the command line's: its line alone.
+  process.stderr.write(`driver: ${error.message}\n`);
+  process.exit(2);
+}
 let token = process.env.CODECBENCH_TOKEN ?? "";
 if (process.env.CODECBENCH_TOKEN_FILE) {
   try {
@@ -76,6 +91,9 @@ let browser;
 let stopping = false;
 // Each tab's trial browser kept for the current pass, closed (profile removed) on stop.
 const trialBrowserClosers = [];
+
+/** A user dataset the page could not build, in the page's words. */
+class RefusedManifest extends Error {}
 
 function withTimeout(promise, ms, message) {
   let timer;
@@ -153,19 +171,29 @@ try {
     rmSync(userDataDir, { recursive: true, force: true });
     log.end(() => process.exit(1));
   });
+  for (const source of userDatasets) write(`driver: user dataset ${source.id} (${source.message}, ${source.fieldNames} field names) from ${source.manifest}`);
   const [blank] = await browser.pages();
   for (let tab = 1; tab <= count; tab++) {
     const page = tab === 1 && blank ? blank : await browser.newPage();
     follow(page, tab);
     if (options.trials === "fresh-browser") trialBrowserClosers.push(await exposeTrialBrowser(page, { executablePath: CHROMIUM, origin: pageUrl, token, log: (line) => write(`tab ${tab}: ${line}`) }));
+    if (userDatasets.length > 0) await injectUserDatasets(page, userDatasets);
     await page.goto(pageUrl, { waitUntil: "domcontentloaded" });
     write(`tab ${tab}: opened ${shownUrl}`);
+    if (userDatasets.length > 0) {
+      const refused = await userDatasetsVerdict(page);
+      if (refused !== null) throw new RefusedManifest(refused);
+    }
   }
   process.stdout.write(`codecbench driver: ${count} tab(s) open on ${shownUrl}, console in ${options.log}\n`);
 } catch (error) {
+  // The page could not build a user dataset (it has not attached): the manifest's fault, exit 2.
+  const refused = error instanceof RefusedManifest;
   write(`driver: could not start: ${error.message}`);
-  process.stderr.write(`driver: could not start Chromium or open the page: ${error.message}\n`);
+  process.stderr.write(refused ? `driver: ${error.message}\n` : `driver: could not start Chromium or open the page: ${error.message}\n`);
+  stopping = true;
+  for (const close of trialBrowserClosers) await close().catch(() => {});
   await browser?.close().catch(() => {});
   rmSync(userDataDir, { recursive: true, force: true });
-  log.end(() => process.exit(1));
+  log.end(() => process.exit(refused ? 2 : 1));
 }

@@ -1,4 +1,7 @@
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
+import { schemaFingerprint } from "./model/fingerprint";
+import { registerUserDataset } from "./model/registry";
+import type { UserDatasetSource } from "./model/user-dataset";
 import { PageView } from "./ui/view";
 import { runWorker } from "./worker/attach";
 import { workerClient } from "./worker/client";
@@ -9,7 +12,38 @@ import { browserTrials, driverTrialBrowser, driverTrialBrowserAbort, webWorkerTr
 // otherwise performance.now() is coarsened to 100 µs and the page says so and does not attach,
 // so no run ever waits on a worker that cannot time.
 
+declare global {
+  interface Window {
+    /** Set by codecbench's driver before this script runs: the --user-dataset manifests with their descriptor sets. */
+    codecbenchUserDatasets?: UserDatasetSource[];
+    /** Set here once they are built, for the driver: the ids carried, or why one could not be. */
+    codecbenchUserDatasetsResult?: { ids: string[] } | { error: string };
+  }
+}
+
+/** Builds and registers the user's datasets the driver gave, before anything announces datasets. */
+async function loadUserDatasets(): Promise<void> {
+  try {
+    const ids: string[] = [];
+    for (const source of window.codecbenchUserDatasets ?? []) {
+      const dataset = registerUserDataset(source);
+      ids.push(dataset.id);
+      // The page announces the fingerprint it computes; one unlike the manifest's makes control refuse the dataset, saying so.
+      const fingerprint = await schemaFingerprint(dataset.recordMessage);
+      const agrees = fingerprint === source.fingerprint ? "as its manifest says" : `but its manifest says ${source.fingerprint || "none"}`;
+      console[fingerprint === source.fingerprint ? "log" : "warn"](`codecbench browser worker: carrying user dataset ${dataset.id} (${dataset.recordMessage.typeName}, schema fingerprint ${fingerprint}, ${agrees})`);
+    }
+    window.codecbenchUserDatasetsResult = { ids };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    window.codecbenchUserDatasetsResult = { error: message };
+    throw error;
+  }
+}
+
 async function start(): Promise<void> {
+  // First: a dataset it cannot build stops the page before it attaches (the driver exits, naming it).
+  await loadUserDatasets();
   const view = new PageView();
   // Opened by codecbench's driver: each trial in a fresh Chromium; by hand: in this page's workers.
   const trialBrowser = driverTrialBrowser();

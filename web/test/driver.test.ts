@@ -2,13 +2,20 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { BinaryWriter, WireType } from "@bufbuild/protobuf/wire";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { V8_FLAGS } from "../driver/flags.mjs";
+import { encodeRecords } from "../src/codecs/codec";
+import { codecs } from "../src/codecs/registry";
+import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
+import { registerUserDataset } from "../src/model/registry";
 import { requireChromium } from "./chromium";
-import { FakeControl } from "./fake-control";
+import { FakeControl, task } from "./fake-control";
 import { startProcess, type Child } from "./processes";
 import { servePage, type PageServer } from "./serve-page";
+import { compileSet, EVERYTHING, SHIPMENT, sourceOf, writeDatasetFolder, type Manifest } from "./user-schemas";
 
 // A driver that is killed outright (SIGKILL: no chance to close Chromium) must not leave Chromium
 // running: it talks to Chromium over a pipe, and Chromium exits when the pipe closes.
@@ -66,3 +73,91 @@ describe("the driver", () => {
     expect(left).toEqual([]);
   }, 90_000);
 });
+
+// A user's dataset given to the driver (--user-dataset): every tab builds it from the descriptor
+// set before attaching and announces it; its tasks run in fresh-browser trials, which build it
+// from what the trial carries. A manifest the page cannot build stops the driver before attaching.
+describe("the driver with --user-dataset", () => {
+  const dir = mkdtempSync(join(tmpdir(), "codecbench-driver-user-test-"));
+  const shipment: Manifest = { id: "shipment", message: "zz.plain.v1.Shipment", fieldNames: "proto", lazyFields: ["shipment_id", "ship_to.postal_code"], fingerprint: "68dbed56a8a773b8" };
+  const everything: Manifest = { id: "everything", message: "zz.unknown.v1.Everything", fieldNames: "json", lazyFields: [], fingerprint: "2cc5b3647ede6d50" };
+  const shipmentSet = compileSet(SHIPMENT);
+  const everythingSet = compileSet(EVERYTHING);
+  const manifests = [writeDatasetFolder(dir, shipment, shipmentSet), writeDatasetFolder(dir, everything, everythingSet)];
+  const stacks: Array<{ server: PageServer; driver?: Child }> = [];
+
+  async function stack() {
+    const control = new FakeControl();
+    const server = await servePage({ isolated: true, grpc: connectNodeAdapter({ routes: control.routes }) });
+    const entry: { server: PageServer; driver?: Child } = { server };
+    stacks.push(entry);
+    const start = (...args: string[]) => (entry.driver = startProcess("driver", process.execPath, [driverPath, "--control", server.origin, ...args]));
+    return { control, start };
+  }
+  afterAll(async () => {
+    for (const { server, driver } of stacks) {
+      await driver?.stop("SIGTERM");
+      await server.close();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("has each tab attach carrying the user's datasets, and runs their tasks in fresh-browser trials, verified", async () => {
+    requireChromium();
+    const { control, start } = await stack();
+    // The records as control's canonical blob holds them: each field 1 of one list.
+    const dataset = registerUserDataset(sourceOf(shipment, shipmentSet));
+    const messages = [create(dataset.recordMessage, { shipmentId: "S-1", itemCount: 3, shipTo: { postalCode: "8000" }, parcels: [{ weightGrams: 5 }] } as never), create(dataset.recordMessage, { shipmentId: "S-2", giftNote: "李" } as never)];
+    const writer = new BinaryWriter();
+    for (const message of messages) writer.tag(1, WireType.LengthDelimited).bytes(toBinary(dataset.recordMessage, message));
+    const canonicalBytes = writer.finish();
+    const blob = (bytes: Uint8Array) => ({ id: control.putBlob(bytes), size: bytes.length });
+    const canonical = blob(canonicalBytes);
+    const bson = encodeRecords(codecs.get("bson")!.prepare(dataset), dataset.fromCanonical(canonicalBytes));
+    const everythingCanonical = writeList(everythingSet);
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "shipment", codec: "json", recordCount: 2, canonical }),
+      task({ operation: Operation.DECODE, dataset: "shipment", codec: "bson", decodeMode: "lazy", lazyFields: [...shipment.lazyFields], recordCount: 2, canonical, payload: blob(bson) }),
+      // protobuf's payload is the canonical blob's own framing.
+      task({ operation: Operation.DECODE, dataset: "everything", codec: "protobuf", recordCount: 1, canonical: blob(everythingCanonical), payload: blob(everythingCanonical) }),
+    );
+    const logFile = join(dir, "driver.log");
+    const driver = start("--count", "1", "--log", logFile, ...manifests.flatMap((path) => ["--user-dataset", path]));
+    await driver.waitForLine(/1 tab\(s\) open/, 60_000);
+    const reports = await control.waitForReports(3, 90_000);
+    expect(reports.map((r) => r.failure)).toEqual(["", "", ""]);
+    for (const m of reports.flatMap((r) => r.measurements)) {
+      expect(m.verified).toBe(true);
+      expect(m.extras["browser_launch_ms"]).toBeGreaterThan(0);
+    }
+    const announced = new Map(control.attaches[0]!.datasets.map((info) => [info.id, info]));
+    expect(announced.get("shipment")).toMatchObject({ message: "zz.plain.v1.Shipment", fingerprint: "68dbed56a8a773b8", fieldNames: "proto", refused: [] });
+    const everythingInfo = announced.get("everything")!;
+    expect([everythingInfo.fingerprint, everythingInfo.fieldNames]).toEqual(["2cc5b3647ede6d50", "json"]);
+    expect(everythingInfo.refused.map((r) => r.codec)).toEqual([...codecs.keys()].filter((id) => id !== "protobuf"));
+    expect(everythingInfo.refused[0]!.reason).toMatch(/^json: float field zz\.unknown\.v1\.Everything\.f is not offered/);
+    expect(announced.get("dummy")?.fieldNames).toBe("json");
+    const log = readFileSync(logFile, "utf8");
+    expect(log).toContain(`driver: user dataset shipment (zz.plain.v1.Shipment, proto field names) from ${manifests[0]}`);
+    expect(log).toContain("codecbench browser worker: carrying user dataset shipment (zz.plain.v1.Shipment, schema fingerprint 68dbed56a8a773b8, as its manifest says)");
+    expect(await driver.stop("SIGTERM")).toBe(0);
+  }, 180_000);
+
+  it("exits 2 without attaching when the page cannot build a manifest's dataset, with the page's reason", async () => {
+    requireChromium();
+    const { control, start } = await stack();
+    const builtIn = writeDatasetFolder(join(dir, "clash"), { ...shipment, id: "dummy" }, shipmentSet);
+    const driver = start("--count", "1", "--log", join(dir, "refused.log"), "--user-dataset", builtIn);
+    const code = await Promise.race([driver.exited, new Promise((resolve) => setTimeout(() => resolve("still running after 90 s"), 90_000))]);
+    expect(code, driver.output.join("\n")).toBe(2);
+    expect(driver.output).toContain(`driver: user dataset "dummy" (${builtIn}): "dummy" is a built-in dataset's id; give yours another`);
+    expect(control.attaches).toEqual([]);
+  }, 120_000);
+});
+
+/** One zz.unknown.v1.Everything record (a map, a oneof and a Timestamp set) as a canonical blob. */
+function writeList(set: Uint8Array): Uint8Array {
+  const dataset = registerUserDataset(sourceOf({ id: "everything", message: "zz.unknown.v1.Everything", fieldNames: "json", lazyFields: [], fingerprint: "" }, set));
+  const record = create(dataset.recordMessage, { u64: 2n ** 64n - 1n, text: "x", attributes: { k: { units: 5n } }, payment: { case: "card", value: "4111" }, placedAt: { seconds: 1n } } as never);
+  return new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(toBinary(dataset.recordMessage, record)).finish();
+}

@@ -10,6 +10,8 @@ export interface Child {
   output: string[];
   /** Resolves with the first stdout line matching `pattern`. */
   waitForLine(pattern: RegExp, timeoutMs: number): Promise<RegExpMatchArray>;
+  /** Resolves with the exit code when the process ends by itself (null: ended by a signal). */
+  exited: Promise<number | null>;
   /** Sends `signal` and waits for the exit code (killing it after `graceMs`). */
   stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
 }
@@ -29,6 +31,7 @@ export function startProcess(name: string, command: string, args: string[], cwd?
     process: child,
     name,
     output,
+    exited,
     waitForLine(pattern, timeoutMs) {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => finish(new Error(`${name} printed no line matching ${pattern} in ${timeoutMs} ms; output:\n${output.join("\n")}`)), timeoutMs);
