@@ -54,7 +54,7 @@ function int64Elements(record: FieldType): boolean {
   const int64 = lists.get("int64");
   if (int64 === undefined) return false;
   const other = [...lists].find(([kind]) => kind !== "int64");
-  if (other) throw new Error(`json: repeated int64 field ${int64} beside repeated ${other[0]} field ${other[1]} is not offered by the browser's json codec (its reviver cannot tell their elements apart)`);
+  if (other) throw new Error(`json: repeated int64 field ${int64} beside repeated ${other[0]} field ${other[1]} is not offered (its reviver cannot tell their elements apart)`);
   return true;
 }
 

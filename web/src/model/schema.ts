@@ -165,7 +165,7 @@ export const BASIC_KINDS: ReadonlySet<string> = new Set(["string", "int32", "int
  * field, which says nothing of the other members) unless the codec offers "oneof".
  */
 export function requireOffered(codec: string, record: FieldType, offered: ReadonlySet<string> = BASIC_KINDS): void {
-  const refuse = (kind: string, path: string) => new Error(`${codec}: ${kind} field ${path} is not offered by the browser's ${codec} codec`);
+  const refuse = (kind: string, path: string) => new Error(`${codec}: ${kind} field ${path} is not offered`);
   const walk = (type: FieldType, path: string): void => {
     const kind = kindOf(type);
     if (!offered.has(kind)) throw refuse(kind === "timestamp" ? TIMESTAMP : kind, path);
