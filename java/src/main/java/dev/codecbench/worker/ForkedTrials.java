@@ -3,6 +3,7 @@ package dev.codecbench.worker;
 import codecbench.v1.Results.Measurement;
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.userdata.UserDataException;
 import dev.codecbench.worker.userdata.UserDatasets;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -54,17 +56,25 @@ public final class ForkedTrials implements Trials {
     return jvmFlags;
   }
 
-  private List<String> command(Path dir, Task task) {
+  private List<String> command(Path dir, Task task) throws TaskFailure {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmFlags);
+    Optional<Path> manifest = UserDatasets.manifestOf(task.getDataset());
+    if (manifest.isPresent()) {
+      try {
+        cmd.add(UserDatasets.childJvmFlag());
+      } catch (UserDataException e) {
+        throw TaskFailure.at("trial", e.getMessage());
+      }
+    }
     cmd.add("-cp");
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(TrialMain.class.getName());
     cmd.add(dir.toString());
     cmd.add(Long.toString(jvmMinWarmupMs));
     // A user's dataset: the child loads its models from the cache the worker built at start-up.
-    UserDatasets.manifestOf(task.getDataset()).ifPresent(m -> cmd.add(m.toString()));
+    manifest.ifPresent(m -> cmd.add(m.toString()));
     return cmd;
   }
 

@@ -65,7 +65,7 @@ public final class FlatbuffersCodec implements Codec {
 
   /** The mapper for {@code all} (the worker's datasets, or in tests a schema of their own). */
   FlatbuffersCodec(List<Dataset<?>> all) {
-    this.roots = new PerDataset<>(all, d -> {
+    this.roots = new PerDataset<>(ID, all, d -> {
       Descriptor message = d.toProto(new Records<>(List.of())).getDescriptorForType();
       var recordType = d.recordsType().containedType(0);
       Model record = recordType.isCollectionLikeType()

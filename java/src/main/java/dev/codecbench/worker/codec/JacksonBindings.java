@@ -20,7 +20,7 @@ final class JacksonBindings {
   private final PerDataset<ReaderWriter> byDataset;
 
   JacksonBindings(String codec, ObjectMapper mapper) {
-    this.byDataset = new PerDataset<>(Dataset.carried(), d -> {
+    this.byDataset = new PerDataset<>(codec, Dataset.carried(), d -> {
       String why = Offered.refusal(codec, d.record());
       if (why != null) {
         throw new IllegalStateException(why);

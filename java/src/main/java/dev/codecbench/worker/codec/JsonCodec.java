@@ -61,10 +61,10 @@ public final class JsonCodec implements Codec {
             .build();
     this.treeReader = mapper.reader();
     this.bindings = new JacksonBindings(ID, mapper);
-    this.recordReaders = new PerDataset<>(Dataset.carried(), d -> mapper.readerFor(d.recordsType().containedType(0)));
+    this.recordReaders = new PerDataset<>(ID, Dataset.carried(), d -> mapper.readerFor(d.recordsType().containedType(0)));
     // Written into a bounded buffer: a flush after every record would hand the drain one record
     // at a time instead of full buffers.
-    this.recordWriters = new PerDataset<>(Dataset.carried(),
+    this.recordWriters = new PerDataset<>(ID, Dataset.carried(),
         d -> mapper.writerFor(d.recordsType().containedType(0)).without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE));
   }
 

@@ -15,17 +15,22 @@ final class PerDataset<T> {
   /** A dataset the codec carries ({@code value}), or refuses ({@code refused}, the reason). */
   record Entry<T>(T value, String refused) {}
 
-  /** Builds a dataset's value; throwing IllegalStateException refuses it with the message. */
+  /**
+   * Builds a dataset's value; throwing IllegalStateException refuses it with the message (which
+   * names the codec); any other failure refuses it too, with what failed.
+   */
   @FunctionalInterface
   interface Build<T> {
     T build(Dataset<?> dataset);
   }
 
+  private final String codec;
   private final Build<T> build;
   private volatile Entry<T>[] entries;
 
   @SuppressWarnings("unchecked")
-  PerDataset(List<Dataset<?>> datasets, Build<T> build) {
+  PerDataset(String codec, List<Dataset<?>> datasets, Build<T> build) {
+    this.codec = codec;
     this.build = build;
     Entry<T>[] built = new Entry[datasets.stream().mapToInt(Dataset::index).max().orElse(-1) + 1];
     for (Dataset<?> d : datasets) {
@@ -39,6 +44,9 @@ final class PerDataset<T> {
       return new Entry<>(build.build(d), null);
     } catch (IllegalStateException e) {
       return new Entry<>(null, e.getMessage());
+    } catch (RuntimeException e) {
+      // A user's schema may hold what no mapping foresaw: refused (and announced), not a crash.
+      return new Entry<>(null, codec + ": dataset '" + d.id() + "' cannot be mapped: " + e);
     }
   }
 

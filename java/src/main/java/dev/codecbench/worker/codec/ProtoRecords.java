@@ -21,6 +21,14 @@ final class ProtoRecords {
       throw new IllegalStateException(codec + ": " + type.getName() + " is not a record of the " + fds.size()
           + " fields of " + message.getName());
     }
+    for (int i = 1; i < fds.size(); i++) {
+      // The model's components are in field-number order, the mappers' slots in declaration order.
+      if (fds.get(i).getNumber() < fds.get(i - 1).getNumber()) {
+        throw new IllegalStateException(codec + ": message " + message.getFullName() + " declares field "
+            + fds.get(i).getName() + " (" + fds.get(i).getNumber() + ") after " + fds.get(i - 1).getName() + " ("
+            + fds.get(i - 1).getNumber() + "); this mapper needs fields declared in field-number order");
+      }
+    }
     for (int i = 0; i < comps.length; i++) {
       FieldDescriptor fd = fds.get(i);
       // ModelGenerator suffixes a name Java reserves (a keyword, an Object method) with '_'.

@@ -64,7 +64,7 @@ final class UbjsonMapping {
   private final PerDataset<Value> records;
 
   UbjsonMapping(List<Dataset<?>> all) {
-    this.records = new PerDataset<>(all, d -> {
+    this.records = new PerDataset<>(ID, all, d -> {
       String why = Offered.refusal(ID, d.record());
       if (why != null) {
         throw new IllegalStateException(why);

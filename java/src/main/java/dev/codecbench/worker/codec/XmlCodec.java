@@ -92,7 +92,7 @@ public final class XmlCodec implements Codec {
           .setAcceptBlankAsEmpty(false)
           .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
     }
-    this.byDataset = new PerDataset<>(Dataset.carried(), d -> {
+    this.byDataset = new PerDataset<>(ID, Dataset.carried(), d -> {
       String why = Offered.refusal(ID, d.record());
       if (why != null) {
         throw new IllegalStateException(why);

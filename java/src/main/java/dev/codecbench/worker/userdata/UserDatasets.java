@@ -60,6 +60,14 @@ public final class UserDatasets {
     return r == null ? Optional.empty() : Optional.of(r.loaded().manifest().file());
   }
 
+  /**
+   * The JVM flag handing a trial's child JVM (same classes) the hash of the worker's classes, part
+   * of the cache key, so that it finds the cache without reading the jar again.
+   */
+  public static String childJvmFlag() throws UserDataException {
+    return "-D" + WorkerCode.HASH_PROPERTY + "=" + WorkerCode.hash();
+  }
+
   private static synchronized Registered prepare(Path manifestPath, boolean register) throws UserDataException {
     long start = System.nanoTime();
     Manifest m = Manifest.read(manifestPath);

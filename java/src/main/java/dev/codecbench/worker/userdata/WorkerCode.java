@@ -16,7 +16,12 @@ import java.util.stream.Stream;
  * models compiled against one build are not reused by another.
  */
 final class WorkerCode {
-  private static String hash;
+  /**
+   * The hash, as the worker hands it to a trial's child JVM (same classes, same location): the
+   * child need not read the jar again.
+   */
+  static final String HASH_PROPERTY = "codecbench.worker.hash";
+  private static String hash = System.getProperty(HASH_PROPERTY);
 
   private WorkerCode() {}
 
