@@ -243,6 +243,28 @@ class UserDatasetTest {
   }
 
   @Test
+  void fieldsDeclaredOutOfNumberOrderAreRefusedByTheGenericMappersAlone() throws Exception {
+    Path m = UserSchemas.write(dir.resolve("shuffled"), Map.of("shuffled.proto", """
+        syntax = "proto3";
+        package zz.order.v1;
+        message Shuffled {
+          string b = 2;
+          int32 a = 1;
+        }
+        """), "zz_shuffled", "zz.order.v1.Shuffled", "json", List.of("b"));
+    Dataset<?> d = UserDatasets.load(m).dataset();
+    Descriptor record = UserSchemas.message(m, "zz.order.v1.Shuffled");
+    records(d, List.of(msg(record, "b", "x", "a", 1), msg(record)));
+    String why = ": message zz.order.v1.Shuffled declares field a (1) after b (2); this mapper needs fields "
+        + "declared in field-number order";
+    assertEquals(List.of(refusal(d, "ubjson", "ubjson" + why), refusal(d, "flatbuffers", "flatbuffers" + why)),
+        announced(d).getRefusedList());
+    assertEquals(List.of("json encode", "json typed", "json tree", "json streaming", "bson encode", "bson typed",
+        "bson tree", "bson lazy", "protobuf encode", "protobuf typed", "msgpack encode", "msgpack typed", "msgpack tree",
+        "cbor encode", "cbor typed", "cbor tree", "xml encode", "xml typed"), roundTrips(d));
+  }
+
+  @Test
   void aRefusedCodecReachedAnywayFailsTheTaskNamingTheField() {
     Trial.Outcome o = Trial.run(task(legacy, Operation.OPERATION_ENCODE, "json").build(), BLOBS.get(legacy.id()), null, 0);
     assertEquals("encode failed: json: uint32 field LegacyRow.hit_count is not offered", o.failure());

@@ -21,7 +21,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * built-in. {@code build-user-datasets} only builds the caches.
  */
 public final class UserDatasets {
-  /** What loading a manifest did: the dataset, and whether its models came from the cache. */
+  /**
+   * What loading a manifest did: the dataset (null when only built), the fingerprint computed
+   * from the loaded classes' descriptors, whether the models came from the cache, and how long
+   * it took.
+   */
   public record Loaded(Dataset<?> dataset, Manifest manifest, String fingerprint, boolean cached, double seconds) {
     /** "java: orders (acme.shop.v1.Order): models generated and compiled in 12.4 s", or "...: cached". */
     public String line() {
