@@ -342,6 +342,9 @@ def cmd_gc(args) -> int:
 def cmd_codecs(args) -> int:
     with connect(resolve_control(args)) as control:
         offers = control.harness.ListCodecs(hs.ListCodecsRequest(), timeout=10).offers
+        # What each worker refuses for a dataset it carries (a user's schema with a feature a
+        # codec has no payload rule for): control plans none of those cells.
+        refusals = [(w.id, r) for w in control.list_workers() for d in w.datasets for r in d.refused]
     path = Path(args.catalogue) if args.catalogue else catalogue.default_path()
     try:
         cat = catalogue.load(path)
@@ -357,7 +360,8 @@ def cmd_codecs(args) -> int:
     matrix = catalogue.build(offers, cat, shown_path)
     problems = [p for p in matrix.problems if p["kind"] != "no-worker"]
     if args.json:
-        print_json(matrix.to_json([to_json(o) for o in offers]))
+        print_json(dict(matrix.to_json([to_json(o) for o in offers]),
+                        refusals=[dict(to_json(r), workerId=wid) for wid, r in refusals]))
     else:
         con = display.console()
         if not offers:
@@ -374,6 +378,11 @@ def cmd_codecs(args) -> int:
                 con.print(Text(f"  {mark} {p['message']}", style=style))
         else:
             con.print("\nevery announced codec matches the catalogue, and every catalogue entry is announced")
+        if refusals:
+            con.print(f"\n{len(refusals)} refusal(s) for the datasets workers carry (no cell of them is planned):", style="bold")
+            for wid, r in refusals:
+                con.print(Text(f"  ! {r.dataset} × {r.codec}{' ' + r.decode_mode if r.decode_mode else ''} on {wid}: {r.reason}",
+                               style="yellow"))
     return EXIT_FAILED if (args.check and problems) else EXIT_OK
 
 
@@ -890,7 +899,7 @@ def apply_overrides(loaded, args):
 
 def cmd_run(args) -> int:
     loaded = apply_overrides(load(args.scenario), args)  # ScenarioError -> exit 2 before anything starts
-    args.prepared = [userrun.prepare(u.user, u.proto, u.field_names, u.lazy_fields, processes.state_root())
+    args.prepared = [userrun.prepare(u.user, u.proto, u.field_names, u.lazy_fields, processes.state_root(), u.records)
                      for u in loaded.users]
     scenario = loaded.message
     selectors = _selectors(scenario)

@@ -281,6 +281,7 @@ class _Builder:
         self.noise_floor()
         self.environment()
         self.boundaries()
+        self.user_datasets()
         datasets = [d for d in DATASETS if d in set(self.df["dataset"])] + \
             sorted(set(self.df["dataset"]) - set(DATASETS))
         for ds in datasets:
@@ -536,11 +537,41 @@ class _Builder:
                                     "between the library's message/document type and the application's "
                                     "objects; validation = checks beyond parsing; copy = a copy of the whole "
                                     "payload; field-lookup = finding the named fields (lazy)."))
-        used = [ds for ds in DATASETS if ds in set(self.df["dataset"])]
+        lazy = dict(LAZY_FIELDS, **{u["id"]: tuple(u.get("lazyFields") or ()) for u in self.scenario.get("userDatasets") or []})
+        used = [ds for ds in [*DATASETS, *sorted(set(lazy) - set(DATASETS))] if ds in set(self.df["dataset"])]
         if "lazy" in set(self.df["decode_mode"]):
             self.add(Para("Lazy decode reads, from every record, one field near its start and one at its "
                           "end, the same in every language: " + "; ".join(
-                              f"{ds}: {', '.join(LAZY_FIELDS[ds])}" for ds in used if ds in LAZY_FIELDS) + "."))
+                              f"{ds}: {', '.join(lazy[ds])}" for ds in used if lazy.get(ds)) + "."))
+
+    def user_datasets(self) -> None:
+        """Where a user's datasets came from, and every cell the plan refused (Run.refusals)."""
+        users = self.scenario.get("userDatasets") or []
+        refused = self.run.get("refusals") or []
+        if not users and not refused:
+            return
+        self.section("Datasets of your own, and refused cells", "user-datasets")
+        if users:
+            counts = [int(c) for c in self.scenario.get("counts") or []]
+            rows = []
+            for u in users:
+                n = int(u.get("recordCount") or 0)
+                cycled = [c for c in counts if c > n]
+                rows.append([u["id"], u.get("message", ""), u.get("proto", ""), u.get("records", ""), f"{n:,}",
+                             "the .proto's" if u.get("fieldNames") == "proto" else "json_name",
+                             ", ".join(f"{c:,}" for c in cycled) or "none", u.get("fingerprint", "")])
+            self.add(TableBlock(pd.DataFrame(rows, columns=["dataset", "message", "schema", "records", "in file",
+                                                            "field names", "counts that cycle", "fingerprint"]),
+                                left=8, caption="A count larger than its file cycles through the file's records."))
+        if refused:
+            rows = {}
+            for r in refused:
+                key = (r.get("dataset", ""), r.get("codec", ""), r.get("decodeMode", "") or "every mode", r.get("reason", ""))
+                rows.setdefault(key, []).append(r.get("workerId") or "control")
+            self.add(TableBlock(pd.DataFrame([[*k[:3], ", ".join(sorted(w)), k[3]] for k, w in rows.items()],
+                                             columns=["dataset", "codec", "mode", "refused by", "why"]), left=5,
+                                caption="Cells the plan left out because a worker cannot carry a feature of the "
+                                        "schema: never dropped silently, never measured."))
 
     def environment(self) -> None:
         self.section("Environment of every worker", "environment")

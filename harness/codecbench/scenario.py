@@ -50,6 +50,7 @@ class UserEntry:
 
     user: Any  # userdata.UserDataset
     proto: str  # as written
+    records: str  # as written
     field_names: str
     lazy_fields: tuple[str, ...]
 
@@ -561,7 +562,8 @@ def _check_user_entry(c: _Checker, at: tuple, item: dict, path: Path, taken: lis
         lazy_fields = tuple(lazy)
         for line in userdata.check_lazy_fields(user.message, lazy, field_names):
             c.problem(at + ("lazyFields",), f'dataset "{id}": {line}')
-    return UserEntry(user=user, proto=item["proto"], field_names=field_names, lazy_fields=lazy_fields)
+    return UserEntry(user=user, proto=item["proto"], records=item["records"], field_names=field_names,
+                     lazy_fields=lazy_fields)
 
 
 def load(path: str | Path) -> LoadedScenario:

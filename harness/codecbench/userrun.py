@@ -38,6 +38,7 @@ class Prepared:
     lazy_fields: tuple[str, ...]
     proto: str  # as the scenario wrote it
     folder: Path
+    records: str = ""  # as the scenario wrote it
 
     @property
     def manifest(self) -> Path:
@@ -55,7 +56,7 @@ class Prepared:
         return scenario_pb2.UserDataset(
             id=self.user.id, message=self.user.message.full_name, fingerprint=datasets.fingerprint(self.user.message),
             records_blob_id=records_blob_id, record_count=len(self.user.records), proto=self.proto,
-            records=self.user.source, field_names=self.field_names, lazy_fields=list(self.lazy_fields),
+            records=self.records or self.user.source, field_names=self.field_names, lazy_fields=list(self.lazy_fields),
         )
 
 
@@ -63,7 +64,8 @@ def schemas_root(state: Path) -> Path:
     return state / "schemas"
 
 
-def prepare(user: userdata.UserDataset, proto: str, field_names: str, lazy_fields: tuple[str, ...], state: Path) -> Prepared:
+def prepare(user: userdata.UserDataset, proto: str, field_names: str, lazy_fields: tuple[str, ...], state: Path,
+            records: str = "") -> Prepared:
     """Writes the dataset's folder (descriptors.binpb, dataset.json) under `state`/schemas/<key>,
     the key a hash of everything a worker builds from, so a changed schema gets a new folder."""
     files = user.files.SerializeToString(deterministic=True)
@@ -79,7 +81,8 @@ def prepare(user: userdata.UserDataset, proto: str, field_names: str, lazy_field
         path = folder / name
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
-    return Prepared(user=user, field_names=field_names, lazy_fields=lazy_fields, proto=proto, folder=folder)
+    return Prepared(user=user, field_names=field_names, lazy_fields=lazy_fields, proto=proto, folder=folder,
+                    records=records)
 
 
 def worker_args(prepared: list[Prepared]) -> list[str]:

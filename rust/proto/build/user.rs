@@ -153,8 +153,17 @@ pub fn compile(users: &[UserDataset], set: prost_types::FileDescriptorSet, out: 
     std::fs::create_dir_all(&dir)?;
     let mut config = prost_build::Config::new();
     config.out_dir(&dir);
+    // A message two datasets reach gets its attributes once; its field names must agree.
+    let mut named: BTreeMap<String, (String, String)> = BTreeMap::new();
     for d in users {
         for m in messages(std::slice::from_ref(d)) {
+            if let Some((other, names)) = named.get(m.full_name()) {
+                if *names != d.field_names {
+                    return Err(format!("datasets {other} and {} both reach {} with different fieldNames ({names}, {}): a Rust type has one set of serde names", d.id, m.full_name(), d.field_names).into());
+                }
+                continue;
+            }
+            named.insert(m.full_name().to_string(), (d.id.clone(), d.field_names.clone()));
             let path = format!(".{}", m.full_name());
             config.message_attribute(&path, "#[derive(serde::Serialize, serde::Deserialize)]");
             for o in m.oneofs().filter(|o| !o.is_synthetic()) {
@@ -197,6 +206,10 @@ pub fn compile(users: &[UserDataset], set: prost_types::FileDescriptorSet, out: 
     let mut root = Tree::default();
     for p in &packages {
         let file = if p.is_empty() { "_".to_string() } else { p.clone() };
+        // google.protobuf's types are prost_types' (prost's extern paths): no file of its own.
+        if !dir.join(format!("{file}.rs")).exists() {
+            continue;
+        }
         let mut node = &mut root;
         for seg in p.split('.').filter(|s| !s.is_empty()) {
             node = node.0.entry(super::snake(seg)).or_default();
