@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -562,8 +563,17 @@ def _check_user_entry(c: _Checker, at: tuple, item: dict, path: Path, taken: lis
         lazy_fields = tuple(lazy)
         for line in userdata.check_lazy_fields(user.message, lazy, field_names):
             c.problem(at + ("lazyFields",), f'dataset "{id}": {line}')
-    return UserEntry(user=user, proto=item["proto"], records=item["records"], field_names=field_names,
+    return UserEntry(user=user, proto=_shown(item["proto"]), records=_shown(item["records"]), field_names=field_names,
                      lazy_fields=lazy_fields)
+
+
+def _shown(path: str) -> str:
+    """A path as reports show it: relative to the working folder when it is inside it (`run
+    --proto` passes absolute paths), so no report carries the machine's own folders."""
+    if os.path.isabs(path):
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("..") else path
+    return path
 
 
 def load(path: str | Path) -> LoadedScenario:
