@@ -50,7 +50,9 @@ stage rust/target/release/codecbench-worker
 stage java/target/codecbench-java-worker.jar
 stage web/dist
 stage web/driver
-python3 deploy/images/node_closure.py web/package-lock.json puppeteer-core | while read -r dir; do stage "web/$dir"; done
+# The packages web/driver/*.mjs import (test_deploy checks the list against the imports).
+DRIVER_PACKAGES="puppeteer-core @bufbuild/protobuf"
+python3 deploy/images/node_closure.py web/package-lock.json $DRIVER_PACKAGES | while read -r dir; do stage "web/$dir"; done
 stage harness/pyproject.toml
 stage harness/constraints.txt
 stage harness/codecbench

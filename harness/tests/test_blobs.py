@@ -216,12 +216,11 @@ def test_control_compresses_a_blob_only_for_a_client_that_asks(control):
     link probe must time the plain bytes (client._OPTIONS)."""
     import grpc
     from codecbench.client import connect, target
-    from codecbench.netprobe import _put
     from codecbench.pb import ws_grpc
 
     data = bytes(4 << 20)  # zeros: gzip takes them to a few kB
     with connect(control.addr) as c:
-        blob_id = _put(c.worker, data)
+        blob_id = c.put_blob(data)
         before = _loopback_rx_bytes()
         got = sum(len(m.data) for m in c.worker.GetBlob(ws.GetBlobRequest(blob_id=blob_id), timeout=60))
         plain = _loopback_rx_bytes() - before
