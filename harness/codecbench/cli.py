@@ -546,14 +546,8 @@ def user_dataset_notes(run) -> list[str]:
         out.append(f"dataset {u.id}: {u.message} from {u.proto}, {u.record_count:,} records from {u.records}; "
                    f"field names: {'the .proto' if u.field_names == 'proto' else 'json_name'}'s"
                    + (f"; counts {', '.join(f'{c:,}' for c in cycled)} cycle through the file's records" if cycled else ""))
-    seen = set()
-    for r in run.refusals:
-        key = (r.dataset, r.codec, r.decode_mode, r.reason)
-        if key in seen:
-            continue
-        seen.add(key)
-        who = sorted({x.worker_id or "control" for x in run.refusals if (x.dataset, x.codec, x.decode_mode, x.reason) == key})
-        out.append(f"refused  {r.dataset} × {r.codec}{' ' + r.decode_mode if r.decode_mode else ''} by {', '.join(who)}: {r.reason}")
+    for dataset, codec, mode, reason, who in userrun.refusal_groups(to_json(r) for r in run.refusals):
+        out.append(f"refused  {dataset} × {codec}{' ' + mode if mode else ''} by {', '.join(who)}: {reason}")
     return out
 
 
@@ -899,8 +893,7 @@ def apply_overrides(loaded, args):
 
 def cmd_run(args) -> int:
     loaded = apply_overrides(load(args.scenario), args)  # ScenarioError -> exit 2 before anything starts
-    args.prepared = [userrun.prepare(u.user, u.proto, u.field_names, u.lazy_fields, processes.state_root(), u.records)
-                     for u in loaded.users]
+    args.prepared = [userrun.prepare(u, processes.state_root()) for u in loaded.users]
     scenario = loaded.message
     selectors = _selectors(scenario)
     prof = _network(loaded, args)
@@ -1268,7 +1261,7 @@ def build_parser() -> argparse.ArgumentParser:
     mine.add_argument("--records", metavar="FILE", help="NDJSON or a JSON array in the proto3 JSON mapping")
     mine.add_argument("--id", help="the dataset's id (default: from the records file's name)")
     mine.add_argument("--proto-path", metavar="DIR", action="append", default=[], help="more import roots")
-    mine.add_argument("--field-names", choices=("json", "proto"), default="json",
+    mine.add_argument("--field-names", choices=userrun.FIELD_NAMES, default="json",
                       help="names in self-describing payloads: each field's json_name (default) or the .proto's")
     run.add_argument("--rounds", type=int, help="replace sampling.rounds")
     run.add_argument("--warmup-ms", type=int, help="replace sampling.warmupMs")

@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from . import calibration, datasets, results, stats  # noqa: E402
+from . import calibration, datasets, results, stats, userrun  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
 from .units import fmt_num, fmt_time  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
@@ -564,11 +564,8 @@ class _Builder:
                                                             "field names", "counts that cycle", "fingerprint"]),
                                 left=8, caption="A count larger than its file cycles through the file's records."))
         if refused:
-            rows = {}
-            for r in refused:
-                key = (r.get("dataset", ""), r.get("codec", ""), r.get("decodeMode", "") or "every mode", r.get("reason", ""))
-                rows.setdefault(key, []).append(r.get("workerId") or "control")
-            self.add(TableBlock(pd.DataFrame([[*k[:3], ", ".join(sorted(w)), k[3]] for k, w in rows.items()],
+            self.add(TableBlock(pd.DataFrame([[d, c, m or "every mode", ", ".join(who), why]
+                                              for d, c, m, why, who in userrun.refusal_groups(refused)],
                                              columns=["dataset", "codec", "mode", "refused by", "why"]), left=5,
                                 caption="Cells the plan left out because a worker cannot carry a feature of the "
                                         "schema: never dropped silently, never measured."))

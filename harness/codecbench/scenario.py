@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,17 +45,6 @@ class ScenarioError(Exception):
 
 
 @dataclass
-class UserEntry:
-    """A `datasets:` entry that brings a user's own schema and records, loaded and checked."""
-
-    user: Any  # userdata.UserDataset
-    proto: str  # as written
-    records: str  # as written
-    field_names: str
-    lazy_fields: tuple[str, ...]
-
-
-@dataclass
 class LoadedScenario:
     path: Path
     message: scenario_pb2.Scenario
@@ -64,7 +52,7 @@ class LoadedScenario:
     data: dict[str, Any]
     # The user's datasets, in `datasets` order (their declarations join the message at run time,
     # once their records are stored in control).
-    users: list[UserEntry] = field(default_factory=list)
+    users: list = field(default_factory=list)  # userrun.UserEntry
 
 
 # Known keys per message, in the proto-JSON mapping (lowerCamelCase), with the proto field names
@@ -488,10 +476,7 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
     return LoadedScenario(path=path, message=message, data=out, users=users)
 
 
-_USER_KEYS = ("id", "proto", "message", "records", "protoPaths", "fieldNames", "lazyFields")
-
-
-def _check_datasets(c: _Checker, data: dict, path: Path) -> tuple[list[str], list[UserEntry]]:
+def _check_datasets(c: _Checker, data: dict, path: Path) -> tuple[list[str], list]:
     """`datasets`: built-in ids, and entries bringing a user's own .proto message and records
     (id, proto, message, records; protoPaths, fieldNames, lazyFields), their files relative to
     the scenario's folder, compiled and read here so that any mistake stops the run before it starts."""
@@ -505,75 +490,17 @@ def _check_datasets(c: _Checker, data: dict, path: Path) -> tuple[list[str], lis
     ids = _check_string_list(sub, plain, "datasets", "dataset", required=not any(isinstance(x, dict) for x in value),
                              known=DATASETS)
     c.problems.extend(sub.problems)
-    users: list[UserEntry] = []
+    from . import userrun  # protoc and the records: only when a scenario brings its own
+
+    users: list[userrun.UserEntry] = []
     for i, item in enumerate(value):
         if not isinstance(item, dict):
             continue
-        entry = _check_user_entry(c, ("datasets", i), item, path, ids + [u.user.id for u in users])
+        entry = userrun.check_entry(c, ("datasets", i), item, path, ids + [u.user.id for u in users])
         if entry is not None:
             users.append(entry)
     order = [x if not isinstance(x, dict) else x.get("id") for x in value]
     return [x for x in order if x in ids or x in {u.user.id for u in users}], users
-
-
-def _check_user_entry(c: _Checker, at: tuple, item: dict, path: Path, taken: list[str]) -> UserEntry | None:
-    from . import userdata  # protoc and the records: only when a scenario brings its own
-
-    for key in item:
-        if key not in _USER_KEYS:
-            c.problem(at + (key,), f'unknown key "{key}" in a dataset of your own{_did_you_mean(key, _USER_KEYS)} '
-                      f"(known: {', '.join(_USER_KEYS)})")
-    missing = [k for k in ("id", "proto", "message", "records") if not isinstance(item.get(k), str) or not item.get(k)]
-    if missing:
-        c.problem(at, f"a dataset of your own needs {', '.join(missing)} (strings): "
-                  "id, proto (a .proto or descriptor set), message (its full name) and records (NDJSON or a JSON array)")
-        return None
-    id = item["id"]
-    if not id[0].isascii() or not id[0].islower() or not all(ch.isascii() and (ch.islower() or ch.isdigit() or ch == "_") for ch in id) or len(id) > 64:
-        c.problem(at + ("id",), f'dataset id "{id}" must be 1 to 64 lowercase letters, digits and _, starting with a letter')
-        return None
-    if id in DATASETS:
-        c.problem(at + ("id",), f'dataset id "{id}" is a built-in dataset\'s; give yours another')
-        return None
-    if id in taken:
-        c.problem(at + ("id",), f'dataset "{id}" is listed twice in "datasets"')
-        return None
-    field_names = item.get("fieldNames", "json")
-    if field_names not in ("json", "proto"):
-        c.problem(at + ("fieldNames",), f'"fieldNames" must be json (each field\'s json_name) or proto (the .proto\'s names), got {_type_name(field_names)}')
-        return None
-    paths = item.get("protoPaths") or []
-    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
-        c.problem(at + ("protoPaths",), '"protoPaths" must be a list of folders')
-        return None
-    here = path.parent
-    try:
-        user = userdata.load(id, here / item["proto"], item["message"], here / item["records"], [here / p for p in paths])
-    except userdata.UserDataError as exc:
-        for line in exc.problems:
-            c.problem(at, f'dataset "{id}": {line}')
-        return None
-    lazy = item.get("lazyFields")
-    if lazy is None:
-        lazy_fields = userdata.default_lazy_fields(user.message, field_names)
-    elif not isinstance(lazy, list) or not all(isinstance(x, str) for x in lazy):
-        c.problem(at + ("lazyFields",), '"lazyFields" must be a list of dotted field paths')
-        return None
-    else:
-        lazy_fields = tuple(lazy)
-        for line in userdata.check_lazy_fields(user.message, lazy, field_names):
-            c.problem(at + ("lazyFields",), f'dataset "{id}": {line}')
-    return UserEntry(user=user, proto=_shown(item["proto"]), records=_shown(item["records"]), field_names=field_names,
-                     lazy_fields=lazy_fields)
-
-
-def _shown(path: str) -> str:
-    """A path as reports show it: relative to the working folder when it is inside it (`run
-    --proto` passes absolute paths), so no report carries the machine's own folders."""
-    if os.path.isabs(path):
-        rel = os.path.relpath(path)
-        return rel if not rel.startswith("..") else path
-    return path
 
 
 def load(path: str | Path) -> LoadedScenario:

@@ -22,7 +22,9 @@ from typing import Callable
 from . import datasets, userdata
 from .pb import scenario as scenario_pb2
 
+# Names in self-describing payloads: each field's json_name, or the .proto's own.
 FIELD_NAMES = ("json", "proto")
+_ENTRY_KEYS = ("id", "proto", "message", "records", "protoPaths", "fieldNames", "lazyFields")
 
 
 class BuildError(Exception):
@@ -30,15 +32,88 @@ class BuildError(Exception):
 
 
 @dataclass
-class Prepared:
-    """One user dataset, ready for a run."""
+class UserEntry:
+    """A `datasets:` entry that brings a user's own schema and records, loaded and checked."""
 
     user: userdata.UserDataset
+    proto: str  # as written
+    records: str  # as written
     field_names: str
     lazy_fields: tuple[str, ...]
-    proto: str  # as the scenario wrote it
+
+
+def check_entry(c, at: tuple, item: dict, path: Path, taken: list[str]) -> UserEntry | None:
+    """A `datasets:` entry of the scenario at `path` (c: its checker), compiled and read; every
+    mistake is a problem at its line, and None."""
+    from .scenario import DATASETS, _did_you_mean, _type_name
+
+    for key in item:
+        if key not in _ENTRY_KEYS:
+            c.problem(at + (key,), f'unknown key "{key}" in a dataset of your own{_did_you_mean(key, _ENTRY_KEYS)} '
+                      f"(known: {', '.join(_ENTRY_KEYS)})")
+    missing = [k for k in ("id", "proto", "message", "records") if not isinstance(item.get(k), str) or not item.get(k)]
+    if missing:
+        c.problem(at, f"a dataset of your own needs {', '.join(missing)} (strings): "
+                  "id, proto (a .proto or descriptor set), message (its full name) and records (NDJSON or a JSON array)")
+        return None
+    id = item["id"]
+    if not id[0].isascii() or not id[0].islower() or not all(ch.isascii() and (ch.islower() or ch.isdigit() or ch == "_") for ch in id) or len(id) > 64:
+        c.problem(at + ("id",), f'dataset id "{id}" must be 1 to 64 lowercase letters, digits and _, starting with a letter')
+        return None
+    if id in DATASETS:
+        c.problem(at + ("id",), f'dataset id "{id}" is a built-in dataset\'s; give yours another')
+        return None
+    if id in taken:
+        c.problem(at + ("id",), f'dataset "{id}" is listed twice in "datasets"')
+        return None
+    field_names = item.get("fieldNames", "json")
+    if field_names not in FIELD_NAMES:
+        c.problem(at + ("fieldNames",), f'"fieldNames" must be json (each field\'s json_name) or proto (the .proto\'s names), got {_type_name(field_names)}')
+        return None
+    paths = item.get("protoPaths") or []
+    if not isinstance(paths, list) or not all(isinstance(p, str) for p in paths):
+        c.problem(at + ("protoPaths",), '"protoPaths" must be a list of folders')
+        return None
+    here = path.parent
+    try:
+        user = userdata.load(id, here / item["proto"], item["message"], here / item["records"], [here / p for p in paths])
+    except userdata.UserDataError as exc:
+        for line in exc.problems:
+            c.problem(at, f'dataset "{id}": {line}')
+        return None
+    lazy = item.get("lazyFields")
+    if lazy is None:
+        lazy_fields = userdata.default_lazy_fields(user.message, field_names)
+    elif not isinstance(lazy, list) or not all(isinstance(x, str) for x in lazy):
+        c.problem(at + ("lazyFields",), '"lazyFields" must be a list of dotted field paths')
+        return None
+    else:
+        lazy_fields = tuple(lazy)
+        for line in userdata.check_lazy_fields(user.message, lazy, field_names):
+            c.problem(at + ("lazyFields",), f'dataset "{id}": {line}')
+    return UserEntry(user=user, proto=_shown(item["proto"]), records=_shown(item["records"]), field_names=field_names,
+                     lazy_fields=lazy_fields)
+
+
+def _shown(path: str) -> str:
+    """A path as reports show it: relative to the working folder when it is inside it (`run
+    --proto` passes absolute paths), so no report carries the machine's own folders."""
+    if os.path.isabs(path):
+        rel = os.path.relpath(path)
+        return rel if not rel.startswith("..") else path
+    return path
+
+
+@dataclass
+class Prepared:
+    """One user dataset, ready for a run: its entry and the folder the workers build from."""
+
+    entry: UserEntry
     folder: Path
-    records: str = ""  # as the scenario wrote it
+
+    @property
+    def user(self) -> userdata.UserDataset:
+        return self.entry.user
 
     @property
     def manifest(self) -> Path:
@@ -50,28 +125,39 @@ class Prepared:
 
     def records_blob(self) -> bytes:
         """The records as control's canonical blob holds them: each record field 1 of one list."""
-        return userdata.payload_protobuf(self.user.records)
+        return userdata.payload_protobuf(self.entry.user.records)
 
     def declaration(self, records_blob_id: str) -> scenario_pb2.UserDataset:
+        e = self.entry
         return scenario_pb2.UserDataset(
-            id=self.user.id, message=self.user.message.full_name, fingerprint=datasets.fingerprint(self.user.message),
-            records_blob_id=records_blob_id, record_count=len(self.user.records), proto=self.proto,
-            records=self.records or self.user.source, field_names=self.field_names, lazy_fields=list(self.lazy_fields),
+            id=e.user.id, message=e.user.message.full_name, fingerprint=datasets.fingerprint(e.user.message),
+            records_blob_id=records_blob_id, record_count=len(e.user.records), proto=e.proto, records=e.records,
+            field_names=e.field_names, lazy_fields=list(e.lazy_fields),
         )
+
+
+def refusal_groups(refusals) -> list[tuple[str, str, str, str, list[str]]]:
+    """Run.refusals in the proto-JSON mapping as (dataset, codec, mode, reason, the workers
+    refusing), one row per refusal, in first-seen order; control's own have no worker."""
+    groups: dict[tuple, set] = {}
+    for r in refusals:
+        key = (r.get("dataset", ""), r.get("codec", ""), r.get("decodeMode", ""), r.get("reason", ""))
+        groups.setdefault(key, set()).add(r.get("workerId") or "control")
+    return [(*k, sorted(w)) for k, w in groups.items()]
 
 
 def schemas_root(state: Path) -> Path:
     return state / "schemas"
 
 
-def prepare(user: userdata.UserDataset, proto: str, field_names: str, lazy_fields: tuple[str, ...], state: Path,
-            records: str = "") -> Prepared:
+def prepare(entry: UserEntry, state: Path) -> Prepared:
     """Writes the dataset's folder (descriptors.binpb, dataset.json) under `state`/schemas/<key>,
     the key a hash of everything a worker builds from, so a changed schema gets a new folder."""
+    user = entry.user
     files = user.files.SerializeToString(deterministic=True)
     manifest = {
         "id": user.id, "message": user.message.full_name, "descriptorSet": "descriptors.binpb",
-        "fieldNames": field_names, "lazyFields": list(lazy_fields), "fingerprint": datasets.fingerprint(user.message),
+        "fieldNames": entry.field_names, "lazyFields": list(entry.lazy_fields), "fingerprint": datasets.fingerprint(user.message),
     }
     text = json.dumps(manifest, indent=2) + "\n"
     key = hashlib.sha256(files + text.encode()).hexdigest()[:16]
@@ -81,8 +167,7 @@ def prepare(user: userdata.UserDataset, proto: str, field_names: str, lazy_field
         path = folder / name
         if not path.exists() or path.read_bytes() != data:
             path.write_bytes(data)
-    return Prepared(user=user, field_names=field_names, lazy_fields=lazy_fields, proto=proto, folder=folder,
-                    records=records)
+    return Prepared(entry=entry, folder=folder)
 
 
 def worker_args(prepared: list[Prepared]) -> list[str]:

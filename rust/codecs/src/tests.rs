@@ -645,3 +645,22 @@ fn flatbuffers_rejects_lengths_past_the_end_and_shared_expansion() {
     assert_eq!(e, "invalid FlatBuffers payload: its offsets reach more than 8 times its own size (objects shared to expand it)");
     assert!(lazy_values(&Flatbuffers, "beers", shared, &["details"]).is_err());
 }
+
+#[test]
+fn a_users_schema_is_refused_by_the_codecs_that_cannot_carry_it_naming_the_field() {
+    let user = codecbench_datasets::DatasetSpec {
+        id: "orders", description: "", message: "acme.Order", lazy_fields: &[], bare_list: false, fingerprint: "f",
+        field_names: "json", unoffered: &["map field acme.Order.attributes", "bytes field acme.Order.raw"], generated: false,
+    };
+    assert_eq!(Json.refusal(&user).as_deref(), Some("json: map field acme.Order.attributes is not offered"));
+    assert_eq!(Msgpack.refusal(&user).as_deref(), Some("msgpack: map field acme.Order.attributes is not offered"));
+    assert_eq!(Protobuf.refusal(&user), None, "prost's types carry every proto3 feature");
+    assert!(Flatbuffers.refusal(&codecbench_datasets::DatasetSpec { unoffered: &[], ..user }).unwrap().starts_with("flatbuffers: "));
+    // Every built-in is carried by every codec, and announced with no refusal.
+    for c in registry() {
+        for d in codecbench_datasets::DATASET_SPECS {
+            assert_eq!(c.refusal(d), None, "{} {}", c.meta().id, d.id);
+        }
+    }
+    assert!(dataset_infos().iter().all(|i| i.refused.is_empty() && i.field_names == "json"));
+}

@@ -104,6 +104,11 @@ pub fn run_trial(task: &Task, canonical: &[u8], payload: &[u8], env: &Environmen
 
 fn setup(task: &Task, canonical: &[u8]) -> Result<(Box<dyn Codec>, Records), String> {
     let codec = codecs::find(&task.codec).ok_or_else(|| format!("this worker has no codec {:?}", task.codec))?;
+    // A refused cell is never planned; a task for one anyway (another control, grpcurl) fails
+    // here, before anything is timed, with the refusal's reason.
+    if let Some(reason) = codecbench_datasets::spec(&task.dataset).and_then(|d| codec.refusal(d)) {
+        return Err(reason);
+    }
     let records = Records::from_canonical_bytes(&task.dataset, canonical)?;
     if records.len() != task.record_count as usize {
         return Err(format!("canonical blob has {} records, task says {}", records.len(), task.record_count));
