@@ -1,3 +1,4 @@
+import { base64Encode } from "@bufbuild/protobuf/wire";
 import { onDemand } from "bson";
 
 // Lazy BSON reading: for every record of {"records": [...]}, find each named field by walking the
@@ -13,6 +14,7 @@ const DOUBLE = 0x01;
 const STRING = 0x02;
 const DOCUMENT = 0x03;
 const ARRAY = 0x04;
+const BINARY = 0x05;
 const BOOLEAN = 0x08;
 const INT32 = 0x10;
 const INT64 = 0x12;
@@ -95,6 +97,16 @@ function text(bytes: Uint8Array, type: number, offset: number, end: number, fiel
       if (length < 1 || offset + 4 + length > end || bytes[offset + 3 + length] !== 0) throw new LazyBsonError(`string ${JSON.stringify(field)} at byte ${offset} is malformed`);
       // fatal: invalid UTF-8 is an error.
       return ByteUtils.toUTF8(bytes, offset + 4, offset + 3 + length, true);
+    }
+    case BINARY: {
+      // Bytes in base64 (proto/README.md, "Decode modes"), whatever the subtype.
+      const length = int32At(bytes, offset, end, "binary length");
+      if (length < 0 || offset + 5 + length > end) throw new LazyBsonError(`binary ${JSON.stringify(field)} at byte ${offset} is malformed`);
+      if (bytes[offset + 4] !== 0x02) return base64Encode(bytes.subarray(offset + 5, offset + 5 + length));
+      // The old binary subtype holds its own length again, which must be the rest (BSON corpus binary.json).
+      const inner = length >= 4 ? NumberUtils.getInt32LE(bytes, offset + 5) : -1;
+      if (inner !== length - 4) throw new LazyBsonError(`binary ${JSON.stringify(field)} at byte ${offset}: subtype 0x02 declares ${inner} bytes of ${length - 4}`);
+      return base64Encode(bytes.subarray(offset + 9, offset + 5 + length));
     }
     case INT32:
       return String(NumberUtils.getInt32LE(bytes, offset));

@@ -1,8 +1,10 @@
 import { BSON, BSONError, Double } from "bson";
 import type { Dataset } from "../model/dataset";
-import { hasDouble, messageFields, requireOffered, type FieldType } from "../model/schema";
+import { hasScalar, requireOffered, WITHOUT_UINT64, type FieldType } from "../model/schema";
+import { binder } from "./bind";
 import { lazyBsonReader } from "./bson-lazy";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
+import { modelMapper, type Mapper } from "./mapper";
 import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
@@ -14,35 +16,27 @@ import { libraryVersion } from "./versions";
 // integer (balance 2166.0) would also come out as int32, so the encoder wraps every double field
 // in a `Double` (0x01). That wrapping is part of encoding from the model objects, so it is inside
 // the timed region (declared as model-conversion); subtrees without doubles are passed through
-// untouched. Typed decoding uses useBigInt64, so BSON.deserialize gives exactly the model objects
-// (plain objects, int64 as bigint) and no separate conversion exists; tree mode is
-// BSON.deserialize with default options (int64 as number, or Long beyond 2^53).
+// untouched. A float is a double (0x01) too, and a uint32 or fixed32 is written as int64 (0x12, a
+// bigint to js-bson: proto/README.md), as no BSON int32 holds 2^32 - 1. Bytes are binary subtype
+// 0x00 (js-bson's form of a Uint8Array), a Timestamp its RFC 3339 string, a map an embedded
+// document keyed by the key's text; uint64 and fixed64 are refused (BSON's int64 is signed).
+// Typed decoding uses useBigInt64 (and promoteBuffers for schemas with bytes), so BSON.deserialize
+// gives the model objects (plain objects, int64 as bigint, bytes as Uint8Array); only a uint32 read
+// back from int64 and a oneof's members are then bound (bind.ts, schemas with those only). Tree
+// mode is BSON.deserialize with default options (int64 as number, or Long beyond 2^53).
 
-type Mapper = (value: unknown) => unknown;
+const wrapDouble: Mapper = (value) => new Double(value as number);
+const widenUint32: Mapper = (value) => BigInt(value as number);
 
-/** A function giving js-bson the value with doubles wrapped, or null when no double is below. */
-function doubleWrapper(type: FieldType): Mapper | null {
-  if (!hasDouble(type)) return null;
-  if (typeof type === "string") return (value) => new Double(value as number);
-  if (type.kind === "repeated") {
-    const of = doubleWrapper(type.of) as Mapper;
-    return (value) => (value as unknown[]).map(of);
-  }
-  if (type.kind === "optional") return doubleWrapper(type.of);
-  const fields = messageFields(type).map(([name, fieldType]) => [name, doubleWrapper(fieldType)] as const);
-  return (value) => {
-    const source = value as Record<string, unknown>;
-    const out: Record<string, unknown> = {};
-    for (const [name, map] of fields) {
-      const v = source[name];
-      // An unset optional field stays out: js-bson would write an undefined value as null.
-      if (v !== undefined) out[name] = map ? map(v) : v;
-    }
-    return out;
-  };
+/** A function giving js-bson the value with doubles and floats wrapped and uint32s as bigints, or null when none is below. */
+function encodeMapper(type: FieldType): Mapper | null {
+  return modelMapper(type, {
+    leaf: (leaf) => (leaf === "double" || leaf === "float" ? wrapDouble : leaf === "uint32" || leaf === "fixed32" ? widenUint32 : null),
+  });
 }
 
 const deserializeOptions: BSON.DeserializeOptions = { useBigInt64: true, validation: { utf8: true } };
+const bytesOptions: BSON.DeserializeOptions = { ...deserializeOptions, promoteBuffers: true };
 const treeOptions: BSON.DeserializeOptions = { validation: { utf8: true } };
 
 /**
@@ -59,9 +53,9 @@ function deserialize(payload: Uint8Array, options: BSON.DeserializeOptions): BSO
   }
 }
 
-/** The bson codec's typed decode of one whole document. */
-export function deserializeBson(payload: Uint8Array): BSON.Document {
-  return deserialize(payload, deserializeOptions);
+/** The bson codec's typed decode of one whole document (`bytes`: binary values as Uint8Array). */
+export function deserializeBson(payload: Uint8Array, bytes = false): BSON.Document {
+  return deserialize(payload, bytes ? bytesOptions : deserializeOptions);
 }
 
 export const bsonCodec: Codec = {
@@ -72,17 +66,21 @@ export const bsonCodec: Codec = {
     library: "bson (js-bson)",
     libraryVersion: libraryVersion("bson"),
     notes:
-      "double fields wrapped in bson.Double during encode so integral doubles stay 0x01; int64 as bigint (useBigInt64); " +
+      "double and float fields wrapped in bson.Double during encode so integral doubles stay 0x01; uint32 written as int64; uint64 refused; int64 as bigint (useBigInt64); bytes as binary subtype 0 (promoteBuffers); " +
       "tree = deserialize with default options; lazy = a hand-written walk over the raw bytes that stops at each named field",
     timedRegions: [
       {
         operation: "encode",
         contains: ["model-conversion", "serialize", "copy"],
         note:
-          "double fields wrapped in bson.Double, then BSON.serialize, which writes into js-bson's shared buffer and copies the document out; " +
+          "double and float fields wrapped in bson.Double and uint32 fields made bigints (int64 on the wire), then BSON.serialize, which writes into js-bson's shared buffer and copies the document out; " +
           "js-bson's browser build encodes every key and string value with a new TextEncoder().encode (an allocation per string), which dominates its cost",
       },
-      { operation: "typed", contains: ["parse"], note: "BSON.deserialize (useBigInt64, UTF-8 checked) gives the model objects directly: no separate conversion exists in JavaScript" },
+      {
+        operation: "typed",
+        contains: ["parse", "model-conversion"],
+        note: "BSON.deserialize (useBigInt64, promoteBuffers for schemas with bytes, UTF-8 checked) gives the model objects directly; the conversion, for schemas with uint32 or a oneof only, makes uint32s read as int64 numbers and checks that a oneof has one member at most",
+      },
       { operation: "tree", contains: ["parse"], note: "BSON.deserialize with default options (UTF-8 checked; int64 as number, Long beyond 2^53)" },
       {
         operation: "lazy",
@@ -92,8 +90,10 @@ export const bsonCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    requireOffered("bson", dataset.record);
-    const wrap = doubleWrapper(dataset.record);
+    requireOffered("bson", dataset.record, WITHOUT_UINT64);
+    const wrap = encodeMapper(dataset.record);
+    const bytes = hasScalar(dataset.record, new Set(["bytes"]));
+    const bind = binder(dataset.record, { scalars: new Set(["uint32", "fixed32"]), typed: true });
     // js-bson serializes into a shared 17 MiB buffer and throws RangeError past it: on that, grow
     // the buffer to the document's size (it stays grown), so only the first call of a large
     // payload, which is the untimed verification call, pays for it.
@@ -109,7 +109,7 @@ export const bsonCodec: Codec = {
     let lazy: { fields: readonly string[]; read: (payload: Uint8Array) => string[] } | undefined;
     return {
       encode: (records) => serialize({ records: wrap ? records.map(wrap) : records }),
-      decodeTyped: (payload) => recordsOf(deserializeBson(payload)),
+      decodeTyped: bind ? (payload) => bind(recordsOf(deserializeBson(payload, bytes))) : (payload) => recordsOf(deserializeBson(payload, bytes)),
       decodeTree: (payload) => deserialize(payload, treeOptions),
       treeToRecords: (tree) => treeToRecords(dataset.record, tree),
       decodeLazy: (payload, fields) => {

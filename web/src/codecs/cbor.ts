@@ -5,9 +5,9 @@
 import { Decoder } from "cbor-x/decode";
 import { Encoder } from "cbor-x/encode";
 import type { Dataset } from "../model/dataset";
-import { requireOffered } from "../model/schema";
+import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
-import { int64Widener } from "./int64";
+import { binder } from "./bind";
 import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
@@ -19,11 +19,14 @@ import { libraryVersion } from "./versions";
 // Objects are written as maps with a 2-byte count (0xb9 nnnn): valid, not the shortest form
 // (variableMapSize would be), which is what the library does by default.
 //
-// int64: the encoder writes a bigint as an 8-byte integer (0x1b / 0x3b, major type 0/1), and the
-// decoder gives 8-byte integers back as bigint (int64AsNumber off, the default); int64 values
-// another writer put in fewer bytes come back as numbers and are widened (int64.ts). Doubles: the
-// library writes an integral double in [-2^32, 2^32) (2166.0, and -0.0 as 0) as an integer and any
-// other as float64; it reads float16/32/64 and integers alike into a JS number.
+// 64-bit integers (int64, uint64 and their zigzag and fixed forms): the encoder writes a bigint as
+// an 8-byte integer (0x1b / 0x3b, major type 0/1, so uint64 up to 2^64 - 1), and the decoder gives
+// 8-byte integers back as bigint (int64AsNumber off, the default, in tree mode too); values
+// another writer put in fewer bytes come back as numbers and are widened (bind.ts). Doubles and
+// floats: the library writes an integral number in [-2^32, 2^32) (2166.0, and -0.0 as 0) as an
+// integer and any other as float64 (a float field's value is a float32 held exactly); it reads
+// float16/32/64 and integers alike into a JS number. Bytes are a byte string (major type 2, a
+// Uint8Array both ways), a map a map keyed by the key's text, a Timestamp its RFC 3339 string.
 //
 // Corrupt input: cbor-x 1.6.9 checks every declared array, map, text and byte-string length
 // against the bytes left before it allocates (arrays also against a per-decode budget, so nested
@@ -66,7 +69,7 @@ export const cborCodec: Codec = {
     libraryVersion: libraryVersion("cbor-x"),
     notes:
       "useRecords: false, tagUint8Array: false, no structured clone/packing (plain RFC 8949 maps keyed by wire names, maps with 2-byte counts); " +
-      "int64 as bigint written as 8-byte integers, narrower int64 integers widened to bigint on decode; integral doubles written as integers; " +
+      "64-bit integers as bigint written as 8-byte integers, narrower ones widened to bigint on decode; integral doubles written as integers; " +
       "declared lengths beyond the input refused by the library itself; engine errors from inside the library (its tag decoders, a cut-off head) rethrown as one Error; " +
       "each decode reads a fresh view of the payload (the library caches a DataView on its input); tree = the library's decode with default options",
     timedRegions: [
@@ -74,17 +77,18 @@ export const cborCodec: Codec = {
       {
         operation: "typed",
         contains: ["parse", "model-conversion"],
-        note: "Decoder.decode (maps as objects, 8-byte integers as bigint) of a fresh view of the payload; the conversion widens int64 fields that came in narrower integers to bigint (datasets with int64 only)",
+        note: "Decoder.decode (maps as objects, 8-byte integers as bigint) of a fresh view of the payload; the conversion widens 64-bit integer fields that came in narrower integers to bigint and checks that a oneof has one member at most (schemas with those only)",
       },
       { operation: "tree", contains: ["parse"], note: "Decoder.decode with the library's default decode options (useRecords: false, maps as objects), no conversion" },
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    requireOffered("cbor", dataset.record);
+    requireOffered("cbor", dataset.record, SCHEMALESS_KINDS);
     const encoder = new Encoder({ ...options });
     const decoder = new Decoder({ ...options });
     const treeDecoder = new Decoder({ useRecords: false });
-    const widen = int64Widener(dataset.record);
+    // 64-bit integers another writer put in fewer bytes are widened; a oneof's members are checked.
+    const widen = binder(dataset.record, { scalars: LONGS, typed: true });
     return {
       encode: (records) => encoder.encode({ records }),
       decodeTyped: widen ? (payload) => widen(recordsOf(decodeWith(decoder, payload))) : (payload) => recordsOf(decodeWith(decoder, payload)),

@@ -1,5 +1,7 @@
+import { base64Encode } from "@bufbuild/protobuf/wire";
 import type { Dataset } from "../model/dataset";
-import { int64FieldNames, NUMERIC, requireOffered, type FieldType } from "../model/schema";
+import { hasScalar, LONGS, longFieldNames, NUMERIC, requireOffered, SCHEMALESS_KINDS, type FieldType } from "../model/schema";
+import { binder, BOUND_SCALARS } from "./bind";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { treeToRecords } from "./tree";
 
@@ -7,11 +9,19 @@ import { treeToRecords } from "./tree";
 // plain objects are the page's model objects (keys are the wire names), so typed decode needs no
 // separate mapping; tree mode is JSON.parse without a reviver.
 //
-// int64 fields are bigint in the native model. JSON.stringify cannot write a bigint and
-// JSON.parse reads numbers as doubles, which would round anything above 2^53. So, only for
-// datasets that have int64 fields: the replacer writes a bigint as its exact digits
-// (JSON.rawJSON), and the reviver reads those fields back from their source text
-// (context.source). Datasets without int64 pay for neither.
+// 64-bit integer fields (int64, uint64 and their zigzag and fixed forms) are bigint in the native
+// model. JSON.stringify cannot write a bigint and JSON.parse reads numbers as doubles, which would
+// round anything above 2^53. So, only for schemas that have such fields: the replacer writes a
+// bigint as its exact digits (JSON.rawJSON: a number however large, 18446744073709551615
+// included), and the reviver reads those fields back from their source text (context.source):
+// found by their names where names tell them apart, else every integer beyond 2^53 is read exact
+// and bind.ts gives each field its type. Tree mode reads every integer beyond 2^53 exactly too,
+// as Jackson's and serde_json's trees do. Schemas without 64-bit integers pay for neither.
+//
+// The other proto3 features (proto/README.md): bytes are standard base64 text with padding
+// (written by the replacer, read by bind.ts), a float any decimal that reads back to its float32
+// (the model's float32 value, written exactly), a map an object keyed by the key's text, a
+// Timestamp its RFC 3339 string, a oneof its one set member (two present is an error).
 //
 // Node 20's V8 (tests, `npm run vectors`) garbles JSON.rawJSON output once the text holds a
 // character beyond Latin-1 ("李"): it copies the raw bytes as one-byte characters into the
@@ -45,22 +55,23 @@ function repeatedNumbers(type: FieldType, path: string, into = new Map<string, s
 }
 
 /**
- * Whether the reviver makes array elements bigints too: a reviver sees an element's index, not its
- * field, so it can where the record's only repeated numbers are int64s; a record with repeated
- * int64 and other repeated numbers is refused, naming both.
+ * Whether a reviver by names makes array elements bigints too ("elements"), needs not ("fields"),
+ * or cannot: a reviver sees an element's index, not its field, so it can only where the record's
+ * repeated numbers are all 64-bit integers.
  */
-function int64Elements(record: FieldType): boolean {
-  const lists = repeatedNumbers(record, "of the record");
-  const int64 = lists.get("int64");
-  if (int64 === undefined) return false;
-  const other = [...lists].find(([kind]) => kind !== "int64");
-  if (other) throw new Error(`json: repeated int64 field ${int64} beside repeated ${other[0]} field ${other[1]} is not offered (its reviver cannot tell their elements apart)`);
-  return true;
+function elementsByName(record: FieldType): "fields" | "elements" | null {
+  const kinds = [...repeatedNumbers(record, "of the record").keys()];
+  if (!kinds.some((kind) => LONGS.has(kind))) return "fields";
+  return kinds.every((kind) => LONGS.has(kind)) ? "elements" : null;
 }
 
 const INDEX = /^(?:0|[1-9][0-9]*)$/;
+const INTEGER = /^-?[0-9]+$/;
 
-function int64Reviver(names: ReadonlySet<string>, elements: boolean): Reviver {
+/** Every integer beyond 2^53 as an exact bigint, from its source text; a fraction or exponent stays a number. */
+const exactIntegers: Reviver = (_key, value, context) => (typeof value === "number" && !Number.isSafeInteger(value) && context.source !== undefined && INTEGER.test(context.source) ? BigInt(context.source) : value);
+
+function longReviver(names: ReadonlySet<string>, elements: boolean): Reviver {
   const only = names.size === 1 ? [...names][0] : undefined;
   const toBigInt = (key: string, value: unknown, context: JSONReviverContext): unknown => {
     // A number whose digits are not an integer (e.g. 1.5, 1e3) is left as a number; verification
@@ -78,9 +89,11 @@ function int64Reviver(names: ReadonlySet<string>, elements: boolean): Reviver {
     : (key, value, context) => (names.has(key) ? toBigInt(key, value, context) : value);
 }
 
-function bigintReplacer(_key: string, value: unknown): unknown {
-  return typeof value === "bigint" ? JSON.rawJSON(value.toString()) : value;
-}
+/** Bytes as base64 text, bigints by `bigint`. */
+const withBytes =
+  (bigint: (value: bigint) => unknown) =>
+  (_key: string, value: unknown): unknown =>
+    typeof value === "bigint" ? bigint(value) : value instanceof Uint8Array ? base64Encode(value) : value;
 
 /** True where JSON.stringify writes raw JSON after a two-byte character correctly. */
 function rawJsonKeepsTwoByteText(): boolean {
@@ -88,12 +101,15 @@ function rawJsonKeepsTwoByteText(): boolean {
 }
 
 const MARKED = /"\\ud800(-?[0-9]+)"/g;
-const markBigint = (_key: string, value: unknown): unknown => (typeof value === "bigint" ? `\ud800${value}` : value);
 
-/** JSON.stringify of {records} with int64 bigints as exact numbers, by rawJSON where the engine gets it right. */
-function int64Stringify(): (records: readonly unknown[]) => string {
-  if (rawJsonKeepsTwoByteText()) return (records) => JSON.stringify({ records }, bigintReplacer);
-  return (records) => JSON.stringify({ records }, markBigint).replace(MARKED, "$1");
+/** JSON.stringify of {records} with bigints as exact numbers (by rawJSON where the engine gets it right) and bytes as base64. */
+function replacingStringify(): (records: readonly unknown[]) => string {
+  if (rawJsonKeepsTwoByteText()) {
+    const replacer = withBytes((value) => JSON.rawJSON(value.toString()));
+    return (records) => JSON.stringify({ records }, replacer);
+  }
+  const replacer = withBytes((value) => `\ud800${value}`);
+  return (records) => JSON.stringify({ records }, replacer).replace(MARKED, "$1");
 }
 
 export const jsonCodec: Codec = {
@@ -104,34 +120,41 @@ export const jsonCodec: Codec = {
     library: "JSON (built in) + TextEncoder/TextDecoder",
     libraryVersion: "ECMAScript",
     notes:
-      "int64 fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
-      "only for datasets with int64 fields; tree = JSON.parse without reviver",
+      "64-bit integer fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
+      "only for schemas with such fields; bytes as base64 (replacer, then bound after parsing); tree = JSON.parse without reviver, or with one reading integers beyond 2^53 exactly for schemas with 64-bit integers",
     timedRegions: [
-      { operation: "encode", contains: ["serialize", "utf8"], note: "JSON.stringify of the model objects (int64 bigints written exactly by a JSON.rawJSON replacer, datasets with int64 only), then TextEncoder" },
+      { operation: "encode", contains: ["serialize", "utf8"], note: "JSON.stringify of the model objects (a replacer writing 64-bit bigints exactly by JSON.rawJSON and bytes as base64, schemas with those only), then TextEncoder" },
       {
         operation: "typed",
         contains: ["utf8", "parse", "model-conversion"],
-        note: "TextDecoder (fatal) then JSON.parse, whose objects are the model objects; the conversion is the reviver making int64 fields exact bigints from their source text (datasets with int64 only)",
+        note: "TextDecoder (fatal) then JSON.parse, whose objects are the model objects; the conversion is the reviver making 64-bit integer fields exact bigints from their source text, then (schemas with bytes, a oneof, or 64-bit integers names cannot find) a pass binding bytes, numbers and oneofs (bind.ts)",
       },
-      { operation: "tree", contains: ["utf8", "parse"], note: "TextDecoder (fatal) then JSON.parse without a reviver" },
+      { operation: "tree", contains: ["utf8", "parse"], note: "TextDecoder (fatal) then JSON.parse without a reviver, or (schemas with 64-bit integers) with one reading integers beyond 2^53 exactly from their source text" },
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    requireOffered("json", dataset.record);
-    const int64Names = int64FieldNames(dataset.record);
-    if (int64Names.size > 0) {
+    requireOffered("json", dataset.record, SCHEMALESS_KINDS);
+    const longs = hasScalar(dataset.record, LONGS);
+    const bytes = hasScalar(dataset.record, new Set(["bytes"]));
+    if (longs) {
       const missing = sourceTextAccessMissing();
-      if (missing) throw new Error(`this JavaScript engine cannot keep int64 values exact in JSON: ${missing}`);
+      if (missing) throw new Error(`this JavaScript engine cannot keep 64-bit integers exact in JSON: ${missing}`);
     }
-    const reviver = int64Names.size > 0 ? int64Reviver(int64Names, int64Elements(dataset.record)) : undefined;
-    const stringify = int64Names.size > 0 ? int64Stringify() : (records: readonly unknown[]) => JSON.stringify({ records });
+    // 64-bit fields found by name where names and elements tell them apart (the built-ins), else every big integer read exactly and bound by the schema.
+    const names = longs ? longFieldNames(dataset.record) : null;
+    const elements = names ? elementsByName(dataset.record) : null;
+    const byName = names !== null && elements !== null;
+    const reviver = !longs ? undefined : byName ? longReviver(names, elements === "elements") : exactIntegers;
+    const bind = binder(dataset.record, { scalars: byName || !longs ? new Set(["bytes"]) : BOUND_SCALARS, typed: true });
+    const stringify = longs || bytes ? replacingStringify() : (records: readonly unknown[]) => JSON.stringify({ records });
     // fatal: invalid UTF-8 is an error, not U+FFFD.
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const encoder = new TextEncoder();
+    const parse = (payload: Uint8Array) => recordsOf(reviver ? JSON.parse(decoder.decode(payload), reviver) : JSON.parse(decoder.decode(payload)));
     return {
       encode: (records) => encoder.encode(stringify(records)),
-      decodeTyped: (payload) => recordsOf(reviver ? JSON.parse(decoder.decode(payload), reviver) : JSON.parse(decoder.decode(payload))),
-      decodeTree: (payload) => JSON.parse(decoder.decode(payload)),
+      decodeTyped: bind ? (payload) => bind(parse(payload)) : parse,
+      decodeTree: longs ? (payload) => JSON.parse(decoder.decode(payload), exactIntegers) : (payload) => JSON.parse(decoder.decode(payload)),
       treeToRecords: (tree) => treeToRecords(dataset.record, tree),
     };
   },

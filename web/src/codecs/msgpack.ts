@@ -1,19 +1,23 @@
 import { DecodeError, Decoder, Encoder } from "@msgpack/msgpack";
 import type { Dataset } from "../model/dataset";
-import { requireOffered } from "../model/schema";
+import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
-import { int64Widener } from "./int64";
+import { binder } from "./bind";
 import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
 // msgpack: @msgpack/msgpack, one map {"records": [...]}, records as maps keyed by wire names.
 //
-// int64: useBigInt64 makes the encoder write a bigint as a 64-bit integer (uint 64 when >= 0,
-// int 64 otherwise: the library always uses 8 bytes for a bigint, where rmp-serde picks the
-// smallest width) and the decoder give 64-bit integers back as bigint; int64 values that another
-// writer put in fewer bytes come back as numbers and are widened (int64.ts). Doubles: the library
-// writes an integral double (2166.0) as an integer and any other as float 64; both decode to the
-// same JS number, and Rust/Java read an integer into a double field.
+// 64-bit integers (int64, uint64 and their zigzag and fixed forms): useBigInt64 makes the encoder
+// write a bigint as a 64-bit integer (uint 64 when >= 0, so up to 2^64 - 1; int 64 otherwise: the
+// library always uses 8 bytes for a bigint, where rmp-serde picks the smallest width) and the
+// decoder give 64-bit integers back as bigint; values that another writer put in fewer bytes come
+// back as numbers and are widened (bind.ts). Tree mode decodes with useBigInt64 too for a schema
+// with 64-bit integers: without it the library reads a uint 64 / int 64 as a double, rounding
+// anything beyond 2^53. Doubles and floats: the library writes an integral number (2166.0) as an
+// integer and any other as float 64 (a float field's value is a float32 held exactly); both decode
+// to the same JS number, and Rust/Java read an integer into a double field. Bytes are bin
+// (Uint8Array both ways), a map a map keyed by the key's text, a Timestamp its RFC 3339 string.
 
 // An array header declares its length and the library allocates new Array(length) before it reads
 // an element: `dd 00 ff ff ff` (5 bytes) took 129 MiB, four of them nested 385 MiB, so a few
@@ -44,24 +48,25 @@ export const msgpackCodec: Codec = {
     library: "@msgpack/msgpack",
     libraryVersion: libraryVersion("@msgpack/msgpack"),
     notes:
-      "useBigInt64 (int64 as bigint, written as 8-byte uint64/int64); int64 values in narrower integers widened to bigint on decode; integral doubles written as integers; " +
-      "array lengths beyond the bytes left refused before the library allocates them; tree = the library's decode with default options",
+      "useBigInt64 (64-bit integers as bigint, written as 8-byte uint64/int64); 64-bit values in narrower integers widened to bigint on decode; integral doubles written as integers; " +
+      "array lengths beyond the bytes left refused before the library allocates them; tree = the library's decode with default options, plus useBigInt64 for schemas with 64-bit integers",
     timedRegions: [
       { operation: "encode", contains: ["serialize", "copy"], note: "Encoder.encode of the model objects writes into the encoder's reused buffer and returns a copy of the bytes" },
       {
         operation: "typed",
         contains: ["parse", "model-conversion"],
-        note: "Decoder.decode (useBigInt64; the library's cache of short map-key strings stays warm across payloads, as in any application); the conversion widens int64 fields that came in narrower integers to bigint (datasets with int64 only)",
+        note: "Decoder.decode (useBigInt64; the library's cache of short map-key strings stays warm across payloads, as in any application); the conversion widens 64-bit integer fields that came in narrower integers to bigint and checks that a oneof has one member at most (schemas with those only)",
       },
-      { operation: "tree", contains: ["parse"], note: "Decoder.decode with default options (int64 as number), no conversion" },
+      { operation: "tree", contains: ["parse"], note: "Decoder.decode with default options (useBigInt64 for schemas with 64-bit integers, which are exact only so), no conversion" },
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    requireOffered("msgpack", dataset.record);
+    requireOffered("msgpack", dataset.record, SCHEMALESS_KINDS);
     const encoder = new Encoder({ useBigInt64: true });
     const decoder = new BoundedDecoder({ useBigInt64: true });
-    const treeDecoder = new BoundedDecoder();
-    const widen = int64Widener(dataset.record);
+    const treeDecoder = hasScalar(dataset.record, LONGS) ? new BoundedDecoder({ useBigInt64: true }) : new BoundedDecoder();
+    // 64-bit integers another writer put in fewer bytes are widened; a oneof's members are checked.
+    const widen = binder(dataset.record, { scalars: LONGS, typed: true });
     return {
       encode: (records) => encoder.encode({ records }),
       decodeTyped: widen ? (payload) => widen(recordsOf(decoder.decode(payload))) : (payload) => recordsOf(decoder.decode(payload)),

@@ -156,9 +156,15 @@ class Reader {
     return { type, count };
   }
 
-  array(): unknown[] {
+  array(): unknown[] | Uint8Array {
     this.enter();
     const { type, count } = this.header();
+    if (type === Uint8 && count >= 0) {
+      // [$U#<length><bytes>: UBJSON's binary, read as the bytes themselves (a bytes field's value).
+      const at = this.take(count, "an array of uint8");
+      this.depth -= 1;
+      return this.bytes.slice(at, at + count);
+    }
     const out: unknown[] = [];
     if (count >= 0) {
       for (let i = 0; i < count; i++) out.push(this.value(type >= 0 ? type : this.marker()));

@@ -1,9 +1,11 @@
 import { messageFields, type FieldType } from "../model/schema";
-import { True, False, Int8, Uint8, Int16, Int32, Int64, Float64, Str, ArrayStart, ArrayEnd, ObjectStart, ObjectEnd } from "./ubjson-markers";
+import { True, False, Int8, Uint8, Int16, Int32, Int64, Float32, Float64, Str, ArrayStart, ArrayEnd, ObjectStart, ObjectEnd, TypeMarker, CountMarker } from "./ubjson-markers";
 
 // Writing UBJSON from the dataset's schema, as Rust writes it (src/codecs/ubjson.ts says why and how):
-// fields in proto order, integers in the smallest marker, doubles as float64, enums by name, unset
-// proto3 `optional` fields left out.
+// fields in proto order, integers in the smallest marker (every integer kind; uint64 is refused
+// before this), doubles as float64, floats as float32, bytes as an optimised array of uint8
+// ([$U#<length><bytes>), enums by name, a Timestamp its RFC 3339 string, a map an object keyed by
+// the key's text, unset proto3 `optional` fields and oneof members left out.
 
 const utf8 = new TextEncoder();
 
@@ -73,6 +75,24 @@ class Writer {
     this.pos += 9;
   }
 
+  float(v: number): void {
+    this.reserve(5);
+    this.bytes[this.pos] = Float32;
+    this.view.setFloat32(this.pos + 1, v);
+    this.pos += 5;
+  }
+
+  /** [$U#<length><bytes>: UBJSON's binary. */
+  binary(b: Uint8Array): void {
+    this.reserve(3);
+    this.bytes[this.pos++] = ArrayStart;
+    this.bytes[this.pos++] = TypeMarker;
+    this.bytes[this.pos++] = Uint8;
+    this.byte(CountMarker);
+    this.int(b.length);
+    this.raw(b);
+  }
+
   double(v: number): void {
     this.reserve(9);
     this.bytes[this.pos] = Float64;
@@ -108,21 +128,33 @@ class Writer {
 
 type Write = (w: Writer, value: unknown) => void;
 
+const writeString: Write = (w, v) => {
+  w.byte(Str);
+  w.str(v as string);
+};
+
 /** A writer for one schema type, compiled once per dataset (outside any timed region). */
 function writerOf(type: FieldType): Write {
   if (typeof type === "string") {
     switch (type) {
       case "string":
-        return (w, v) => {
-          w.byte(Str);
-          w.str(v as string);
-        };
+        return writeString;
       case "int32":
+      case "sint32":
+      case "sfixed32":
+      case "uint32":
+      case "fixed32":
         return (w, v) => w.int(v as number);
       case "int64":
+      case "sint64":
+      case "sfixed64":
         return (w, v) => (typeof v === "bigint" ? w.bigint(v) : w.int(v as number));
       case "double":
         return (w, v) => w.double(v as number);
+      case "float":
+        return (w, v) => w.float(v as number);
+      case "bytes":
+        return (w, v) => w.binary(v as Uint8Array);
       case "bool":
         return (w, v) => w.byte(v ? True : False);
       default:
@@ -148,6 +180,19 @@ function writerOf(type: FieldType): Write {
   }
   // An unset optional field is left out by its message, so the writer sees only set values.
   if (type.kind === "optional") return writerOf(type.of);
+  if (type.kind === "timestamp") return writeString;
+  if (type.kind === "map") {
+    const value = writerOf(type.value);
+    return (w, v) => {
+      const map = v as Record<string, unknown>;
+      w.byte(ObjectStart);
+      for (const key of Object.keys(map)) {
+        w.str(key);
+        value(w, map[key]);
+      }
+      w.byte(ObjectEnd);
+    };
+  }
   const fields = messageFields(type).map(([name, fieldType]) => {
     const key = new Writer();
     key.str(name);

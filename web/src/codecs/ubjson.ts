@@ -1,7 +1,7 @@
 import type { Dataset } from "../model/dataset";
-import { requireOffered } from "../model/schema";
+import { LONGS, requireOffered, WITHOUT_UINT64 } from "../model/schema";
+import { binder } from "./bind";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
-import { int64Widener } from "./int64";
 import { decodeUbjson } from "./ubjson-read";
 import { encoderOf } from "./ubjson-write";
 import { treeToRecords } from "./tree";
@@ -19,12 +19,14 @@ export { decodeUbjson } from "./ubjson-read";
 // Encoding (ubjson-write.ts) is driven by the dataset's schema, so the page writes what Rust
 // writes, byte for byte: one object {"records": [...]}, fields in proto order, unsized containers,
 // integers in the smallest marker that holds them (i, U, I, l, L), doubles always as float64 (D),
-// enums by name (S), an unset proto3 `optional` field left out. A JS number cannot tell 2166.0
-// from 2166; the schema can.
+// floats as float32 (d), bytes as [$U#<length><bytes>, enums by name (S), a Timestamp its RFC 3339
+// string, a map an object, an unset proto3 `optional` field or oneof member left out. A JS number
+// cannot tell 2166.0 from 2166; the schema can. uint64 and fixed64 are refused: UBJSON's largest
+// integer is a signed int64 (proto/README.md).
 //
 // Decoding (ubjson-read.ts) reads every Draft 12 form (all numeric markers, C, H as a string, N no-ops, containers
 // with $type and #count) into plain JS values: objects in wire order, 'L' as bigint, every other
-// integer and float as number. It refuses, with an Error naming the offset: input that ends early,
+// integer and float as number, an optimised array of uint8 as a Uint8Array. It refuses, with an Error naming the offset: input that ends early,
 // unknown markers, bad counts, invalid UTF-8, bytes after the value, containers nested deeper than
 // MAX_DEPTH (iteration would not help a page that must then hold them), and container counts the
 // input cannot hold.
@@ -38,21 +40,22 @@ export const ubjsonCodec: Codec = {
     libraryVersion: libraryVersion("codecbench-web"),
     notes:
       "no maintained JS library has int64 (src/codecs/ubjson.ts says why); written from the dataset's schema as Rust writes it " +
-      "(smallest integer markers, float64 for doubles, unsized containers); decode reads every Draft 12 form, 'L' as bigint; tree = plain JS values",
+      "(smallest integer markers, float64 for doubles, float32 for floats, [$U# for bytes, unsized containers); uint64 refused; decode reads every Draft 12 form, 'L' as bigint, [$U# as bytes; tree = plain JS values",
     timedRegions: [
       { operation: "encode", contains: ["serialize", "utf8"], note: "the model objects walked by a writer compiled from the schema into one growing buffer, viewed as bytes without a copy" },
       {
         operation: "typed",
         contains: ["parse", "utf8", "model-conversion"],
-        note: "the generic decode ('L' as bigint); the conversion widens int64 fields that came in narrower markers to bigint (datasets with int64 only)",
+        note: "the generic decode ('L' as bigint); the conversion widens 64-bit integer fields that came in narrower markers to bigint, makes uint32s that came as 'L' numbers, makes bytes of an unoptimised array of byte values and checks that a oneof has one member at most (schemas with those only)",
       },
       { operation: "tree", contains: ["parse", "utf8"], note: "the generic decode into plain JS values, no conversion" },
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    requireOffered("ubjson", dataset.record);
+    requireOffered("ubjson", dataset.record, WITHOUT_UINT64);
     const encode = encoderOf(dataset.record);
-    const widen = int64Widener(dataset.record);
+    // A uint32 above 2^31 - 1 is written as 'L' (UBJSON's int32 is signed), which reads as a bigint.
+    const widen = binder(dataset.record, { scalars: new Set([...LONGS, "uint32", "fixed32", "bytes"]), typed: true });
     return {
       encode,
       decodeTyped: widen ? (payload) => widen(recordsOf(decodeUbjson(payload))) : (payload) => recordsOf(decodeUbjson(payload)),

@@ -1,8 +1,10 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
 import type { Dataset } from "../model/dataset";
-import { requireOffered } from "../model/schema";
+import { base64Encode } from "@bufbuild/protobuf/wire";
+import { requireOffered, SCHEMALESS_KINDS, type FieldType } from "../model/schema";
 import type { Codec, PreparedCodec } from "./codec";
+import { modelMapper, type Mapper } from "./mapper";
 import { children, messageReader, Mismatch, unexpected, type Element, type Reader } from "./xml-read";
 import { escapeText, FORBIDDEN, strictEntities } from "./xml-text";
 import { libraryVersion } from "./versions";
@@ -18,6 +20,12 @@ import { libraryVersion } from "./versions";
 // and enum value names as they are, one element of a repeated field as a one-entry list, no
 // element of a proto3 `optional` field as unset: no key), and refuses anything else
 // (xml-read.ts; entities and escaping in xml-text.ts).
+//
+// The other proto3 features (proto/README.md): every integer kind in decimal (64-bit ones as
+// bigint in the model), a float any decimal that reads back to its float32, bytes standard base64
+// with padding, a Timestamp its RFC 3339 text, a map one element per entry named by the field
+// holding <key> and <value> (none when empty), a oneof its one set member's element (two is an
+// error). The builder gets bytes and maps in those forms from a mapper compiled per schema.
 //
 // fast-xml-parser's parser is lenient: it drops text after the root element, does not match
 // closing tags with opening ones and ends an unclosed document silently. XMLValidator (the
@@ -43,6 +51,19 @@ function recordShape(dataset: Dataset): { message: DescMessage; name: string; un
 
 const ROOT = "payload";
 
+const toBase64: Mapper = (value) => base64Encode(value as Uint8Array);
+
+/** The model objects with bytes as base64 and maps as lists of {key, value} entries, or null when the schema has neither. */
+function encodeMapper(type: FieldType): Mapper | null {
+  return modelMapper(type, {
+    leaf: (leaf) => (leaf === "bytes" ? toBase64 : null),
+    map: (_map, value) => (entries) => {
+      const map = entries as Record<string, unknown>;
+      return Object.keys(map).map((key) => ({ key, value: value ? value(map[key]) : map[key] }));
+    },
+  });
+}
+
 export const xmlCodec: Codec = {
   info: {
     id: "xml",
@@ -59,7 +80,7 @@ export const xmlCodec: Codec = {
       {
         operation: "encode",
         contains: ["model-conversion", "serialize", "utf8"],
-        note: "XMLBuilder.build of the model objects as they are (the conversion only wraps records the model holds as plain lists, the matrix rows, as {cells: row}), then TextEncoder",
+        note: "XMLBuilder.build of the model objects (the conversion wraps records the model holds as plain lists, the matrix rows, as {cells: row}, and for schemas with bytes or maps copies records with bytes as base64 and maps as entry lists), then TextEncoder",
       },
       {
         operation: "typed",
@@ -69,7 +90,8 @@ export const xmlCodec: Codec = {
     ],
   },
   prepare(dataset: Dataset): PreparedCodec {
-    requireOffered("xml", dataset.record);
+    requireOffered("xml", dataset.record, SCHEMALESS_KINDS);
+    const map = encodeMapper(dataset.record);
     const { message, name, unwrapped } = recordShape(dataset);
     const readMessage = messageReader(message, { messages: new Map(), wireName: dataset.wireName });
     const payloadFields = new Set([name]);
@@ -137,7 +159,7 @@ export const xmlCodec: Codec = {
 
     return {
       encode: (records) => {
-        const list = unwrapped === null ? records : records.map((row) => ({ [unwrapped]: row }));
+        const list = unwrapped !== null ? records.map((row) => ({ [unwrapped]: row })) : map ? records.map(map) : records;
         return encoder.encode(builder.build({ [ROOT]: { [name]: list } }));
       },
       decodeTyped: (payload) => readPayload(parse(decoder.decode(payload))),

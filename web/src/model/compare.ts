@@ -1,4 +1,5 @@
 import type { FieldType, Scalar } from "./schema";
+import { sameInstant } from "./timestamp";
 
 // Field-by-field comparison of decoded records with the canonical ones, walking the record schema
 // (src/model/schema.ts): the same rules for every dataset. Returns the first difference in words
@@ -29,9 +30,11 @@ function scalarMatches(type: Scalar, expected: unknown, actual: unknown): boolea
       // bigint on both sides: a number here would mean the value went through a double.
       return typeof actual === "bigint" && actual === expected;
     case "double":
-    case "float":
       // Doubles round-trip exactly in every codec; NaN equals NaN.
       return typeof actual === "number" && (actual === expected || (Number.isNaN(actual) && Number.isNaN(expected)));
+    case "float":
+      // Any decimal or width that reads back to the same float32 is the value (proto/README.md).
+      return typeof actual === "number" && (Math.fround(actual) === Math.fround(expected as number) || (Number.isNaN(actual) && Number.isNaN(expected)));
     case "int32":
     case "sint32":
     case "sfixed32":
@@ -59,9 +62,10 @@ export function compareValue(type: FieldType, expected: unknown, actual: unknown
   }
   switch (type.kind) {
     case "enum":
-    case "timestamp":
-      // Enum value names and RFC 3339 texts.
       return actual === expected ? null : `${path}: expected ${show(expected)}, got ${show(actual)}`;
+    case "timestamp":
+      // RFC 3339 texts, compared as seconds and nanos.
+      return sameInstant(expected, actual) ? null : `${path}: expected ${show(expected)}, got ${show(actual)}`;
     case "optional":
       if (expected === undefined) return actual === undefined ? null : `${path}: expected nothing (unset), got ${show(actual)}`;
       if (actual === undefined) return `${path}: expected ${show(expected)} (set), got nothing (unset)`;

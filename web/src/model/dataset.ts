@@ -1,4 +1,5 @@
 import { create, createFileRegistry, fromBinary, getOption, type DescMessage, type Message } from "@bufbuild/protobuf";
+import { base64Encode } from "@bufbuild/protobuf/wire";
 import { FieldDescriptorProto_Label, FieldDescriptorProto_Type, FileDescriptorProtoSchema } from "@bufbuild/protobuf/wkt";
 import { dataset as datasetOption, type DatasetOptions } from "../gen/codecbench/v1/dataset_options_pb";
 import { recordConverter } from "./convert";
@@ -90,7 +91,8 @@ export function datasetOf(record: DescMessage, option: DatasetOptions = getOptio
 }
 
 /**
- * Reads a lazy field of one model record as a string (integers in decimal): a dotted path into
+ * Reads a lazy field of one model record as a string (integers in decimal, bytes in base64, an
+ * enum by name, a Timestamp its RFC 3339 text, as the model holds them): a dotted path into
  * nested objects; for a bare list, the cell index (`row["0"]` reads an array's cell 0).
  */
 export function readLazyField(record: unknown, field: string): string {
@@ -100,7 +102,7 @@ export function readLazyField(record: unknown, field: string): string {
     value = (value as Record<string, unknown>)[part];
   }
   if (value === undefined) throw new Error(`record has no field ${JSON.stringify(field)}`);
-  return typeof value === "string" ? value : String(value);
+  return typeof value === "string" ? value : value instanceof Uint8Array ? base64Encode(value) : String(value);
 }
 
 /** An optional field's values have the type it wraps. */
@@ -108,8 +110,9 @@ const unwrap = (type: FieldType): FieldType => (typeof type === "object" && type
 
 /**
  * Why a lazy decode cannot read `path` of every record, or null: a lazy field is a dotted path of
- * wire names through message fields to a scalar (not bytes) or an enum, which every lazy reader
- * turns into text (proto/README.md, "Decode modes").
+ * wire names through message fields to a scalar, an enum or a Timestamp, which every lazy reader
+ * turns into text (proto/README.md, "Decode modes"); a codec that cannot carry one of those
+ * refuses the whole schema first.
  */
 export function lazyFieldProblem(record: FieldType, path: string): string | null {
   let type = unwrap(record);
@@ -119,7 +122,6 @@ export function lazyFieldProblem(record: FieldType, path: string): string | null
     if (!field) return `lazy field ${JSON.stringify(path)}: ${type.name} has no field ${JSON.stringify(part)} (its fields: ${type.fields.map(([name]) => name).join(", ")})`;
     type = unwrap(field[1]);
   }
-  const kind = kindOf(type);
-  if (kind === "bytes" || (typeof type === "object" && type.kind !== "enum")) return `lazy field ${JSON.stringify(path)} is a ${kind === "timestamp" ? "google.protobuf.Timestamp" : kind} field, where a lazy read takes a scalar or an enum`;
+  if (typeof type === "object" && type.kind !== "enum" && type.kind !== "timestamp") return `lazy field ${JSON.stringify(path)} is a ${type.kind} field, where a lazy read takes a scalar, an enum or a Timestamp`;
   return null;
 }

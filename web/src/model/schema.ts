@@ -151,18 +151,38 @@ export function kindOf(type: FieldType): string {
 }
 
 /**
- * The field types every schema-driven codec carries: those of the six built-in datasets, plus
- * enums (by name) and proto3 `optional` fields (left out when unset), as proto/README.md's
- * payload rules say.
+ * Kinds that are not field types but features a codec may offer: a oneof's members written like
+ * `optional` fields (proto/README.md), and well-known messages other than Timestamp carried as the
+ * plain messages they are (flatbuffers' tables), which the schema-less codecs refuse.
  */
-export const BASIC_KINDS: ReadonlySet<string> = new Set(["string", "int32", "int64", "double", "bool", "message", "repeated", "enum", "optional"]);
+export const ONEOF = "oneof";
+export const WELL_KNOWN_AS_MESSAGES = "google.protobuf.* as messages";
+
+/**
+ * The field types of the six built-in datasets, plus enums (by name) and proto3 `optional` fields
+ * (left out when unset): what flatbuffers carries.
+ */
+export const BASIC_KINDS: ReadonlySet<string> = new Set(["string", "int32", "int64", "double", "bool", "message", "repeated", "enum", "optional", WELL_KNOWN_AS_MESSAGES]);
+
+/** Every proto3 feature proto/README.md gives a payload rule in the schema-less codecs (json, msgpack, cbor, xml). */
+export const SCHEMALESS_KINDS: ReadonlySet<string> = new Set([
+  ...["string", "bytes", "bool", "double", "float", "int32", "sint32", "sfixed32", "uint32", "fixed32", "int64", "sint64", "sfixed64", "uint64", "fixed64"],
+  ...["message", "repeated", "map", "enum", "optional", "timestamp", ONEOF],
+]);
+
+/** bson and ubjson have no unsigned 64-bit integer: a value above 2^63 - 1 has no faithful form there. */
+export const WITHOUT_UINT64: ReadonlySet<string> = new Set([...SCHEMALESS_KINDS].filter((kind) => kind !== "uint64" && kind !== "fixed64"));
+
+/** Well-known types other than Timestamp (Duration, Struct, wrappers, Any) have no payload rule. */
+const isWellKnown = (type: MessageType) => type.name.startsWith("google.protobuf.");
 
 /**
  * Refuses a record schema with a field type the codec does not offer (yet), naming the field, as
  * a plan names a refused cell: "ubjson: map field acme.shop.v1.Order.attributes is not offered".
  * Called in prepare(), outside any timed region; guessing would write something no other
  * language reads back. A oneof member is refused as a oneof (the model holds it as an optional
- * field, which says nothing of the other members) unless the codec offers "oneof".
+ * field, which says nothing of the other members) unless the codec offers "oneof"; a well-known
+ * message by its full name (`google.protobuf.Duration field ...`).
  */
 export function requireOffered(codec: string, record: FieldType, offered: ReadonlySet<string> = BASIC_KINDS): void {
   const refuse = (kind: string, path: string) => new Error(`${codec}: ${kind} field ${path} is not offered`);
@@ -175,9 +195,10 @@ export function requireOffered(codec: string, record: FieldType, offered: Readon
       walk(type.key, `${path} (key)`);
       walk(type.value, path);
     } else if (type.kind === "message") {
+      if (isWellKnown(type) && path !== "of the record" && !offered.has(WELL_KNOWN_AS_MESSAGES)) throw refuse(type.name, path);
       const members = new Set(type.oneofs.flatMap((oneof) => oneof.fields));
       for (const [name, fieldType] of type.fields) {
-        if (members.has(name) && !offered.has("oneof")) throw refuse("oneof", `${type.name}.${name}`);
+        if (members.has(name) && !offered.has(ONEOF)) throw refuse(ONEOF, `${type.name}.${name}`);
         walk(fieldType, `${type.name}.${name}`);
       }
     }
@@ -209,28 +230,37 @@ export function fieldTypesByName(type: FieldType, into = new Map<string, Set<str
 /** Kinds whose values a schema-less codec writes as numbers. */
 export const NUMERIC: ReadonlySet<string> = new Set(["int32", "sint32", "sfixed32", "uint32", "fixed32", "int64", "sint64", "sfixed64", "uint64", "fixed64", "double", "float"]);
 
+/** The 64-bit integer kinds: bigint in the model. */
+export const LONGS: ReadonlySet<string> = new Set(["int64", "sint64", "sfixed64", "uint64", "fixed64"]);
+
 /**
- * Names of the int64 fields. Codecs that find int64 values by key (the JSON reviver) rely on a
- * name never being int64 in one place and another number elsewhere; this checks that. A name
+ * Names of the 64-bit integer fields, for codecs that find those values by key (the JSON
+ * reviver), or null when a key cannot find them all: a name that is a 64-bit integer in one place
+ * and another number elsewhere, or 64-bit values inside a map (keyed by the map's keys). A name
  * shared with a field that is never a number (MediaImage.size, an enum written by name, beside
  * Media.size, an int64) is fine: only numbers are revived.
  */
-export function int64FieldNames(type: FieldType): Set<string> {
+export function longFieldNames(type: FieldType): Set<string> | null {
+  if (contains(type, (t) => typeof t === "object" && t.kind === "map" && contains(t.value, (v) => typeof v === "string" && LONGS.has(v)))) return null;
   const names = new Set<string>();
   for (const [name, types] of fieldTypesByName(type)) {
-    if (!types.has("int64")) continue;
-    const other = [...types].find((kind) => kind !== "int64" && NUMERIC.has(kind));
-    if (other !== undefined) throw new Error(`field name ${name} is int64 in one message and ${other} elsewhere`);
+    const kinds = [...types];
+    if (!kinds.some((kind) => LONGS.has(kind))) continue;
+    if (kinds.some((kind) => !LONGS.has(kind) && NUMERIC.has(kind))) return null;
     names.add(name);
   }
   return names;
 }
 
-/** True when a double appears anywhere under this type. */
-export function hasDouble(type: FieldType): boolean {
-  if (typeof type === "string") return type === "double";
-  if (type.kind === "repeated" || type.kind === "optional") return hasDouble(type.of);
-  if (type.kind === "map") return hasDouble(type.value);
-  if (type.kind === "message") return type.fields.some(([, fieldType]) => hasDouble(fieldType));
+/** True when a type matching `test` appears anywhere under this type, itself included. */
+export function contains(type: FieldType, test: (type: FieldType) => boolean): boolean {
+  if (test(type)) return true;
+  if (typeof type === "string") return false;
+  if (type.kind === "repeated" || type.kind === "optional") return contains(type.of, test);
+  if (type.kind === "map") return contains(type.value, test);
+  if (type.kind === "message") return type.fields.some(([, fieldType]) => contains(fieldType, test));
   return false;
 }
+
+/** True when a scalar of one of `kinds` appears anywhere under this type. */
+export const hasScalar = (type: FieldType, kinds: ReadonlySet<string>) => contains(type, (t) => typeof t === "string" && kinds.has(t));
