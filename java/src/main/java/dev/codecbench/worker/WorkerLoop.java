@@ -75,7 +75,7 @@ final class WorkerLoop {
     for (Dataset<?> d : Dataset.carried()) {
       hello.addDatasets(DatasetInfo.newBuilder()
           .setId(d.id())
-          .setMessage(d.record().getFullName())
+          .setMessage(d.message())
           .setFingerprint(d.fingerprint())
           .setFieldNames(d.fieldNames())
           .addAllRefused(Refusals.of(d, all)));

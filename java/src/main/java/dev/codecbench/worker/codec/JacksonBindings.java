@@ -21,7 +21,7 @@ final class JacksonBindings {
 
   JacksonBindings(String codec, ObjectMapper mapper) {
     this.byDataset = new PerDataset<>(codec, Dataset.carried(), d -> {
-      String why = Offered.refusal(codec, d.record());
+      String why = Offered.refusal(codec, d.schema());
       if (why != null) {
         throw new IllegalStateException(why);
       }

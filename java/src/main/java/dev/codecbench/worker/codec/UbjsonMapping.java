@@ -14,9 +14,8 @@ import dev.codecbench.worker.codec.UbjsonValues.MessageValue;
 import dev.codecbench.worker.codec.UbjsonValues.Scalar;
 import dev.codecbench.worker.codec.UbjsonValues.Value;
 import com.fasterxml.jackson.databind.JavaType;
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.Schema;
 import dev.codecbench.worker.model.Records;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -27,13 +26,12 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.function.Function;
 
 /**
  * The model records to and from com.dev-smart:ubjson's value tree. The library has no data
  * binding, so the mapping is generic and built once per dataset (in UbjsonCodec's constructor)
- * from the proto descriptors and the model record types: a message's fields, in declaration
- * order, are the record's components (checked by name); the descriptor gives each field's wire
+ * from the dataset's schema (constants the model generator wrote) and the model record types: a message's fields, in declaration
+ * order, are the record's components (checked by name); the schema gives each field's wire
  * name (its proto JSON name) and type, and the record components give the accessors and the
  * canonical constructor (MethodHandles resolved once). A message modelled as a List (a matrix
  * row) is its one repeated field, written as a bare array. Adding a dataset touches nothing here.
@@ -65,17 +63,11 @@ final class UbjsonMapping {
 
   UbjsonMapping(List<Dataset<?>> all) {
     this.records = new PerDataset<>(ID, all, d -> {
-      String why = Offered.refusal(ID, d.record());
+      String why = Offered.refusal(ID, d.schema());
       if (why != null) {
         throw new IllegalStateException(why);
       }
-      Descriptor wrapper = d.toProto(new Records<>(List.of())).getDescriptorForType();
-      FieldDescriptor field = wrapper.findFieldByName("records");
-      if (wrapper.getFields().size() != 1 || field == null || !field.isRepeated()
-          || field.getType() != FieldDescriptor.Type.MESSAGE) {
-        throw new IllegalStateException("ubjson: " + wrapper.getName() + " is not one repeated message field 'records'");
-      }
-      return record(field.getMessageType(), d.recordsType().containedType(0), d::wireName);
+      return new Builder(d).record(d.recordsType().containedType(0));
     });
   }
 
@@ -138,94 +130,105 @@ final class UbjsonMapping {
 
   // ---- building the mapping (once) ------------------------------------------------------------
 
-  /** A dataset's record: a record class for its message, or a List for a one-repeated-field message. */
-  private static Value record(Descriptor message, JavaType type, Function<FieldDescriptor, String> wireName) {
-    if (type.isCollectionLikeType()) {
-      List<FieldDescriptor> fields = message.getFields();
-      if (fields.size() != 1 || !fields.get(0).isRepeated()) {
-        throw new IllegalStateException("ubjson: " + message.getName() + " is modelled as a List, so it must be one "
-            + "repeated field");
-      }
-      FieldDescriptor only = fields.get(0);
-      return new ListValue(single(only, type.getContentType().getRawClass(), only.getFullName(), wireName), "record");
-    }
-    return message(message, type.getRawClass(), wireName);
-  }
+  /** Builds one dataset's mapping from its schema (constants: no descriptor is built). */
+  private static final class Builder {
+    private final Dataset<?> dataset;
+    private final Schema schema;
 
-  private static MessageValue message(Descriptor message, Class<?> type, Function<FieldDescriptor, String> wireName) {
-    RecordComponent[] comps = ProtoRecords.components("ubjson", type, message);
-    List<FieldDescriptor> fds = message.getFields();
-    Field[] fields = new Field[comps.length];
-    Class<?>[] types = new Class<?>[comps.length];
-    for (int i = 0; i < comps.length; i++) {
-      FieldDescriptor fd = fds.get(i);
-      fields[i] = field(fd, comps[i], wireName);
-      types[i] = comps[i].getType();
+    Builder(Dataset<?> dataset) {
+      this.dataset = dataset;
+      this.schema = dataset.schema();
     }
-    MethodHandle construct;
-    try {
-      construct = LOOKUP.unreflectConstructor(type.getDeclaredConstructor(types))
-          .asType(MethodType.methodType(Object.class, types))
-          .asSpreader(Object[].class, types.length);
-    } catch (ReflectiveOperationException e) {
-      throw new IllegalStateException("ubjson: no canonical constructor of " + type.getName(), e);
-    }
-    return new MessageValue(fields, construct);
-  }
 
-  private static Field field(FieldDescriptor fd, RecordComponent comp, Function<FieldDescriptor, String> wireName) {
-    if (fd.isMapField() || fd.getRealContainingOneof() != null) {
-      throw new IllegalStateException(Offered.reason(ID, fd.isMapField() ? "map" : "oneof", fd));
-    }
-    String key = wireName.apply(fd);
-    String where = fd.getFullName();
-    MethodHandle get;
-    try {
-      get = LOOKUP.unreflect(comp.getAccessor());
-    } catch (IllegalAccessException e) {
-      throw new IllegalStateException("ubjson: cannot read " + comp, e);
-    }
-    if (fd.isRepeated()) {
-      if (comp.getType() != List.class || !(comp.getGenericType() instanceof ParameterizedType p)) {
-        throw new IllegalStateException("ubjson: " + where + " is repeated; its model is not a List");
+    /** A dataset's record: a record class for its message, or a List for a one-repeated-field message. */
+    Value record(JavaType type) {
+      Schema.Message message = schema.recordMessage();
+      if (type.isCollectionLikeType()) {
+        List<Schema.Field> fields = message.fields();
+        if (fields.size() != 1 || !fields.get(0).repeated()) {
+          throw new IllegalStateException("ubjson: " + message.fullName() + " is modelled as a List, so it must be one "
+              + "repeated field");
+        }
+        Schema.Field only = fields.get(0);
+        return new ListValue(single(only, type.getContentType().getRawClass(), only.fullName()), "record");
       }
-      Value element = single(fd, rawClass(p.getActualTypeArguments()[0], where), where, wireName);
-      // Named in errors as the hand-written mapping named them: a string list by its key, other
-      // lists as a field; their elements as key[i].
-      String name = fd.getType() == FieldDescriptor.Type.STRING ? key : "field '" + key + "'";
-      return new Field(key, new ListValue(element, key), name, get, false);
+      return message(message, type.getRawClass());
     }
-    Value value = single(fd, comp.getType(), where, wireName);
-    return new Field(key, value, fd.getType() == FieldDescriptor.Type.MESSAGE ? key : "field '" + key + "'", get,
-        fd.toProto().getProto3Optional());
-  }
 
-  private static Value single(FieldDescriptor fd, Class<?> type, String where, Function<FieldDescriptor, String> wireName) {
-    Scalar.Kind kind = switch (fd.getType()) {
-      case STRING -> Scalar.Kind.STRING;
-      case BOOL -> Scalar.Kind.BOOL;
-      case INT32, SINT32, SFIXED32 -> Scalar.Kind.INT32;
-      case INT64, SINT64, SFIXED64 -> Scalar.Kind.INT64;
-      case DOUBLE -> Scalar.Kind.DOUBLE;
-      case MESSAGE, ENUM -> null;
-      // Unsigned, float and bytes fields have no mapping yet (no dataset has one): a dataset that
-      // adds one is refused, naming the field.
-      default -> throw new IllegalStateException(Offered.reason(ID, fd.getType().name().toLowerCase(Locale.ROOT), fd));
-    };
-    if (fd.getType() == FieldDescriptor.Type.MESSAGE) {
-      return message(fd.getMessageType(), type, wireName);
-    }
-    if (kind == null) {
-      if (!type.isEnum()) {
-        throw new IllegalStateException("ubjson: " + where + " is an enum; its model is " + type.getName());
+    private MessageValue message(Schema.Message message, Class<?> type) {
+      RecordComponent[] comps = ProtoRecords.components("ubjson", type, message);
+      List<Schema.Field> fds = message.fields();
+      Field[] fields = new Field[comps.length];
+      Class<?>[] types = new Class<?>[comps.length];
+      for (int i = 0; i < comps.length; i++) {
+        fields[i] = field(fds.get(i), comps[i]);
+        types[i] = comps[i].getType();
       }
-      return new EnumValue(type.asSubclass(Enum.class));
+      MethodHandle construct;
+      try {
+        construct = LOOKUP.unreflectConstructor(type.getDeclaredConstructor(types))
+            .asType(MethodType.methodType(Object.class, types))
+            .asSpreader(Object[].class, types.length);
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("ubjson: no canonical constructor of " + type.getName(), e);
+      }
+      return new MessageValue(fields, construct);
     }
-    if (type != kind.primitive && type != kind.boxed) {
-      throw new IllegalStateException("ubjson: " + where + " is " + fd.getType() + "; its model is " + type.getName()
-          + ", not " + kind.primitive.getName());
+
+    private Field field(Schema.Field fd, RecordComponent comp) {
+      if (fd.map() || !fd.oneof().isEmpty()) {
+        throw new IllegalStateException(Offered.reason(ID, fd.map() ? "map" : "oneof", fd));
+      }
+      String key = dataset.wireName(fd);
+      String where = fd.fullName();
+      MethodHandle get;
+      try {
+        get = LOOKUP.unreflect(comp.getAccessor());
+      } catch (IllegalAccessException e) {
+        throw new IllegalStateException("ubjson: cannot read " + comp, e);
+      }
+      if (fd.repeated()) {
+        if (comp.getType() != List.class || !(comp.getGenericType() instanceof ParameterizedType p)) {
+          throw new IllegalStateException("ubjson: " + where + " is repeated; its model is not a List");
+        }
+        Value element = single(fd, rawClass(p.getActualTypeArguments()[0], where), where);
+        // Named in errors as the hand-written mapping named them: a string list by its key, other
+        // lists as a field; their elements as key[i].
+        String name = fd.type() == Schema.Type.STRING ? key : "field '" + key + "'";
+        return new Field(key, new ListValue(element, key), name, get, false);
+      }
+      Value value = single(fd, comp.getType(), where);
+      return new Field(key, value, fd.type() == Schema.Type.MESSAGE ? key : "field '" + key + "'", get,
+          fd.proto3Optional());
     }
-    return new Scalar(kind);
+
+    private Value single(Schema.Field fd, Class<?> type, String where) {
+      Scalar.Kind kind = switch (fd.type()) {
+        case STRING -> Scalar.Kind.STRING;
+        case BOOL -> Scalar.Kind.BOOL;
+        case INT32, SINT32, SFIXED32 -> Scalar.Kind.INT32;
+        case INT64, SINT64, SFIXED64 -> Scalar.Kind.INT64;
+        case DOUBLE -> Scalar.Kind.DOUBLE;
+        case MESSAGE, ENUM -> null;
+        // Unsigned, float and bytes fields have no mapping yet (no dataset has one): a dataset that
+        // adds one is refused, naming the field.
+        default -> throw new IllegalStateException(Offered.reason(ID, fd.type().name().toLowerCase(Locale.ROOT), fd));
+      };
+      if (fd.type() == Schema.Type.MESSAGE) {
+        return message(schema.messageOf(fd), type);
+      }
+      if (kind == null) {
+        if (!type.isEnum()) {
+          throw new IllegalStateException("ubjson: " + where + " is an enum; its model is " + type.getName());
+        }
+        return new EnumValue(type.asSubclass(Enum.class));
+      }
+      if (type != kind.primitive && type != kind.boxed) {
+        throw new IllegalStateException("ubjson: " + where + " is " + fd.type() + "; its model is " + type.getName()
+            + ", not " + kind.primitive.getName());
+      }
+      return new Scalar(kind);
+    }
   }
 
   private static Class<?> rawClass(Type t, String where) {

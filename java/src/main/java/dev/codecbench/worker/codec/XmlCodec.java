@@ -93,7 +93,7 @@ public final class XmlCodec implements Codec {
           .setCoercion(CoercionInputShape.EmptyString, CoercionAction.Fail);
     }
     this.byDataset = new PerDataset<>(ID, Dataset.carried(), d -> {
-      String why = Offered.refusal(ID, d.record());
+      String why = Offered.refusal(ID, d.schema());
       if (why != null) {
         throw new IllegalStateException(why);
       }

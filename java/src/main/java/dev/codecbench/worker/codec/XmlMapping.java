@@ -10,10 +10,8 @@ import com.fasterxml.jackson.databind.introspect.AnnotatedMember;
 import com.fasterxml.jackson.databind.introspect.NopAnnotationIntrospector;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import com.fasterxml.jackson.databind.util.Converter;
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.Records;
+import dev.codecbench.worker.dataset.Schema;
 import java.util.List;
 
 /**
@@ -44,11 +42,9 @@ final class XmlMapping extends Module {
     if (!d.recordsType().containedType(0).isCollectionLikeType()) {
       return;
     }
-    Descriptor row = d.toProto(new Records<>(List.of())).getDescriptorForType().findFieldByName("records")
-        .getMessageType();
-    List<FieldDescriptor> fields = row.getFields();
-    if (fields.size() != 1 || !fields.get(0).isRepeated() || !fields.get(0).getJsonName().equals(ROW_ITEMS)) {
-      throw new IllegalStateException("xml: dataset " + d.id() + "'s row message " + row.getName()
+    List<Schema.Field> fields = d.schema().recordMessage().fields();
+    if (fields.size() != 1 || !fields.get(0).repeated() || !fields.get(0).jsonName().equals(ROW_ITEMS)) {
+      throw new IllegalStateException("xml: dataset " + d.id() + "'s row message " + d.message()
           + " is not one repeated field '" + ROW_ITEMS + "'");
     }
   }

@@ -1,11 +1,8 @@
 package dev.codecbench.worker.dataset;
 
-import codecbench.v1.DatasetOptionsOuterClass;
-import codecbench.v1.DatasetOptionsOuterClass.DatasetOptions;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.type.TypeFactory;
 import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.FileDescriptor;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
@@ -20,11 +17,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Function;
 
 /**
- * One dataset: a record message marked with the {@code (codecbench.v1.dataset)} option, found by
- * walking the descriptors of the model's proto files (nothing here names a dataset). Its id, lazy
- * fields and description come from the option; how its canonical blob (the protobuf encoding of
+ * One dataset: a record message marked with the {@code (codecbench.v1.dataset)} option (nothing
+ * here names a dataset). The model generator found the option in the descriptors and wrote it,
+ * with the record's schema and fingerprint, into each {@link Binding} as constants: registering a
+ * dataset builds no descriptor (Schema says why). How its canonical blob (the protobuf encoding of
  * its list message) is parsed and how a record becomes the native model and back come from the
- * model's {@link Binding} for that message.
+ * binding too.
  *
  * <p>A user's dataset (a schema given at start-up, dev.codecbench.worker.userdata) is {@link
  * #register registered} beside the built-ins, with the options its manifest gives.
@@ -35,15 +33,28 @@ public final class Dataset<R> {
   public static final String PROTO_NAMES = "proto";
 
   private static final TypeFactory TYPES = TypeFactory.defaultInstance();
-  private static final List<Dataset<?>> ALL = discover(Models.FILES, Models.BINDINGS);
+  private static final List<Dataset<?>> ALL = discover(Models.BINDINGS);
   private static final Map<String, Dataset<?>> BY_ID = byId(ALL);
   /** Users' datasets, in the order they were registered; their indexes follow the built-ins'. */
   private static final List<Dataset<?>> USER = new CopyOnWriteArrayList<>();
 
-  private final DatasetOptions options;
+  /**
+   * A dataset's {@code (codecbench.v1.dataset)} option (dataset_options.proto), or a user's
+   * manifest's: its id, description, the fields a lazy decode reads, and whether a record is a
+   * bare list on the wire.
+   */
+  public record Options(String id, String description, List<String> lazyFields, boolean bareList) {
+    public Options {
+      lazyFields = List.copyOf(lazyFields);
+    }
+  }
+
+  private final Options options;
   private final int index;
   private final boolean protoNames;
-  private final Descriptor record;
+  private final String message;
+  private final Schema schema;
+  private final java.util.function.Supplier<Descriptor> descriptor;
   private final String fingerprint;
   private final JavaType recordsType;
   private final Parser<? extends Message> parser;
@@ -53,12 +64,14 @@ public final class Dataset<R> {
   private final Function<R, Message> toProto;
 
   @SuppressWarnings("unchecked")
-  private Dataset(DatasetOptions options, int index, Binding<?, ?, R> binding, boolean protoNames) {
+  private Dataset(Options options, int index, Binding<?, ?, R> binding, boolean protoNames) {
     this.options = options;
     this.index = index;
     this.protoNames = protoNames;
-    this.record = binding.record();
-    this.fingerprint = SchemaFingerprint.of(record);
+    this.message = binding.message();
+    this.schema = binding.schema();
+    this.descriptor = binding.descriptor();
+    this.fingerprint = binding.fingerprint();
     this.recordsType = TYPES.constructParametricType(Records.class, binding.recordType());
     this.parser = binding.parser();
     this.recordsOf = (Function<Message, List<? extends Message>>) (Function<?, ?>) binding.recordsOf();
@@ -67,34 +80,15 @@ public final class Dataset<R> {
     this.toProto = (Function<R, Message>) binding.toProto();
   }
 
-  /** Every message of {@code files} (nested ones too) that carries the option, bound to its model. */
-  public static List<Dataset<?>> discover(List<FileDescriptor> files, List<Binding<?, ?, ?>> bindings) {
-    Map<String, Binding<?, ?, ?>> byRecord = new LinkedHashMap<>();
-    for (Binding<?, ?, ?> b : bindings) {
-      byRecord.put(b.record().getFullName(), b);
-    }
+  /** A dataset per binding that carries the option (the built-ins'), in the bindings' order. */
+  public static List<Dataset<?>> discover(List<Binding<?, ?, ?>> bindings) {
     List<Dataset<?>> out = new ArrayList<>();
-    for (FileDescriptor file : files) {
-      for (Descriptor message : file.getMessageTypes()) {
-        collect(message, byRecord, out);
+    for (Binding<?, ?, ?> b : bindings) {
+      if (b.options() != null) {
+        out.add(new Dataset<>(b.options(), out.size(), b, false));
       }
     }
     return List.copyOf(out);
-  }
-
-  private static void collect(Descriptor message, Map<String, Binding<?, ?, ?>> byRecord, List<Dataset<?>> out) {
-    if (message.getOptions().hasExtension(DatasetOptionsOuterClass.dataset)) {
-      DatasetOptions options = message.getOptions().getExtension(DatasetOptionsOuterClass.dataset);
-      Binding<?, ?, ?> binding = byRecord.get(message.getFullName());
-      if (binding == null) {
-        throw new IllegalStateException("dataset '" + options.getId() + "': no model was built for its record "
-            + message.getFullName());
-      }
-      out.add(new Dataset<>(options, out.size(), binding, false));
-    }
-    for (Descriptor nested : message.getNestedTypes()) {
-      collect(nested, byRecord, out);
-    }
   }
 
   private static Map<String, Dataset<?>> byId(List<Dataset<?>> all) {
@@ -102,8 +96,8 @@ public final class Dataset<R> {
     for (Dataset<?> d : all) {
       Dataset<?> twin = out.put(d.id(), d);
       if (twin != null) {
-        throw new IllegalStateException("dataset id '" + d.id() + "' is declared by both " + twin.record.getFullName()
-            + " and " + d.record.getFullName());
+        throw new IllegalStateException("dataset id '" + d.id() + "' is declared by both " + twin.message
+            + " and " + d.message);
       }
     }
     return out;
@@ -113,14 +107,14 @@ public final class Dataset<R> {
    * Registers a user's dataset (its record, its binding to the models built for it, the options
    * its manifest gives) and returns it. An id already carried is refused, naming its message.
    */
-  public static synchronized Dataset<?> register(DatasetOptions options, Binding<?, ?, ?> binding, String fieldNames) {
+  public static synchronized Dataset<?> register(Options options, Binding<?, ?, ?> binding, String fieldNames) {
     if (!fieldNames.equals(JSON_NAMES) && !fieldNames.equals(PROTO_NAMES)) {
       throw new IllegalArgumentException("fieldNames must be json or proto, not '" + fieldNames + "'");
     }
-    Optional<Dataset<?>> twin = byId(options.getId());
+    Optional<Dataset<?>> twin = byId(options.id());
     if (twin.isPresent()) {
-      throw new IllegalStateException("dataset id '" + options.getId() + "' is already carried (" + twin.get().record
-          .getFullName() + (twin.get().isUser() ? ", a user's dataset" : ", a built-in") + ")");
+      throw new IllegalStateException("dataset id '" + options.id() + "' is already carried (" + twin.get().message
+          + (twin.get().isUser() ? ", a user's dataset" : ", a built-in") + ")");
     }
     Dataset<?> d = new Dataset<>(options, ALL.size() + USER.size(), binding, fieldNames.equals(PROTO_NAMES));
     USER.add(d);
@@ -163,27 +157,51 @@ public final class Dataset<R> {
     return protoNames ? field.getName() : field.getJsonName();
   }
 
+  /** A field's name in self-describing payloads and lazy paths: its json_name, or its .proto name. */
+  public String wireName(Schema.Field field) {
+    return protoNames ? field.name() : field.jsonName();
+  }
+
+  /** The fields are named by their .proto names (not json_name) in payloads. */
+  public boolean protoNames() {
+    return protoNames;
+  }
+
   public String id() {
-    return options.getId();
+    return options.id();
   }
 
   public String description() {
-    return options.getDescription();
+    return options.description();
   }
 
   /** The fields a lazy decode reads, as the option declares them. */
   public List<String> lazyFields() {
-    return options.getLazyFieldsList();
+    return options.lazyFields();
   }
 
   /** A record is a bare list on the wire of schema-less codecs (a matrix row). */
   public boolean bareList() {
-    return options.getBareList();
+    return options.bareList();
   }
 
-  /** The record message. */
+  /** The record message's full name. */
+  public String message() {
+    return message;
+  }
+
+  /** The record's schema (constants: no descriptor is built). */
+  public Schema schema() {
+    return schema;
+  }
+
+  /**
+   * The record message's descriptor, built on this call if no one built it before: only for what
+   * truly needs descriptors (flatbuffers' mapping, tests), never on a protobuf or json trial's
+   * way to its timed region.
+   */
   public Descriptor record() {
-    return record;
+    return descriptor.get();
   }
 
   /** The record schema's fingerprint (proto/README.md), announced on attach. */

@@ -1,17 +1,17 @@
 package dev.codecbench.worker.dataset;
 
-import com.google.protobuf.Descriptors.Descriptor;
-import com.google.protobuf.Descriptors.EnumValueDescriptor;
-import com.google.protobuf.Descriptors.FieldDescriptor;
-import com.google.protobuf.Message;
+import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 
 /**
  * The expected result of a lazy decode: each named field of every canonical record, record by
- * record, as a string, read from the protobuf messages by their wire names (json_name, or the
- * .proto name for a dataset whose fieldNames say so; a dotted path into nested messages; for matrix
- * rows, the cell at that index).
+ * record, as a string, read from the model records by their wire names (json_name, or the .proto
+ * name for a dataset whose fieldNames say so; a dotted path into nested messages; for matrix
+ * rows, the cell at that index). It reads the dataset's schema constants and the model, never a
+ * protobuf descriptor or protobuf's reflection (Schema says why).
  */
 public final class LazyField {
   private LazyField() {}
@@ -20,68 +20,66 @@ public final class LazyField {
     if (fields.isEmpty()) {
       throw new IllegalArgumentException("no lazy fields");
     }
+    Dataset<?> dataset = canonical.dataset();
     List<String> out = new ArrayList<>(canonical.size() * fields.size());
     int i = 0;
-    for (Message record : canonical.proto()) {
+    for (Object record : canonical.model().records()) {
       for (String field : fields) {
-        out.add(valueOf(canonical.dataset(), record, field, i));
+        out.add(valueOf(dataset, record, field, i));
       }
       i++;
     }
     return out;
   }
 
-  private static String valueOf(Dataset<?> dataset, Message record, String path, int index) {
-    int dot = path.indexOf('.');
-    while (dot >= 0) {
-      String key = path.substring(0, dot);
-      FieldDescriptor fd = byWireName(dataset, record, key);
-      if (fd == null || fd.isRepeated() || fd.getJavaType() != FieldDescriptor.JavaType.MESSAGE) {
-        throw new IllegalArgumentException("lazy field '" + path + "': '" + key + "' is not a message field of "
-            + record.getDescriptorForType().getName());
-      }
-      record = (Message) record.getField(fd);
-      path = path.substring(dot + 1);
-      dot = path.indexOf('.');
-    }
-    String field = path;
-    FieldDescriptor fd = byWireName(dataset, record, field);
-    if (fd == null) {
-      throw new IllegalArgumentException(
-          "lazy field '" + field + "' is not a field of " + record.getDescriptorForType().getName());
-    }
-    if (fd.isRepeated()) {
+  private static String valueOf(Dataset<?> dataset, Object record, String path, int index) {
+    Schema schema = dataset.schema();
+    Schema.Message m = schema.recordMessage();
+    if (dataset.bareList()) {
       // Matrix rows: the field is a cell index into the one repeated field.
-      int cell = cellIndex(field);
-      int n = record.getRepeatedFieldCount(fd);
-      if (cell >= n) {
-        throw new IllegalArgumentException(
-            "lazy field " + cell + " is out of range: record " + index + " has " + n + " cells");
+      int cell = cellIndex(path);
+      List<?> cells = (List<?>) record;
+      if (cell < 0) {
+        throw new IllegalArgumentException("lazy field '" + path + "' is not a cell index of " + m.fullName());
       }
-      return scalarText(fd, record.getRepeatedField(fd, cell));
+      if (cell >= cells.size()) {
+        throw new IllegalArgumentException(
+            "lazy field " + cell + " is out of range: record " + index + " has " + cells.size() + " cells");
+      }
+      return text(m.fields().get(0), cells.get(cell));
     }
-    if (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) {
-      throw new IllegalArgumentException("lazy field '" + field + "' is a message, not a scalar");
+    String[] keys = path.split("\\.", -1);
+    Object value = record;
+    for (int k = 0; k < keys.length; k++) {
+      Schema.Field f = m.byWireName(keys[k], dataset.protoNames());
+      boolean last = k == keys.length - 1;
+      if (f == null || f.repeated() || (f.type() == Schema.Type.MESSAGE && !f.isTimestamp()) == last) {
+        throw new IllegalArgumentException("lazy field '" + path + "': '" + keys[k] + "' is not a "
+            + (last ? "singular scalar" : "message") + " field of " + m.fullName());
+      }
+      value = component(m, f, value);
+      if (value == null) {
+        // An unset optional field is absent on the wire: a lazy read finds no value to compare.
+        throw new IllegalArgumentException("lazy field '" + path + "' is unset in record " + index);
+      }
+      if (last) {
+        return text(f, value);
+      }
+      m = schema.messageOf(f);
     }
-    if (fd.hasPresence() && !record.hasField(fd)) {
-      // An unset optional field is absent on the wire: a lazy read finds no value to compare.
-      throw new IllegalArgumentException("lazy field '" + field + "' is unset in record " + index);
-    }
-    return scalarText(fd, record.getField(fd));
+    throw new IllegalArgumentException("lazy field '" + path + "' is empty");
   }
 
-  private static FieldDescriptor byWireName(Dataset<?> dataset, Message record, String field) {
-    List<FieldDescriptor> fields = record.getDescriptorForType().getFields();
-    // A record that is a single repeated field (a matrix row) is addressed by index.
-    if (fields.size() == 1 && fields.get(0).isRepeated() && cellIndex(field) >= 0) {
-      return fields.get(0);
+  /** The model record's component of field {@code f} (components are in field-number order). */
+  private static Object component(Schema.Message m, Schema.Field f, Object record) {
+    List<Schema.Field> byNumber = new ArrayList<>(m.fields());
+    byNumber.sort(Comparator.comparingInt(Schema.Field::number));
+    RecordComponent c = record.getClass().getRecordComponents()[byNumber.indexOf(f)];
+    try {
+      return c.getAccessor().invoke(record);
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("cannot read " + c.getName() + " of " + record.getClass(), e);
     }
-    for (FieldDescriptor fd : fields) {
-      if (dataset.wireName(fd).equals(field)) {
-        return fd;
-      }
-    }
-    return null;
   }
 
   /**
@@ -96,15 +94,19 @@ public final class LazyField {
   }
 
   /**
-   * The text form codecs use for a scalar: strings as they are, an enum as its value name (as
-   * schema-less codecs write it), numbers and bools in Java's form, an unsigned integer (which
-   * protobuf-java holds in a signed int or long) in its unsigned decimal.
+   * The text form codecs use for a scalar (proto/README.md, "Decode modes"): strings as they are,
+   * an enum as its value name (as schema-less codecs write it), numbers and bools in Java's form,
+   * an unsigned integer (which the model holds in a signed int or long, as protobuf-java does) in
+   * its unsigned decimal, bytes in standard base64 with padding.
    */
-  private static String scalarText(FieldDescriptor fd, Object value) {
-    if (value instanceof EnumValueDescriptor e) {
-      return e.getName();
+  public static String text(Schema.Field f, Object value) {
+    if (value instanceof Enum<?> e) {
+      return e.name();
     }
-    return switch (fd.getType()) {
+    if (value instanceof byte[] b) {
+      return Base64.getEncoder().encodeToString(b);
+    }
+    return switch (f.type()) {
       case UINT32, FIXED32 -> Integer.toUnsignedString((Integer) value);
       case UINT64, FIXED64 -> Long.toUnsignedString((Long) value);
       default -> value instanceof String s ? s : String.valueOf(value);
@@ -117,29 +119,24 @@ public final class LazyField {
    * record), or null when it is one.
    */
   public static String problem(Dataset<?> dataset, String path) {
-    Descriptor m = dataset.record();
+    Schema schema = dataset.schema();
+    Schema.Message m = schema.recordMessage();
     if (dataset.bareList()) {
-      return cellIndex(path) >= 0 ? null : "lazy field '" + path + "' is not a cell index of " + m.getFullName();
+      return cellIndex(path) >= 0 ? null : "lazy field '" + path + "' is not a cell index of " + m.fullName();
     }
     String[] keys = path.split("\\.", -1);
     for (int i = 0; i < keys.length; i++) {
-      FieldDescriptor fd = null;
-      for (FieldDescriptor f : m.getFields()) {
-        if (dataset.wireName(f).equals(keys[i])) {
-          fd = f;
-        }
-      }
+      Schema.Field fd = m.byWireName(keys[i], dataset.protoNames());
       if (fd == null) {
-        return "lazy field '" + path + "': " + m.getFullName() + " has no field named '" + keys[i] + "'";
+        return "lazy field '" + path + "': " + m.fullName() + " has no field named '" + keys[i] + "'";
       }
       boolean last = i == keys.length - 1;
-      if (fd.isRepeated() || fd.getRealContainingOneof() != null
-          || (fd.getJavaType() == FieldDescriptor.JavaType.MESSAGE) == last) {
-        return "lazy field '" + path + "': " + fd.getFullName() + " is not "
+      if (fd.repeated() || !fd.oneof().isEmpty() || (fd.type() == Schema.Type.MESSAGE) == last) {
+        return "lazy field '" + path + "': " + fd.fullName() + " is not "
             + (last ? "a singular scalar field" : "a singular message field");
       }
       if (!last) {
-        m = fd.getMessageType();
+        m = schema.messageOf(fd);
       }
     }
     return null;

@@ -2,20 +2,18 @@ package dev.codecbench.worker.modelgen;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
-import com.google.protobuf.Descriptors.FileDescriptor;
 import dev.codecbench.worker.modelgen.ModelGenerator.Record;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * The source of the bindings class: the proto files holding the records ({@code FILES}) and, per
- * record, its {@code dev.codecbench.worker.dataset.Binding} ({@code BINDINGS}): the model's Jackson
- * type, the list message's parser and accessors, and the conversions both ways.
+ * The source of the bindings class: per record, its {@code dev.codecbench.worker.dataset.Binding}
+ * ({@code BINDINGS}): a built-in's dataset option, the record's full name, fingerprint and schema
+ * as constants, its descriptor behind a method reference (built only when asked for), the
+ * model's Jackson type, the list message's parser and accessors, and the conversions both ways.
  */
 final class Bindings {
   private final ModelTypes types;
@@ -65,26 +63,34 @@ final class Bindings {
     String simpleName = index.substring(index.lastIndexOf('.') + 1);
     b.append("package ").append(index, 0, index.lastIndexOf('.')).append(";\n\n");
     b.append("import com.fasterxml.jackson.databind.type.TypeFactory;\n");
-    b.append("import com.google.protobuf.Descriptors.FileDescriptor;\n");
     b.append("import dev.codecbench.worker.dataset.Binding;\n");
     b.append("import java.util.List;\n\n");
-    b.append("/** The proto files holding dataset records, and each record's binding to its generated model. */\n");
+    b.append("/** Each dataset record's binding to its generated model; nothing here builds a descriptor. */\n");
     b.append("public final class ").append(simpleName).append(" {\n");
     b.append("  private static final TypeFactory TYPES = TypeFactory.defaultInstance();\n\n");
-    Set<FileDescriptor> recordFiles = new LinkedHashSet<>();
-    records.forEach(r -> recordFiles.add(r.message().getFile()));
-    b.append("  public static final List<FileDescriptor> FILES = List.of(")
-        .append(recordFiles.stream().map(f -> Names.fileClass(f) + ".getDescriptor()").collect(Collectors.joining(", ")))
-        .append(");\n\n");
     b.append("  public static final List<Binding<?, ?, ?>> BINDINGS = List.of(");
     for (int i = 0; i < records.size(); i++) {
-      b.append(i == 0 ? "\n" : ",\n").append(binding(records.get(i)));
+      b.append(i == 0 ? "\n" : ",\n").append(binding(records.get(i), i));
     }
-    b.append(");\n\n  private ").append(simpleName).append("() {}\n}\n");
+    b.append(");\n");
+    for (int i = 0; i < records.size(); i++) {
+      b.append("\n  private static dev.codecbench.worker.dataset.Schema schema").append(i).append("() {\n")
+          .append(SchemaSource.of(records.get(i).message())).append("  }\n");
+    }
+    b.append("\n  private ").append(simpleName).append("() {}\n}\n");
     return b.toString();
   }
 
-  private String binding(Record r) {
+  private static String option(ModelGenerator.Option o) {
+    if (o == null) {
+      return "null";
+    }
+    return "new dev.codecbench.worker.dataset.Dataset.Options(" + SchemaSource.quote(o.id()) + ", "
+        + SchemaSource.quote(o.description()) + ", List.of("
+        + o.lazyFields().stream().map(SchemaSource::quote).collect(Collectors.joining(", ")) + "), " + o.bareList() + ")";
+  }
+
+  private String binding(Record r, int i) {
     Descriptor m = r.message();
     String proto = Names.protoClass(m);
     Descriptor list = r.list();
@@ -109,7 +115,9 @@ final class Bindings {
       toProto = "(" + model + " x) -> x.toProto()";
     }
     return "      // " + m.getFullName() + (r.bareList() ? " (a bare list)" : "") + "\n"
-        + "      new Binding<>(" + proto + ".getDescriptor(), " + type + ",\n"
+        + "      new Binding<>(" + option(r.option()) + ",\n"
+        + "          " + SchemaSource.quote(m.getFullName()) + ", " + SchemaSource.quote(SchemaFingerprint.of(m)) + ", schema"
+        + i + "(), " + proto + "::getDescriptor, " + type + ",\n"
         + "          " + listClass + ".parser(), " + listClass + "::get" + items + "List,\n"
         + "          (List<" + proto + "> l) -> " + listClass + ".newBuilder().addAll" + items + "(l).build(),\n"
         + "          " + toModel + ",\n"

@@ -43,7 +43,15 @@ public final class ModelGenerator {
    * A dataset's record: its message, whether it is a bare list on the wire, and the list message
    * ({@code repeated <record> records = 1;}) that carries records in protobuf.
    */
-  public record Record(Descriptor message, boolean bareList, Descriptor list) {}
+  public record Record(Descriptor message, boolean bareList, Descriptor list, Option option) {
+    /** A user's record: its manifest gives its options. */
+    public Record(Descriptor message, boolean bareList, Descriptor list) {
+      this(message, bareList, list, null);
+    }
+  }
+
+  /** A built-in record's {@code (codecbench.v1.dataset)} option, written into its binding. */
+  public record Option(String id, String description, List<String> lazyFields, boolean bareList) {}
 
   private final List<FileDescriptor> files;
   private final List<Record> records;
@@ -115,12 +123,17 @@ public final class ModelGenerator {
     for (Map.Entry<FieldDescriptor, Object> o : m.getOptions().getAllFields().entrySet()) {
       if (o.getKey().isExtension() && o.getKey().getFullName().equals(DescriptorSets.OPTION)) {
         Message options = (Message) o.getValue();
-        boolean bare = Boolean.TRUE.equals(options.getField(options.getDescriptorForType().findFieldByName("bare_list")));
+        Descriptor od = options.getDescriptorForType();
+        boolean bare = Boolean.TRUE.equals(options.getField(od.findFieldByName("bare_list")));
+        @SuppressWarnings("unchecked")
+        List<String> lazy = List.copyOf((List<String>) options.getField(od.findFieldByName("lazy_fields")));
+        Option option = new Option((String) options.getField(od.findFieldByName("id")),
+            (String) options.getField(od.findFieldByName("description")), lazy, bare);
         if (bare && (m.getFields().size() != 1 || !m.getFields().get(0).isRepeated()
             || m.getFields().get(0).isMapField())) {
           throw new IllegalStateException(m.getFullName() + " is a bare_list dataset, so it must be one repeated field");
         }
-        out.add(new Record(m, bare, Bindings.listMessage(m)));
+        out.add(new Record(m, bare, Bindings.listMessage(m), option));
       }
     }
     m.getNestedTypes().forEach(n -> findRecords(n, out));

@@ -1,9 +1,7 @@
 package dev.codecbench.worker.userdata;
 
-import codecbench.v1.DatasetOptionsOuterClass.DatasetOptions;
 import dev.codecbench.worker.dataset.Binding;
 import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.dataset.SchemaFingerprint;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -102,12 +100,12 @@ public final class UserDatasets {
       ModelCache.build(m, SchemaSet.of(set, m.message(), where), dir);
     }
     Binding<?, ?, ?> binding = ModelCache.load(dir);
-    String fingerprint = SchemaFingerprint.of(binding.record());
+    // Computed by the model generator from the descriptors: a trial's JVM builds none (Schema says why).
+    String fingerprint = binding.fingerprint();
     Dataset<?> dataset = null;
     if (register) {
-      DatasetOptions options = DatasetOptions.newBuilder().setId(m.id())
-          .setDescription("a user's dataset: " + m.message() + " (" + m.file() + ")")
-          .addAllLazyFields(m.lazyFields()).build();
+      Dataset.Options options = new Dataset.Options(m.id(),
+          "a user's dataset: " + m.message() + " (" + m.file() + ")", m.lazyFields(), false);
       try {
         dataset = Dataset.register(options, binding, m.fieldNames());
       } catch (IllegalStateException | IllegalArgumentException e) {

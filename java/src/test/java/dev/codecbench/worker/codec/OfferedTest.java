@@ -3,9 +3,9 @@ package dev.codecbench.worker.codec;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import codecbench.test.v1.EverythingOuterClass.Everything;
-import com.google.protobuf.Descriptors.FieldDescriptor;
 import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.Schema;
+import dev.codecbench.worker.model.TestModels;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -15,13 +15,17 @@ import org.junit.jupiter.api.Test;
  * rule yet (the test schema of src/test/proto has every one), and offer every built-in dataset.
  */
 class OfferedTest {
+  private static Schema everything() {
+    return Dataset.discover(TestModels.BINDINGS).get(0).schema();
+  }
+
   @Test
   void everyFeatureWithoutAPayloadRuleIsNamed() {
     Map<String, String> refused = new LinkedHashMap<>();
-    for (FieldDescriptor f : Everything.getDescriptor().getFields()) {
+    for (Schema.Field f : everything().recordMessage().fields()) {
       String kind = Offered.unoffered(f);
       if (kind != null) {
-        refused.put(f.getName(), kind);
+        refused.put(f.name(), kind);
       }
     }
     assertEquals(Map.ofEntries(Map.entry("u32", "uint32"), Map.entry("u64", "uint64"), Map.entry("s32", "sint32"),
@@ -35,13 +39,13 @@ class OfferedTest {
   @Test
   void theDatasetIsRefusedByItsFirstSuchField() {
     assertEquals("json: uint32 field codecbench.test.v1.Everything.u32 is not offered",
-        Offered.refusal("json", Everything.getDescriptor()));
+        Offered.refusal("json", everything()));
   }
 
   @Test
   void everyBuiltInDatasetIsOffered() {
     for (Dataset<?> d : Dataset.all()) {
-      assertNull(Offered.refusal("json", d.record()), d.id());
+      assertNull(Offered.refusal("json", d.schema()), d.id());
     }
   }
 }

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * when it is used: the codec is still built, so the worker starts and serves every other dataset.
  */
 class UnmappedDatasetTest {
-  private static final List<Dataset<?>> DATASETS = Dataset.discover(TestModels.FILES, TestModels.BINDINGS);
+  private static final List<Dataset<?>> DATASETS = Dataset.discover(TestModels.BINDINGS);
 
   @SuppressWarnings("unchecked")
   private static void refused(Codec codec, String reason, byte[] payload) {

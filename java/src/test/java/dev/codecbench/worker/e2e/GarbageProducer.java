@@ -55,7 +55,7 @@ final class GarbageProducer implements AutoCloseable {
     }
     // Control pairs a worker only with datasets it announced: the same schemas as the Java worker's.
     for (Dataset<?> d : Dataset.all()) {
-      hello.addDatasets(DatasetInfo.newBuilder().setId(d.id()).setMessage(d.record().getFullName())
+      hello.addDatasets(DatasetInfo.newBuilder().setId(d.id()).setMessage(d.message())
           .setFingerprint(d.fingerprint()));
     }
     try {

@@ -1,4 +1,4 @@
-package dev.codecbench.worker.dataset;
+package dev.codecbench.worker.modelgen;
 
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.EnumDescriptor;
@@ -23,6 +23,9 @@ import java.util.TreeMap;
  * the first 16 hex digits of the SHA-256 of a canonical text of the record message and every
  * message and enum it reaches. Every language computes it from its own descriptors; control pairs
  * a worker with a dataset only when their fingerprints agree.
+ *
+ * <p>Java computes it where it has the descriptors, in the model generator, which writes it into
+ * the bindings class as a constant (dev.codecbench.worker.dataset.Schema says why).
  */
 public final class SchemaFingerprint {
   /** Full names compare as UTF-8 bytes, as the specification sorts them. */
@@ -42,7 +45,7 @@ public final class SchemaFingerprint {
   }
 
   /** The canonical text the fingerprint hashes. */
-  static String text(Descriptor record) {
+  public static String text(Descriptor record) {
     TreeMap<String, GenericDescriptor> reached = new TreeMap<>(BYTE_ORDER);
     Deque<GenericDescriptor> todo = new ArrayDeque<>(List.of(record));
     while (!todo.isEmpty()) {

@@ -1,4 +1,4 @@
-package dev.codecbench.worker.dataset;
+package dev.codecbench.worker.modelgen;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
