@@ -161,3 +161,29 @@ export function writeDatasetFolder(root: string, manifest: Manifest, set: Uint8A
   writeFileSync(join(dir, "dataset.json"), JSON.stringify({ descriptorSet: "descriptors.binpb", ...manifest }, null, 2));
   return join(dir, "dataset.json");
 }
+
+/** harness/tests/test_user_dataset.py's schema: zz.unknown.v1.Everything over two files (parts.proto imported). */
+export const HARNESS_PARTS = `syntax = "proto3";
+package zz.unknown.v1;
+enum Colour { COLOUR_UNSPECIFIED = 0; COLOUR_RED = 1; COLOUR_GREEN = 2; }
+message Part { string name = 1; int32 weight = 2; Colour colour = 3; }
+`;
+
+const harnessEverything = (name: string, unsigned64: boolean) => `syntax = "proto3";
+package zz.unknown.v1;
+import "google/protobuf/timestamp.proto";
+import "parts.proto";
+message ${name} {
+  int32 i32 = 1; int64 i64 = 2; uint32 u32 = 3; ${unsigned64 ? "uint64 u64 = 4;" : ""} sint32 s32 = 5; sint64 s64 = 6;
+  fixed32 f32 = 7; ${unsigned64 ? "fixed64 f64 = 8;" : ""} sfixed32 sf32 = 9; sfixed64 sf64 = 10; float fl = 11; double db = 12;
+  bool ok = 13; string text = 14; bytes raw = 15;
+  Colour colour = 16; Part main = 17; repeated Part parts = 18; map<string, int32> counts = 19;
+  oneof choice { string label = 20; int32 code = 21; }
+  optional string note = 22; google.protobuf.Timestamp at = 23; repeated string tags = 24;
+}
+`;
+
+export const HARNESS_EVERYTHING = { "parts.proto": HARNESS_PARTS, "everything.proto": harnessEverything("Everything", true) };
+
+/** The same without its unsigned 64-bit fields (u64, f64): what bson and ubjson carry. */
+export const HARNESS_SIGNED = { "parts.proto": HARNESS_PARTS, "signed.proto": harnessEverything("Signed", false) };

@@ -27,8 +27,9 @@ export interface BindRules {
 /** Every scalar kind a pass can bind: tree verification binds them all. */
 export const BOUND_SCALARS: ReadonlySet<string> = new Set([...NUMERIC, "bytes"]);
 
+// ±2^53 itself is exact too: js-bson's tree gives a number up to there, a Long beyond.
 const toLong: Fix = (value) => {
-  if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (typeof value === "number") return Number.isInteger(value) && Math.abs(value) <= 2 ** 53 ? BigInt(value) : value;
   const long = value as { toBigInt?: () => bigint } | null;
   return typeof long === "object" && long !== null && typeof long.toBigInt === "function" ? long.toBigInt() : value;
 };
