@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { compareRecords } from "../src/model/compare";
+import type { FieldType } from "../src/model/schema";
 import { datasetById } from "../src/model/registry";
 import { canonicalPb } from "./vectors";
 
@@ -39,5 +40,32 @@ describe("verification messages", () => {
     const changed = structuredClone(rows);
     changed[1]![2] = "0";
     expect(compareRecords(matrix.record, rows, changed)).toMatch(/^record 1 cell \[2\]: expected ".*", got "0"$/);
+  });
+});
+
+describe("floats, Timestamps and maps (proto/README.md: readers compare as float32, seconds and nanos, maps as maps)", () => {
+  const type = {
+    kind: "message",
+    name: "T",
+    fields: [
+      ["fl", "float"],
+      ["at", { kind: "timestamp" }],
+      ["counts", { kind: "map", key: "string", value: "int32" }],
+    ],
+    oneofs: [],
+  } as const satisfies FieldType;
+  const expected = [{ fl: Math.fround(0.1), at: "2026-11-27T10:00:00.120Z", counts: { a: 1, b: 2 } }];
+
+  it("takes any width or decimal of the same float32, another text of the same instant, entries in any order", () => {
+    expect(compareRecords(type, expected, [{ fl: 0.1, at: "2026-11-27T11:00:00.12+01:00", counts: { b: 2, a: 1 } }])).toBeNull();
+    expect(compareRecords(type, expected, [{ fl: 0.1, at: "2026-11-27T10:00:00.120000000Z", counts: { a: 1, b: 2 } }])).toBeNull();
+  });
+
+  it("names another float32, another instant, a missing or extra key", () => {
+    expect(compareRecords(type, expected, [{ ...expected[0], fl: 0.10000001 }])).toBe("record 0 field fl: expected number 0.10000000149011612, got number 0.10000001");
+    expect(compareRecords(type, expected, [{ ...expected[0], at: "2026-11-27T10:00:00.121Z" }])).toBe('record 0 field at: expected "2026-11-27T10:00:00.120Z", got "2026-11-27T10:00:00.121Z"');
+    expect(compareRecords(type, expected, [{ ...expected[0], at: "yesterday" }])).toBe('record 0 field at: expected "2026-11-27T10:00:00.120Z", got "yesterday"');
+    expect(compareRecords(type, expected, [{ ...expected[0], counts: { a: 1 } }])).toBe('record 0 field counts["b"]: expected number 2, got nothing');
+    expect(compareRecords(type, expected, [{ ...expected[0], counts: { a: 1, b: 2, c: 3 } }])).toBe('record 0 field counts["c"]: unexpected key');
   });
 });

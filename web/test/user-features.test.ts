@@ -78,6 +78,12 @@ describe("harness's Everything: every proto3 feature in every schema-less codec"
     expect(refusalsOf(signed)).toEqual([{ codec: "flatbuffers", decodeMode: "", reason: "flatbuffers: uint32 field zz.unknown.v1.Signed.u32 is not offered" }]);
   });
 
+  it("refuses the other well-known types in the schema-less codecs, by their full name; flatbuffers still carries them as tables", () => {
+    const set = compileSet({ "d.proto": 'syntax = "proto3";\nimport "google/protobuf/duration.proto";\nmessage D { string id = 1; google.protobuf.Duration took = 2; }\n' });
+    const dataset = registerUserDataset(sourceOf({ id: "with_duration", message: "D", fieldNames: "json", lazyFields: [], fingerprint: "" }, set));
+    expect(refusalsOf(dataset).map((r) => r.reason)).toEqual(["json", "bson", "ubjson", "msgpack", "cbor", "xml"].map((codec) => `${codec}: google.protobuf.Duration field D.took is not offered`));
+  });
+
   describe.each(["json", "msgpack", "cbor", "xml", "protobuf"])("%s, with uint64", (codec) => {
     it.each(modesOf(everything, codec, records))("round-trips and verifies, %s", (_mode, check) => check());
   });
