@@ -10,7 +10,7 @@ import { V8_FLAGS } from "../driver/flags.mjs";
 import { encodeRecords } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
-import { registerUserDataset } from "../src/model/registry";
+import { datasetById, registerUserDataset } from "../src/model/registry";
 import { requireChromium } from "./chromium";
 import { FakeControl, task } from "./fake-control";
 import { startProcess, type Child } from "./processes";
@@ -115,17 +115,22 @@ describe("the driver with --user-dataset", () => {
     const canonical = blob(canonicalBytes);
     const bson = encodeRecords(codecs.get("bson")!.prepare(dataset), dataset.fromCanonical(canonicalBytes));
     const everythingCanonical = writeList(everythingSet);
+    const everything = datasetById("everything");
+    const everythingJson = encodeRecords(codecs.get("json")!.prepare(everything), everything.fromCanonical(everythingCanonical));
     control.enqueue(
       task({ operation: Operation.ENCODE, dataset: "shipment", codec: "json", recordCount: 2, canonical }),
       task({ operation: Operation.DECODE, dataset: "shipment", codec: "bson", decodeMode: "lazy", lazyFields: [...shipment.lazyFields], recordCount: 2, canonical, payload: blob(bson) }),
       // protobuf's payload is the canonical blob's own framing.
       task({ operation: Operation.DECODE, dataset: "everything", codec: "protobuf", recordCount: 1, canonical: blob(everythingCanonical), payload: blob(everythingCanonical) }),
+      // Every proto3 feature in Chromium's own JSON (rawJSON, source text) and cbor-x.
+      task({ operation: Operation.DECODE, dataset: "everything", codec: "json", decodeMode: "tree", recordCount: 1, canonical: blob(everythingCanonical), payload: blob(everythingJson) }),
+      task({ operation: Operation.ENCODE, dataset: "everything", codec: "cbor", recordCount: 1, canonical: blob(everythingCanonical) }),
     );
     const logFile = join(dir, "driver.log");
     const driver = start("--count", "1", "--log", logFile, ...manifests.flatMap((path) => ["--user-dataset", path]));
     await driver.waitForLine(/1 tab\(s\) open/, 60_000);
-    const reports = await control.waitForReports(3, 90_000);
-    expect(reports.map((r) => r.failure)).toEqual(["", "", ""]);
+    const reports = await control.waitForReports(5, 90_000);
+    expect(reports.map((r) => r.failure)).toEqual(["", "", "", "", ""]);
     for (const m of reports.flatMap((r) => r.measurements)) {
       expect(m.verified).toBe(true);
       expect(m.extras["browser_launch_ms"]).toBeGreaterThan(0);
@@ -134,8 +139,8 @@ describe("the driver with --user-dataset", () => {
     expect(announced.get("shipment")).toMatchObject({ message: "zz.plain.v1.Shipment", fingerprint: "68dbed56a8a773b8", fieldNames: "proto", refused: [] });
     const everythingInfo = announced.get("everything")!;
     expect([everythingInfo.fingerprint, everythingInfo.fieldNames]).toEqual(["2cc5b3647ede6d50", "json"]);
-    expect(everythingInfo.refused.map((r) => r.codec)).toEqual([...codecs.keys()].filter((id) => id !== "protobuf"));
-    expect(everythingInfo.refused[0]!.reason).toMatch(/^json: float field zz\.unknown\.v1\.Everything\.f is not offered/);
+    expect(everythingInfo.refused.map((r) => r.codec)).toEqual(["bson", "ubjson", "flatbuffers"]);
+    expect(everythingInfo.refused[0]!.reason).toMatch(/^bson: uint64 field zz\.unknown\.v1\.Everything\.u64 is not offered/);
     expect(announced.get("dummy")?.fieldNames).toBe("json");
     const log = readFileSync(logFile, "utf8");
     expect(log).toContain(`driver: user dataset shipment (zz.plain.v1.Shipment, proto field names) from ${manifests[0]}`);
@@ -155,9 +160,9 @@ describe("the driver with --user-dataset", () => {
   }, 120_000);
 });
 
-/** One zz.unknown.v1.Everything record (a map, a oneof and a Timestamp set) as a canonical blob. */
+/** One zz.unknown.v1.Everything record (a map, a oneof, a Timestamp, bytes, a float and 64-bit extremes set) as a canonical blob. */
 function writeList(set: Uint8Array): Uint8Array {
   const dataset = registerUserDataset(sourceOf({ id: "everything", message: "zz.unknown.v1.Everything", fieldNames: "json", lazyFields: [], fingerprint: "" }, set));
-  const record = create(dataset.recordMessage, { u64: 2n ** 64n - 1n, text: "x", attributes: { k: { units: 5n } }, payment: { case: "card", value: "4111" }, placedAt: { seconds: 1n } } as never);
+  const record = create(dataset.recordMessage, { u64: 2n ** 64n - 1n, i64: -(2n ** 63n), f: 0.1, blob: new Uint8Array([0, 255]), text: "x", attributes: { k: { units: 5n } }, payment: { case: "card", value: "4111" }, placedAt: { seconds: 1n } } as never);
   return new BinaryWriter().tag(1, WireType.LengthDelimited).bytes(toBinary(dataset.recordMessage, record)).finish();
 }

@@ -192,7 +192,6 @@ describe("Shipment: only the kinds every codec carries", () => {
   const byJson = registerUserDataset(sourceOf({ id: "shipment_json", message: "zz.plain.v1.Shipment", fieldNames: "json", lazyFields: jsonLazy, fingerprint: "68dbed56a8a773b8" }, shipmentSet));
   const messages = [
     create(byProto.recordMessage, {
-      // int64 within ±(2^53 - 1): tree modes read them as doubles.
       shipmentId: "S-1 <&>", itemCount: -3, totalWeight: 2n ** 53n - 1n, unitPrice: 2166, isFragile: true, carrier: 2, shipTo: { streetName: "Zoë St", postalCode: "8000" },
       parcels: [{ weightGrams: 5, scanTimes: [1n, -(2n ** 53n - 1n)], handedTo: 1 }, {}], trackingCodes: ["a", ""], giftNote: "",
     } as never),
