@@ -156,6 +156,12 @@ describe("harness's Everything: every proto3 feature in every schema-less codec"
     expect(compareRecords(everything.record, twoEntries, decodeRecords(json, new TextEncoder().encode(swapped)))).toBeNull();
   });
 
+  it("json: a map's keys named like a 64-bit field or an index stay the map's numbers", () => {
+    const json = codecs.get("json")!.prepare(everything);
+    const named = modelRecords(everything, [{ i64: "9007199254740993", counts: { i64: 5, "0": 1, u64: -2 }, tags: ["0"] }]);
+    expect(compareRecords(everything.record, named, decodeRecords(json, encodeRecords(json, named)))).toBeNull();
+  });
+
   it.each([
     ["json", (payload: string) => payload.replace('"label":"x"', '"label":"x","code":3')],
     ["xml", (payload: string) => payload.replace("<label>x</label>", "<label>x</label><code>3</code>")],

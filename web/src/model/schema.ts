@@ -235,13 +235,14 @@ export const LONGS: ReadonlySet<string> = new Set(["int64", "sint64", "sfixed64"
 
 /**
  * Names of the 64-bit integer fields, for codecs that find those values by key (the JSON
- * reviver), or null when a key cannot find them all: a name that is a 64-bit integer in one place
- * and another number elsewhere, or 64-bit values inside a map (keyed by the map's keys). A name
- * shared with a field that is never a number (MediaImage.size, an enum written by name, beside
- * Media.size, an int64) is fine: only numbers are revived.
+ * reviver), or null when a key cannot find them all or alone: a name that is a 64-bit integer in
+ * one place and another number elsewhere, or a map of numbers (keyed by the map's keys, which may
+ * be anything, a 64-bit field's name or an index included). A name shared with a field that is
+ * never a number (MediaImage.size, an enum written by name, beside Media.size, an int64) is fine:
+ * only numbers are revived.
  */
 export function longFieldNames(type: FieldType): Set<string> | null {
-  if (contains(type, (t) => typeof t === "object" && t.kind === "map" && contains(t.value, (v) => typeof v === "string" && LONGS.has(v)))) return null;
+  if (contains(type, (t) => typeof t === "object" && t.kind === "map" && typeof t.value === "string" && NUMERIC.has(t.value))) return null;
   const names = new Set<string>();
   for (const [name, types] of fieldTypesByName(type)) {
     const kinds = [...types];
