@@ -89,11 +89,11 @@ function longReviver(names: ReadonlySet<string>, elements: boolean): Reviver {
     : (key, value, context) => (names.has(key) ? toBigInt(key, value, context) : value);
 }
 
-/** Bytes as base64 text, bigints by `bigint`. */
-const withBytes =
-  (bigint: (value: bigint) => unknown) =>
-  (_key: string, value: unknown): unknown =>
-    typeof value === "bigint" ? bigint(value) : value instanceof Uint8Array ? base64Encode(value) : value;
+/** A replacer writing bigints by `bigint` and, for a schema with bytes, bytes as base64 text (a schema without pays no check). */
+function replacer(bigint: (value: bigint) => unknown, bytes: boolean): (key: string, value: unknown) => unknown {
+  if (!bytes) return (_key, value) => (typeof value === "bigint" ? bigint(value) : value);
+  return (_key, value) => (typeof value === "bigint" ? bigint(value) : value instanceof Uint8Array ? base64Encode(value) : value);
+}
 
 /** True where JSON.stringify writes raw JSON after a two-byte character correctly. */
 function rawJsonKeepsTwoByteText(): boolean {
@@ -103,13 +103,13 @@ function rawJsonKeepsTwoByteText(): boolean {
 const MARKED = /"\\ud800(-?[0-9]+)"/g;
 
 /** JSON.stringify of {records} with bigints as exact numbers (by rawJSON where the engine gets it right) and bytes as base64. */
-function replacingStringify(): (records: readonly unknown[]) => string {
+function replacingStringify(bytes: boolean): (records: readonly unknown[]) => string {
   if (rawJsonKeepsTwoByteText()) {
-    const replacer = withBytes((value) => JSON.rawJSON(value.toString()));
-    return (records) => JSON.stringify({ records }, replacer);
+    const exact = replacer((value) => JSON.rawJSON(value.toString()), bytes);
+    return (records) => JSON.stringify({ records }, exact);
   }
-  const replacer = withBytes((value) => `\ud800${value}`);
-  return (records) => JSON.stringify({ records }, replacer).replace(MARKED, "$1");
+  const marked = replacer((value) => `\ud800${value}`, bytes);
+  return (records) => JSON.stringify({ records }, marked).replace(MARKED, "$1");
 }
 
 export const jsonCodec: Codec = {
@@ -146,7 +146,7 @@ export const jsonCodec: Codec = {
     const byName = names !== null && elements !== null;
     const reviver = !longs ? undefined : byName ? longReviver(names, elements === "elements") : exactIntegers;
     const bind = binder(dataset.record, { scalars: byName || !longs ? new Set(["bytes"]) : BOUND_SCALARS, typed: true });
-    const stringify = longs || bytes ? replacingStringify() : (records: readonly unknown[]) => JSON.stringify({ records });
+    const stringify = longs || bytes ? replacingStringify(bytes) : (records: readonly unknown[]) => JSON.stringify({ records });
     // fatal: invalid UTF-8 is an error, not U+FFFD.
     const decoder = new TextDecoder("utf-8", { fatal: true });
     const encoder = new TextEncoder();
