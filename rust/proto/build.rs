@@ -255,7 +255,7 @@ fn render(datasets: &[Dataset], users: &[user::UserDataset]) -> Result<String, E
     for d in datasets {
         writeln!(
             s,
-            "    DatasetSpec {{ id: {:?}, description: {:?}, message: {:?}, lazy_fields: &{:?}, bare_list: {}, fingerprint: {:?}, field_names: \"json\", unoffered: &[], generated: true }},",
+            "    DatasetSpec {{ id: {:?}, description: {:?}, message: {:?}, lazy_fields: &{:?}, bare_list: {}, fingerprint: {:?}, field_names: \"json\", unoffered: &[], limited: &[], generated: true }},",
             d.id, d.description, d.record.full_name(), d.lazy_fields, d.bare_list, d.fingerprint
         )?;
     }
@@ -263,8 +263,8 @@ fn render(datasets: &[Dataset], users: &[user::UserDataset]) -> Result<String, E
     for d in users {
         writeln!(
             s,
-            "    DatasetSpec {{ id: {:?}, description: {:?}, message: {:?}, lazy_fields: &{:?}, bare_list: false, fingerprint: {:?}, field_names: {:?}, unoffered: &{:?}, generated: false }},",
-            d.id, format!("records of {} from a file", d.record.full_name()), d.record.full_name(), d.lazy_fields, fingerprint(&d.record), d.field_names, user::unoffered(&d.record)
+            "    DatasetSpec {{ id: {:?}, description: {:?}, message: {:?}, lazy_fields: &{:?}, bare_list: false, fingerprint: {:?}, field_names: {:?}, unoffered: &{:?}, limited: &{:?}, generated: false }},",
+            d.id, format!("records of {} from a file", d.record.full_name()), d.record.full_name(), d.lazy_fields, fingerprint(&d.record), d.field_names, user::unoffered(&d.record), user::limited(&d.record)
         )?;
     }
     s.push_str("];\n\n");

@@ -17,6 +17,11 @@ impl DeFn<bson::error::Error> for FromSlice {
 }
 
 impl Codec for Bson {
+    /// BSON has no unsigned 64-bit integer (proto/README.md, "Payloads").
+    fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {
+        crate::serde_refusal(self.meta().id, dataset, &["uint64", "fixed64"])
+    }
+
     fn meta(&self) -> CodecMeta {
         CodecMeta {
             id: "bson",

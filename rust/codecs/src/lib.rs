@@ -85,8 +85,10 @@ impl Tree {
                 Tree::Json(v) => serde_json::from_value(v).map_err(CodecError::from_display)?,
                 Tree::Bson(d) => bson::deserialize_from_document(d).map_err(CodecError::from_display)?,
                 Tree::Msgpack(v) => rmpv::ext::from_value(v).map_err(CodecError::from_display)?,
-                // serde_json's Value as a go-between: a serde-to-serde copy, exact for i64 and f64.
-                Tree::Ubjson(v) => serde_json::to_value(&v).and_then(serde_json::from_value).map_err(CodecError::from_display)?,
+                // Written again and read typed: the tree keeps no types beyond UBJSON's own (a
+                // bytes field is an array of integers, which a human-readable go-between would not
+                // take for bytes).
+                Tree::Ubjson(v) => ubjson::to_vec(&v).and_then(|b| ubjson::from_slice(&b)).map_err(CodecError::from_display)?,
                 Tree::Cbor(v) => v.deserialized().map_err(CodecError::from_display)?,
             };
             Ok(p.records)
@@ -97,6 +99,13 @@ impl Tree {
     }
 }
 
+/// A serde codec's refusal: the first field no payload rule covers, else the first whose feature
+/// (`"uint64"`, `"map"`, ... as `DatasetSpec::limited` names them) this codec has no form for.
+pub(crate) fn serde_refusal(codec: &str, dataset: &codecbench_datasets::DatasetSpec, features: &[&str]) -> Option<String> {
+    let limited = dataset.limited.iter().filter(|f| features.iter().any(|k| f.strip_prefix(k).is_some_and(|rest| rest.starts_with(' '))));
+    dataset.unoffered.iter().chain(limited).next().map(|f| format!("{codec}: {f} is not offered"))
+}
+
 pub trait Codec: Send + Sync {
     fn meta(&self) -> CodecMeta;
 
@@ -104,7 +113,7 @@ pub trait Codec: Send + Sync {
     /// user's schema with a feature the payload rules do not cover yet, naming its first field
     /// (proto/README.md, "Payloads"); control then plans none of its cells.
     fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {
-        dataset.unoffered.first().map(|f| format!("{}: {f} is not offered", self.meta().id))
+        serde_refusal(self.meta().id, dataset, &[])
     }
 
     /// Native model -> bytes in memory.

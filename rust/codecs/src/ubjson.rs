@@ -45,6 +45,11 @@ impl DeFn<Error> for FromSlice {
 }
 
 impl Codec for Ubjson {
+    /// UBJSON's largest integer is int64 (proto/README.md, "Payloads").
+    fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {
+        crate::serde_refusal(self.meta().id, dataset, &["uint64", "fixed64"])
+    }
+
     fn meta(&self) -> CodecMeta {
         CodecMeta {
             id: "ubjson",
@@ -203,6 +208,10 @@ impl<'a> ser::Serializer for &'a mut Serializer {
     type SerializeStruct = Self;
     type SerializeStructVariant = Self;
 
+    /// A binary format: bytes are `[$U#` arrays, not base64 text (proto/README.md, "Payloads").
+    fn is_human_readable(&self) -> bool {
+        false
+    }
     fn serialize_bool(self, v: bool) -> Result<(), Error> {
         self.out.push(if v { b'T' } else { b'F' });
         Ok(())
@@ -598,6 +607,9 @@ struct Typed<'a, 'de> {
 
 impl<'de> de::Deserializer<'de> for Typed<'_, 'de> {
     type Error = Error;
+    fn is_human_readable(&self) -> bool {
+        false
+    }
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         self.de.value(self.marker, visitor)
     }
@@ -612,6 +624,9 @@ impl<'de> de::Deserializer<'de> for Typed<'_, 'de> {
 
 impl<'de> de::Deserializer<'de> for &mut Deserializer<'de> {
     type Error = Error;
+    fn is_human_readable(&self) -> bool {
+        false
+    }
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
         let m = self.marker("a value")?;
         self.value(m, visitor)

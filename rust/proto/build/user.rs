@@ -111,39 +111,114 @@ pub fn messages(users: &[UserDataset]) -> Vec<MessageDescriptor> {
     seen.into_values().collect()
 }
 
-/// What the serde codecs cannot carry (proto/README.md, "Payloads"), one entry per field,
-/// e.g. "map field acme.Order.attributes": the same rule as Java's Offered and the browser's.
-pub fn unoffered(record: &MessageDescriptor) -> Vec<String> {
-    let mut out = vec![];
+/// Every message type a record reaches, its own first.
+fn reached(record: &MessageDescriptor) -> Vec<MessageDescriptor> {
     let mut seen = std::collections::HashSet::new();
+    let mut out = vec![];
     let mut todo = vec![record.clone()];
     while let Some(m) = todo.pop() {
-        if !seen.insert(m.full_name().to_string()) {
-            continue;
+        if seen.insert(m.full_name().to_string()) {
+            todo.extend(m.fields().filter_map(|f| f.kind().as_message().cloned()));
+            out.push(m);
         }
+    }
+    out
+}
+
+/// A well-known type no payload rule covers (every one but Timestamp).
+fn unruled(kind: &Kind) -> Option<String> {
+    match kind {
+        Kind::Message(r) if r.package_name() == "google.protobuf" && r.full_name() != "google.protobuf.Timestamp" => Some(r.full_name().to_string()),
+        _ => None,
+    }
+}
+
+/// What no serde codec can carry (proto/README.md, "Payloads"), one entry per field, e.g.
+/// "google.protobuf.Duration field acme.Order.wait": the same rule as Java's Offered and the
+/// browser's requireOffered.
+pub fn unoffered(record: &MessageDescriptor) -> Vec<String> {
+    let mut out = vec![];
+    for m in reached(record).iter().filter(|m| !m.is_map_entry()) {
         for f in m.fields() {
-            let at = f.full_name();
-            let kind = if f.is_map() {
-                Some("map".to_string())
-            } else if f.containing_oneof().is_some_and(|o| !o.is_synthetic()) {
-                Some("oneof".into())
-            } else {
-                match f.kind() {
-                    Kind::Int32 | Kind::Int64 | Kind::Double | Kind::Bool | Kind::String | Kind::Enum(_) => None,
-                    Kind::Message(r) if r.full_name() == "google.protobuf.Timestamp" => Some("google.protobuf.Timestamp".into()),
-                    Kind::Message(r) => {
-                        todo.push(r);
-                        None
-                    }
-                    other => Some(format!("{other:?}").to_lowercase()),
-                }
-            };
-            if let Some(kind) = kind {
-                out.push(format!("{kind} field {at}"));
+            let value = if f.is_map() { f.kind().as_message().and_then(|e| e.map_entry_value_field().kind().as_message().cloned()).map(Kind::Message) } else { Some(f.kind()) };
+            if let Some(name) = value.as_ref().and_then(unruled) {
+                out.push(format!("{name} field {}", f.full_name()));
             }
         }
     }
     out
+}
+
+/// The fields some serde codecs refuse and others carry, named by feature ("uint64 field X",
+/// "map field X", "oneof field X"): bson and ubjson have no unsigned 64-bit integer; Rust's xml
+/// (quick-xml's serde) writes a map's keys as element names and cannot read a oneof through
+/// serde's flatten buffer (its text has no types).
+pub fn limited(record: &MessageDescriptor) -> Vec<String> {
+    let mut out = vec![];
+    for m in reached(record).iter().filter(|m| !m.is_map_entry()) {
+        for f in m.fields() {
+            let at = f.full_name();
+            if f.is_map() {
+                out.push(format!("map field {at}"));
+                let entry = f.kind().as_message().cloned();
+                if let Some(v) = entry.map(|e| e.map_entry_value_field()) {
+                    if matches!(v.kind(), Kind::Uint64 | Kind::Fixed64) {
+                        out.push(format!("{} field {at}", kind_name(&v.kind())));
+                    }
+                }
+                continue;
+            }
+            if f.containing_oneof().is_some_and(|o| !o.is_synthetic()) {
+                out.push(format!("oneof field {at}"));
+            }
+            if matches!(f.kind(), Kind::Uint64 | Kind::Fixed64) {
+                out.push(format!("{} field {at}", kind_name(&f.kind())));
+            }
+        }
+    }
+    out
+}
+
+fn kind_name(kind: &Kind) -> String {
+    format!("{kind:?}").to_lowercase()
+}
+
+/// The payload rule (serde_rules.rs) of one value of `kind`, as a Rust path.
+fn rule(kind: &Kind) -> String {
+    match kind {
+        Kind::Bytes => "crate::serde_bytes::Bytes".into(),
+        Kind::Float => "crate::serde_float::F32".into(),
+        Kind::Double => "crate::serde_float::F64".into(),
+        Kind::Enum(e) => format!("crate::Enum<{}>", rust_type(e.full_name(), e.package_name())),
+        Kind::Message(r) if r.full_name() == "google.protobuf.Timestamp" => "crate::serde_timestamp::Stamp".into(),
+        _ => "crate::Plain".into(),
+    }
+}
+
+/// A oneof's set member is written under its own name in the record's object (proto/README.md),
+/// so its field is `#[serde(flatten)]`. Added to prost's output rather than as a field attribute:
+/// prost matches attribute paths as prefixes, and the oneof's path is also its members' prefix.
+fn flatten_oneofs(dir: &Path) -> Result<(), Error> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        let code = std::fs::read_to_string(&path)?;
+        let mut out = String::with_capacity(code.len());
+        for line in code.lines() {
+            out.push_str(line);
+            out.push('\n');
+            if line.trim_start().starts_with("#[prost(oneof = \"") {
+                out.push_str(&line[..line.len() - line.trim_start().len()]);
+                out.push_str("#[serde(flatten)]\n");
+            }
+        }
+        std::fs::write(&path, out)?;
+    }
+    Ok(())
+}
+
+/// `serialize_with`/`deserialize_with` of a field's shape (serde_rules.rs, `serde_shape`).
+fn shaped(shape: &str, rule: &str, generics: &str) -> String {
+    format!("#[serde(serialize_with = \"crate::serde_shape::{shape}::serialize::<{rule}, {generics}>\", deserialize_with = \"crate::serde_shape::{shape}::deserialize::<{rule}, {generics}>\")]")
 }
 
 /// The serde attributes of the user's messages (as the built-ins': names, optional, enums), and
@@ -153,6 +228,10 @@ pub fn compile(users: &[UserDataset], set: prost_types::FileDescriptorSet, out: 
     std::fs::create_dir_all(&dir)?;
     let mut config = prost_build::Config::new();
     config.out_dir(&dir);
+    // Every message and oneof of the user's files (only theirs are compiled here). prost matches
+    // an attribute's path as a prefix too, so one on a message would also reach its nested types.
+    config.message_attribute(".", "#[derive(serde::Serialize, serde::Deserialize)]");
+    config.enum_attribute(".", "#[derive(serde::Serialize, serde::Deserialize)]");
     // A message two datasets reach gets its attributes once; its field names must agree.
     let mut named: BTreeMap<String, (String, String)> = BTreeMap::new();
     for d in users {
@@ -165,41 +244,52 @@ pub fn compile(users: &[UserDataset], set: prost_types::FileDescriptorSet, out: 
             }
             named.insert(m.full_name().to_string(), (d.id.clone(), d.field_names.clone()));
             let path = format!(".{}", m.full_name());
-            config.message_attribute(&path, "#[derive(serde::Serialize, serde::Deserialize)]");
-            for o in m.oneofs().filter(|o| !o.is_synthetic()) {
-                config.enum_attribute(format!("{path}.{}", o.name()), "#[derive(serde::Serialize, serde::Deserialize)]");
-            }
             for field in m.fields() {
-                let fp = format!("{path}.{}", field.name());
+                let oneof = field.containing_oneof().filter(|o| !o.is_synthetic());
+                // prost names a oneof member by its oneof's path (it is a variant of its enum).
+                let fp = match &oneof {
+                    Some(o) => format!("{path}.{}.{}", o.name(), field.name()),
+                    None => format!("{path}.{}", field.name()),
+                };
                 let name = if d.field_names == "proto" { field.name() } else { field.json_name() };
                 config.field_attribute(&fp, format!("#[serde(rename = {name:?})]"));
                 let optional = field.field_descriptor_proto().proto3_optional();
                 if optional {
                     config.field_attribute(&fp, "#[serde(default, skip_serializing_if = \"Option::is_none\")]");
                 }
-                match field.kind() {
-                    // Well-known types are prost_types' own, without serde: a codec that reaches
-                    // one has refused the dataset before (unoffered), so this only has to compile.
-                    Kind::Message(r) if r.package_name() == "google.protobuf" => {
-                        config.field_attribute(&fp, "#[serde(with = \"crate::serde_refused\")]");
-                    }
-                    Kind::Enum(e) if !field.is_map() && field.containing_oneof().is_none_or(|o| o.is_synthetic()) => {
-                        let shape = if field.cardinality() == Cardinality::Repeated { "repeated" } else if optional { "optional" } else { "single" };
-                        let t = rust_type(e.full_name(), e.package_name());
-                        config.field_attribute(&fp, format!(
-                            "#[serde(serialize_with = \"crate::serde_enum::{shape}::serialize::<{t}, _>\", deserialize_with = \"crate::serde_enum::{shape}::deserialize::<{t}, _>\")]"
-                        ));
-                    }
-                    Kind::Double if field.cardinality() != Cardinality::Repeated && !optional && field.containing_oneof().is_none() => {
-                        config.field_attribute(&fp, "#[serde(deserialize_with = \"crate::serde_number::f64_from_number\")]");
-                    }
-                    _ => {}
+                if field.is_map() {
+                    let entry = field.kind().as_message().cloned().ok_or("a map field without its entry")?;
+                    let value = entry.map_entry_value_field().kind();
+                    let attr = if unruled(&value).is_some() { "#[serde(with = \"crate::serde_refused\")]".to_string() } else { shaped("map", &rule(&value), "_, _, _") };
+                    config.field_attribute(&fp, attr);
+                    continue;
                 }
+                let kind = field.kind();
+                if unruled(&kind).is_some() {
+                    // Refused before it is used (unoffered): this only has to compile.
+                    config.field_attribute(&fp, "#[serde(with = \"crate::serde_refused\")]");
+                    continue;
+                }
+                let r = rule(&kind);
+                if r == "crate::Plain" {
+                    continue;
+                }
+                // prost keeps a message field (a Timestamp) in an Option, unless it is a oneof's member.
+                let message = matches!(kind, Kind::Message(_));
+                let shape = if field.cardinality() == Cardinality::Repeated {
+                    "repeated"
+                } else if oneof.is_none() && (optional || message) {
+                    "optional"
+                } else {
+                    "single"
+                };
+                config.field_attribute(&fp, shaped(shape, &r, "_, _"));
             }
         }
     }
     let packages: std::collections::BTreeSet<String> = set.file.iter().map(|f| f.package().to_string()).collect();
     config.compile_fds(set)?;
+    flatten_oneofs(&dir)?;
     // The module tree: one module per package segment, each including prost's file of its package.
     #[derive(Default)]
     struct Tree(BTreeMap<String, Tree>, Option<String>);
