@@ -393,7 +393,7 @@ def cmd_datasets(args) -> int:
         path.write_text(json.dumps(datasets.fingerprint_vectors(), indent=2) + "\n")
         print(f"wrote {path.relative_to(processes.repo_root())}")
         return EXIT_OK
-    refused: list[str] = []
+    refused: dict[str, list[str]] = {}
     if args.proto or args.message or args.records:
         if not (args.proto and args.message and args.records):
             err("a dataset of your own needs --proto, --message and --records")
@@ -406,7 +406,7 @@ def cmd_datasets(args) -> int:
                 err(line)
             return EXIT_INVALID
         refused = userdata.not_offered(user.message)
-        rows = datasets.table([(user.spec(), user.records)], json_sizes=not refused)
+        rows = datasets.table([(user.spec(), user.records)], json_sizes="json" not in refused)
     else:
         rows = datasets.table((s, datasets.vector_records(s, vectors)) for s in datasets.builtin())
     if args.json:
@@ -422,10 +422,10 @@ def cmd_datasets(args) -> int:
             con.print(f"{r['id']}: protobuf {r['protobufBytesPerRecord']:,.0f} B/record, json {r['jsonBytesPerRecord']:,.0f} "
                       f"B/record (protobuf is {r['protobufBytesPerRecord'] / r['jsonBytesPerRecord']:.0%} of json)")
     if refused:
-        con.print(f"\nonly protobuf carries {len(refused)} field(s) (proto/README.md, \"Payloads\"); "
-                  "the other codecs' cells would be refused:", style="yellow")
-        for line in refused:
-            con.print(f"  ! {line} is not offered")
+        con.print("\nthese codecs' cells would be refused (proto/README.md, \"Payloads\"; a language may refuse "
+                  "more, as `codecbench codecs` shows):", style="yellow")
+        for codec, lines in refused.items():
+            con.print(f"  ! {codec}: {lines[0]} is not offered" + (f" (and {len(lines) - 1} more)" if len(lines) > 1 else ""))
     return EXIT_OK
 
 

@@ -9,8 +9,10 @@ payload rules (proto/README.md, "Payloads") do not cover yet is reported per cod
 
 from __future__ import annotations
 
+import base64
 import json
 import re
+import struct
 import subprocess
 import sys
 import tempfile
@@ -28,10 +30,6 @@ MAX_RECORDS_BYTES = 256 << 20
 DESCRIPTOR_SET_SUFFIXES = (".binpb", ".pb", ".desc", ".bin")
 # What proto/README.md's payload rules carry in every codec; anything else is offered by protobuf
 # alone until a rule exists (the refusal names the field).
-_CARRIED = {
-    FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_BOOL,
-    FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_MESSAGE, FieldDescriptor.TYPE_ENUM,
-}
 _TYPE_NAMES = {v: k.removeprefix("TYPE_").lower() for k, v in vars(FieldDescriptor).items() if k.startswith("TYPE_")}
 
 
@@ -208,51 +206,92 @@ def check_lazy_fields(record: Descriptor, paths: list[str], field_names: str = "
     return problems
 
 
-def not_offered(record: Descriptor) -> list[str]:
-    """What the schema-less codecs cannot carry yet, one line per field (protobuf carries every
-    proto3 feature); the same reason each language's codecs give when refusing the cell."""
+def _reached(record: Descriptor) -> list[Descriptor]:
+    """Every message a record reaches (map entries included), its own first."""
     out, seen, todo = [], set(), [record]
     while todo:
         m = todo.pop()
-        if m.full_name in seen:
-            continue
-        seen.add(m.full_name)
-        for f in m.fields:
-            where = f"{m.full_name}.{f.name}"
-            if f.message_type is not None and f.message_type.GetOptions().map_entry:
-                out.append(f"map field {where}")
-            elif f.containing_oneof is not None and f.number not in datasets.optional_numbers(m):
-                out.append(f"oneof field {where}")
-            elif f.message_type is not None and f.message_type.full_name == "google.protobuf.Timestamp":
-                out.append(f"google.protobuf.Timestamp field {where}")
-            elif f.type not in _CARRIED:
-                out.append(f"{_TYPE_NAMES.get(f.type, f.type)} field {where}")
-            elif f.message_type is not None:
-                todo.append(f.message_type)
+        if m.full_name not in seen:
+            seen.add(m.full_name)
+            out.append(m)
+            todo.extend(f.message_type for f in m.fields if f.message_type is not None)
     return out
+
+
+def _unruled(f: FieldDescriptor) -> str | None:
+    """A well-known type no payload rule covers: every one but Timestamp."""
+    t = f.message_type
+    if t is not None and t.file.package == "google.protobuf" and t.full_name != "google.protobuf.Timestamp":
+        return t.full_name
+    return None
+
+
+def _is_map(f: FieldDescriptor) -> bool:
+    return f.message_type is not None and f.message_type.GetOptions().map_entry
+
+
+def not_offered(record: Descriptor) -> dict[str, list[str]]:
+    """The fields each schema-less codec refuses (proto/README.md, "Payloads"), as the workers
+    name them: a well-known type with no payload rule (every codec but protobuf), and uint64 or
+    fixed64 in bson and ubjson (no unsigned 64-bit integer). Protobuf carries every proto3 feature;
+    a language may refuse more (`codecbench codecs` and the run say so)."""
+    everywhere, unsigned = [], []
+    for m in _reached(record):
+        if m.GetOptions().map_entry:
+            continue
+        for f in m.fields:
+            value = f.message_type.fields_by_name["value"] if _is_map(f) else f
+            if (name := _unruled(value)) is not None:
+                everywhere.append(f"{name} field {f.full_name}")
+            if value.type in (FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_FIXED64):
+                unsigned.append(f"{_TYPE_NAMES[value.type]} field {f.full_name}")
+    out = {c: list(everywhere) for c in ("json", "bson", "msgpack", "cbor", "xml", "ubjson")}
+    for c in ("bson", "ubjson"):
+        out[c] += unsigned
+    return {c: lines for c, lines in out.items() if lines}
 
 
 # ---- the payload as codecbench's JSON codec writes it (proto/README.md, "Payloads") -------------
 
+def _float32(v: float) -> float:
+    """A float field's shortest decimal that reads back to the same float32, as the workers write it."""
+    packed = struct.pack("<f", v)
+    for digits in range(1, 10):
+        text = f"{v:.{digits}g}"
+        if struct.pack("<f", float(text)) == packed:
+            return float(text)
+    return v
+
+
 def _wire_value(f: FieldDescriptor, v):
     if f.type == FieldDescriptor.TYPE_MESSAGE:
+        if f.message_type.full_name == "google.protobuf.Timestamp":
+            return json_format.MessageToDict(v)
         return wire_object(v)
     if f.type == FieldDescriptor.TYPE_ENUM:
         named = f.enum_type.values_by_number.get(v)
         return named.name if named is not None else v
+    if f.type == FieldDescriptor.TYPE_BYTES:
+        return base64.b64encode(v).decode()
+    if f.type == FieldDescriptor.TYPE_FLOAT:
+        return _float32(v)
     return v
 
 
 def wire_object(msg) -> dict:
     """One record as the payload rules write it: every field in number order under its json_name,
-    defaults included, an unset `optional` left out, enums by name, integers as numbers."""
+    defaults included, an unset `optional` and the unset members of a oneof left out, enums by
+    name, integers as numbers, bytes in base64, Timestamps in RFC 3339, maps as objects."""
     out = {}
     optional = datasets.optional_numbers(msg.DESCRIPTOR)
     for f in sorted(msg.DESCRIPTOR.fields, key=lambda f: f.number):
         value = getattr(msg, f.name)
-        if f.number in optional and not msg.HasField(f.name):
+        if (f.number in optional or f.containing_oneof is not None) and not msg.HasField(f.name):
             continue
-        if datasets.is_repeated(f):
+        if _is_map(f):
+            v = f.message_type.fields_by_name["value"]
+            out[f.json_name] = {str(k).lower() if isinstance(k, bool) else str(k): _wire_value(v, x) for k, x in value.items()}
+        elif datasets.is_repeated(f):
             out[f.json_name] = [_wire_value(f, x) for x in value]
         else:
             out[f.json_name] = _wire_value(f, value)
