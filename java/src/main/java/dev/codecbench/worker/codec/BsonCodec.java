@@ -10,6 +10,7 @@ import de.undercouch.bson4jackson.BsonFactory;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.LazyField;
+import dev.codecbench.worker.dataset.Schema;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -163,9 +164,13 @@ public final class BsonCodec implements Codec {
     checkDocumentSize(payload);
     String[][] paths = new String[fields.size()][];
     int[] cells = new int[fields.size()];
+    // A float field is a BSON double holding a float32: read as the float it is.
+    boolean[] floats = new boolean[fields.size()];
     for (int f = 0; f < paths.length; f++) {
       paths[f] = fields.get(f).split("\\.");
       cells[f] = LazyField.cellIndex(fields.get(f));
+      Schema.Field field = LazyField.field(dataset, fields.get(f));
+      floats[f] = field != null && field.type() == Schema.Type.FLOAT;
     }
     try {
       BsonValue records = new RawBsonDocument(payload).get("records");
@@ -180,7 +185,7 @@ public final class BsonCodec implements Codec {
           if (value == null) {
             throw CodecException.missingField(ID, i, fields.get(f));
           }
-          sink.accept(text(value, i, fields.get(f)));
+          sink.accept(text(value, floats[f], i, fields.get(f)));
         }
         i++;
       }
@@ -255,12 +260,14 @@ public final class BsonCodec implements Codec {
     return null;
   }
 
-  private static String text(BsonValue v, int record, String field) throws CodecException {
+  /** A scalar as lazy reads give it (LazyField.text): bytes in base64, a float as the float32 it holds. */
+  private static String text(BsonValue v, boolean asFloat, int record, String field) throws CodecException {
     return switch (v.getBsonType()) {
       case STRING -> v.asString().getValue();
       case INT32 -> Integer.toString(v.asInt32().getValue());
       case INT64 -> Long.toString(v.asInt64().getValue());
-      case DOUBLE -> Double.toString(v.asDouble().getValue());
+      case DOUBLE -> asFloat ? Float.toString((float) v.asDouble().getValue()) : Double.toString(v.asDouble().getValue());
+      case BINARY -> java.util.Base64.getEncoder().encodeToString(v.asBinary().getData());
       case BOOLEAN -> Boolean.toString(v.asBoolean().getValue());
       default -> throw new CodecException(ID + " lazy decode: record " + record + " field '"
           + field + "' is a " + v.getBsonType() + ", not a scalar");

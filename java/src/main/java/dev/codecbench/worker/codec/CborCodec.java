@@ -39,7 +39,7 @@ public final class CborCodec implements Codec {
   private final ObjectMapper mapper;
 
   public CborCodec() {
-    this.factory = new CBORFactory();
+    this.factory = new CborUint64();
     this.mapper =
         CBORMapper.builder(factory)
             .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)

@@ -97,7 +97,7 @@ public final class UbjsonCodec implements Codec {
   @Override
   public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
     ByteArrayOutputStream out = new ByteArrayOutputStream(256);
-    try (UBWriter writer = new UBWriter(out)) {
+    try (UBWriter writer = new UbjsonExtras.Writer(out)) {
       writer.write(mapping.toTree(dataset, records));
     } catch (IOException | RuntimeException e) {
       throw CodecException.wrap(ID, "encode", e);

@@ -26,6 +26,7 @@ import java.lang.reflect.Type;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The model records to and from com.dev-smart:ubjson's value tree. The library has no data
@@ -176,9 +177,6 @@ final class UbjsonMapping {
     }
 
     private Field field(Schema.Field fd, RecordComponent comp) {
-      if (fd.map() || !fd.oneof().isEmpty()) {
-        throw new IllegalStateException(Offered.reason(ID, fd.map() ? "map" : "oneof", fd));
-      }
       String key = dataset.wireName(fd);
       String where = fd.fullName();
       MethodHandle get;
@@ -186,6 +184,18 @@ final class UbjsonMapping {
         get = LOOKUP.unreflect(comp.getAccessor());
       } catch (IllegalAccessException e) {
         throw new IllegalStateException("ubjson: cannot read " + comp, e);
+      }
+      if (fd.map()) {
+        if (comp.getType() != Map.class || !(comp.getGenericType() instanceof ParameterizedType p)) {
+          throw new IllegalStateException("ubjson: " + where + " is a map; its model is not a Map");
+        }
+        Schema.Field keyField = schema.mapKey(fd);
+        Schema.Field valueField = schema.mapValue(fd);
+        Value value = single(valueField, rawClass(p.getActualTypeArguments()[1], where), where);
+        boolean unsignedKey = keyField.type() == Schema.Type.UINT32 || keyField.type() == Schema.Type.FIXED32
+            || keyField.type() == Schema.Type.UINT64 || keyField.type() == Schema.Type.FIXED64;
+        return new Field(key, new UbjsonExtras.MapValue(rawClass(p.getActualTypeArguments()[0], where), unsignedKey,
+            value), "field '" + key + "'", get, false);
       }
       if (fd.repeated()) {
         if (comp.getType() != List.class || !(comp.getGenericType() instanceof ParameterizedType p)) {
@@ -198,8 +208,9 @@ final class UbjsonMapping {
         return new Field(key, new ListValue(element, key), name, get, false);
       }
       Value value = single(fd, comp.getType(), where);
+      // A oneof member is present only when set, like a proto3 optional field.
       return new Field(key, value, fd.type() == Schema.Type.MESSAGE ? key : "field '" + key + "'", get,
-          fd.proto3Optional());
+          fd.nullable());
     }
 
     private Value single(Schema.Field fd, Class<?> type, String where) {
@@ -209,11 +220,18 @@ final class UbjsonMapping {
         case INT32, SINT32, SFIXED32 -> Scalar.Kind.INT32;
         case INT64, SINT64, SFIXED64 -> Scalar.Kind.INT64;
         case DOUBLE -> Scalar.Kind.DOUBLE;
-        case MESSAGE, ENUM -> null;
-        // Unsigned, float and bytes fields have no mapping yet (no dataset has one): a dataset that
-        // adds one is refused, naming the field.
+        case UINT32, FIXED32 -> Scalar.Kind.UINT32;
+        case FLOAT -> Scalar.Kind.FLOAT;
+        case MESSAGE, ENUM, BYTES -> null;
+        // uint64 has no form in ubjson (Offered refuses it first).
         default -> throw new IllegalStateException(Offered.reason(ID, fd.type().name().toLowerCase(Locale.ROOT), fd));
       };
+      if (fd.type() == Schema.Type.BYTES) {
+        return new UbjsonExtras.BytesValue();
+      }
+      if (fd.isTimestamp()) {
+        return timestamp(type, where);
+      }
       if (fd.type() == Schema.Type.MESSAGE) {
         return message(schema.messageOf(fd), type);
       }
@@ -228,6 +246,24 @@ final class UbjsonMapping {
             + ", not " + kind.primitive.getName());
       }
       return new Scalar(kind);
+    }
+  }
+
+  /** The Timestamp model record (long seconds, int nanos), written and read as its RFC 3339 string. */
+  private static Value timestamp(Class<?> type, String where) {
+    RecordComponent[] c = type.getRecordComponents();
+    if (c == null || c.length != 2 || c[0].getType() != long.class || c[1].getType() != int.class) {
+      throw new IllegalStateException("ubjson: " + where + " is a Timestamp; its model " + type.getName()
+          + " is not a record of (long seconds, int nanos)");
+    }
+    try {
+      return new UbjsonExtras.TimestampValue(
+          LOOKUP.unreflect(c[0].getAccessor()).asType(MethodType.methodType(long.class, Object.class)),
+          LOOKUP.unreflect(c[1].getAccessor()).asType(MethodType.methodType(int.class, Object.class)),
+          LOOKUP.unreflectConstructor(type.getDeclaredConstructor(long.class, int.class))
+              .asType(MethodType.methodType(Object.class, long.class, int.class)));
+    } catch (ReflectiveOperationException e) {
+      throw new IllegalStateException("ubjson: cannot use " + type.getName(), e);
     }
   }
 

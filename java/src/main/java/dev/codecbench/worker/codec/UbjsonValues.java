@@ -55,7 +55,9 @@ final class UbjsonValues {
       this.name = name;
       this.optional = optional;
       Class<?> type = accessor.type().returnType();
-      this.primitive = type == int.class ? INT : type == long.class ? LONG : type == double.class ? DOUBLE
+      // A uint32 held in an int is written unsigned by its Scalar: read boxed.
+      boolean unsigned = value instanceof Scalar s && s.kind == Scalar.Kind.UINT32;
+      this.primitive = unsigned ? OBJECT : type == int.class ? INT : type == long.class ? LONG : type == double.class ? DOUBLE
           : type == boolean.class ? BOOLEAN : OBJECT;
       this.get = accessor.asType(MethodType.methodType(primitive == OBJECT ? Object.class : type, Object.class));
     }
@@ -181,7 +183,11 @@ final class UbjsonValues {
       BOOL(boolean.class, Boolean.class),
       INT32(int.class, Integer.class),
       INT64(long.class, Long.class),
-      DOUBLE(double.class, Double.class);
+      DOUBLE(double.class, Double.class),
+      /** uint32/fixed32: held in an int as protobuf-java does, written and read as the unsigned value. */
+      UINT32(int.class, Integer.class),
+      /** float: written float32 (d), read from any number and rounded to float32. */
+      FLOAT(float.class, Float.class);
 
       final Class<?> primitive;
       final Class<?> boxed;
@@ -206,6 +212,8 @@ final class UbjsonValues {
         case INT32 -> UBValueFactory.createInt((Integer) v);
         case INT64 -> UBValueFactory.createInt((Long) v);
         case DOUBLE -> UBValueFactory.createFloat64((Double) v);
+        case UINT32 -> UBValueFactory.createInt(Integer.toUnsignedLong((Integer) v));
+        case FLOAT -> UBValueFactory.createFloat32((Float) v);
       };
     }
 
@@ -228,6 +236,14 @@ final class UbjsonValues {
           yield (int) l;
         }
         case DOUBLE -> number(v, what, index);
+        case UINT32 -> {
+          long l = integer(v, what, index);
+          if (l < 0 || l > 0xffff_ffffL) {
+            throw new ShapeException(name(what, index) + " is " + l + ", out of uint32 range");
+          }
+          yield (int) l;
+        }
+        case FLOAT -> (float) (v != null && v.getType() == UBValue.Type.Float32 ? v.asFloat32() : number(v, what, index));
       };
     }
 

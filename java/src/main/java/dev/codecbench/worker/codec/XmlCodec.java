@@ -73,7 +73,8 @@ public final class XmlCodec implements Codec {
         XmlMapper.builder(factory)
             .defaultUseWrapper(false)
             .addModule(new XmlMapping())
-            .addModule(new SimpleModule("codecbench-xml-text").addDeserializer(String.class, new TextOnly()))
+            .addModule(new SimpleModule("codecbench-xml-text").addDeserializer(String.class, new TextOnly())
+                .addDeserializer(byte[].class, new Base64Text()))
             .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
             // <e/> and <e></e> are "" in a string field, as the README says (Jackson's default).
             .disable(FromXmlParser.Feature.EMPTY_ELEMENT_AS_NULL)
@@ -94,6 +95,7 @@ public final class XmlCodec implements Codec {
     }
     this.byDataset = new PerDataset<>(ID, Dataset.carried(), d -> {
       String why = Offered.refusal(ID, d.schema());
+      why = why != null ? why : Offered.xmlRefusal(d.schema());
       if (why != null) {
         throw new IllegalStateException(why);
       }
@@ -332,6 +334,34 @@ public final class XmlCodec implements Codec {
   }
 
   /**
+   * A bytes field's element holds standard base64 with padding (proto/README.md); an empty one
+   * ({@code <raw/>}) is empty bytes. Jackson's own reader fails on an empty element in a list.
+   */
+  private static final class Base64Text extends StdScalarDeserializer<byte[]> {
+    private static final long serialVersionUID = 1L;
+
+    Base64Text() {
+      super(byte[].class);
+    }
+
+    @Override
+    public byte[] deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
+      if (p.hasToken(JsonToken.START_OBJECT) && p.nextToken() == JsonToken.END_OBJECT) {
+        return new byte[0]; // an empty element in a list reads as an empty object
+      }
+      if (!p.hasToken(JsonToken.VALUE_STRING)) {
+        return (byte[]) ctxt.handleUnexpectedToken(byte[].class, p);
+      }
+      String text = p.getText();
+      try {
+        return java.util.Base64.getDecoder().decode(text);
+      } catch (IllegalArgumentException e) {
+        return (byte[]) ctxt.handleWeirdStringValue(byte[].class, text, "not standard base64: " + e.getMessage());
+      }
+    }
+  }
+
+  /**
    * A string field's element holds text only: Jackson's String deserializer reads an element of
    * child elements as "" (XmlDeserializationContext.extractScalarFromObject), a malformed payload
    * taken for a good one.
@@ -349,8 +379,12 @@ public final class XmlCodec implements Codec {
         return p.getText();
       }
       if (p.hasToken(JsonToken.START_OBJECT)) {
+        String name = p.currentName();
+        if (p.nextToken() == JsonToken.END_OBJECT) {
+          return ""; // <e/> in a list reads as an empty object
+        }
         return (String) ctxt.reportInputMismatch(this, "element <%s> holds elements where a string's text belongs",
-            p.currentName());
+            name);
       }
       return (String) ctxt.handleUnexpectedToken(String.class, p);
     }

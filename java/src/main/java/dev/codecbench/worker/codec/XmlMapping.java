@@ -61,18 +61,33 @@ final class XmlMapping extends Module {
 
   @Override
   public void setupModule(SetupContext context) {
+    context.addBeanDeserializerModifier(new XmlMapWrapping.Modifier());
     context.insertAnnotationIntrospector(new NopAnnotationIntrospector() {
       private static final long serialVersionUID = 1L;
 
       @Override
       public Boolean hasRequiredMarker(AnnotatedMember m) {
-        return isList(m) ? Boolean.FALSE : null;
+        return isList(m) || XmlMapEntries.isMap(m) ? Boolean.FALSE : null;
       }
 
       @Override
       public JsonSetter.Value findSetterInfo(Annotated a) {
+        if (a instanceof AnnotatedMember m && XmlMapEntries.isMap(m)) {
+          // An absent map (no entries) reads as null, which the model's constructor makes empty.
+          return JsonSetter.Value.construct(Nulls.SET, Nulls.FAIL);
+        }
         return a instanceof AnnotatedMember m && isList(m)
             ? JsonSetter.Value.forValueNulls(Nulls.AS_EMPTY) : JsonSetter.Value.empty();
+      }
+
+      @Override
+      public Object findSerializationConverter(Annotated a) {
+        return a instanceof AnnotatedMember m && XmlMapEntries.isMap(m) ? XmlMapEntries.writer(m) : null;
+      }
+
+      @Override
+      public Object findDeserializationConverter(Annotated a) {
+        return a instanceof AnnotatedMember m && XmlMapEntries.isMap(m) ? XmlMapEntries.reader(m) : null;
       }
 
       @Override

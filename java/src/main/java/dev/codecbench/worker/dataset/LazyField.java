@@ -1,5 +1,6 @@
 package dev.codecbench.worker.dataset;
 
+import dev.codecbench.worker.model.Timestamps;
 import java.lang.reflect.RecordComponent;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -53,7 +54,8 @@ public final class LazyField {
     for (int k = 0; k < keys.length; k++) {
       Schema.Field f = m.byWireName(keys[k], dataset.protoNames());
       boolean last = k == keys.length - 1;
-      if (f == null || f.repeated() || (f.type() == Schema.Type.MESSAGE && !f.isTimestamp()) == last) {
+      if (f == null || f.repeated() || (f.type() == Schema.Type.MESSAGE && !f.isTimestamp()) == last
+          || !last && f.isTimestamp()) {
         throw new IllegalArgumentException("lazy field '" + path + "': '" + keys[k] + "' is not a "
             + (last ? "singular scalar" : "message") + " field of " + m.fullName());
       }
@@ -97,7 +99,7 @@ public final class LazyField {
    * The text form codecs use for a scalar (proto/README.md, "Decode modes"): strings as they are,
    * an enum as its value name (as schema-less codecs write it), numbers and bools in Java's form,
    * an unsigned integer (which the model holds in a signed int or long, as protobuf-java does) in
-   * its unsigned decimal, bytes in standard base64 with padding.
+   * its unsigned decimal, bytes in standard base64 with padding, a Timestamp as its RFC 3339 string.
    */
   public static String text(Schema.Field f, Object value) {
     if (value instanceof Enum<?> e) {
@@ -105,6 +107,14 @@ public final class LazyField {
     }
     if (value instanceof byte[] b) {
       return Base64.getEncoder().encodeToString(b);
+    }
+    if (f.isTimestamp()) {
+      RecordComponent[] c = value.getClass().getRecordComponents();
+      try {
+        return Timestamps.format((long) c[0].getAccessor().invoke(value), (int) c[1].getAccessor().invoke(value));
+      } catch (ReflectiveOperationException e) {
+        throw new IllegalStateException("cannot read " + value.getClass(), e);
+      }
     }
     return switch (f.type()) {
       case UINT32, FIXED32 -> Integer.toUnsignedString((Integer) value);
@@ -118,6 +128,26 @@ public final class LazyField {
    * wire names through singular message fields to a scalar, or a cell index of a bare-list
    * record), or null when it is one.
    */
+  /** The scalar field {@code path} reads (null for a cell index or a path that is not one). */
+  public static Schema.Field field(Dataset<?> dataset, String path) {
+    if (dataset.bareList()) {
+      return dataset.schema().recordMessage().fields().get(0);
+    }
+    Schema.Message m = dataset.schema().recordMessage();
+    Schema.Field f = null;
+    for (String key : path.split("\\.", -1)) {
+      if (m == null) {
+        return null;
+      }
+      f = m.byWireName(key, dataset.protoNames());
+      if (f == null) {
+        return null;
+      }
+      m = f.type() == Schema.Type.MESSAGE && !f.isTimestamp() ? dataset.schema().messageOf(f) : null;
+    }
+    return f;
+  }
+
   public static String problem(Dataset<?> dataset, String path) {
     Schema schema = dataset.schema();
     Schema.Message m = schema.recordMessage();
@@ -131,7 +161,9 @@ public final class LazyField {
         return "lazy field '" + path + "': " + m.fullName() + " has no field named '" + keys[i] + "'";
       }
       boolean last = i == keys.length - 1;
-      if (fd.repeated() || !fd.oneof().isEmpty() || (fd.type() == Schema.Type.MESSAGE) == last) {
+      // A Timestamp is read whole, as its string; a oneof member or a map has no one place to read.
+      boolean message = fd.type() == Schema.Type.MESSAGE && !fd.isTimestamp();
+      if (fd.repeated() || !fd.oneof().isEmpty() || message == last || !last && fd.isTimestamp()) {
         return "lazy field '" + path + "': " + fd.fullName() + " is not "
             + (last ? "a singular scalar field" : "a singular message field");
       }

@@ -237,6 +237,7 @@ public final class ModelGenerator {
     b.append(indent).append("@com.fasterxml.jackson.annotation.JsonPropertyOrder({")
         .append(fields.stream().map(f -> '"' + wireName.apply(f) + '"').collect(Collectors.joining(", ")))
         .append("})\n");
+    b.append(Payloads.classAnnotations(m, indent));
     b.append(indent).append("public record ").append(m.getName()).append("(");
     for (int i = 0; i < fields.size(); i++) {
       FieldDescriptor f = fields.get(i);
@@ -249,11 +250,14 @@ public final class ModelGenerator {
       } else {
         b.append("@com.fasterxml.jackson.annotation.JsonProperty(value = \"").append(wireName.apply(f))
             .append("\", required = true) ")
-            .append("@com.fasterxml.jackson.annotation.JsonSetter(nulls = com.fasterxml.jackson.annotation.Nulls.FAIL) ");
+            .append("@com.fasterxml.jackson.annotation.JsonSetter(nulls = com.fasterxml.jackson.annotation.Nulls.FAIL")
+            // A map's value is never null either (protobuf has no null).
+            .append(f.isMapField() ? ", contentNulls = com.fasterxml.jackson.annotation.Nulls.FAIL) " : ") ");
       }
-      b.append(types.fieldType(f)).append(' ').append(Names.component(f));
+      b.append(Payloads.annotations(f)).append(types.fieldType(f)).append(' ').append(Names.component(f));
     }
     b.append(") {\n");
+    b.append(Payloads.compactConstructor(m, indent));
     b.append(nested);
     // fromProto: one expression per component, in order.
     b.append('\n').append(indent).append("  public static ").append(m.getName()).append(" fromProto(").append(proto)
@@ -277,6 +281,7 @@ public final class ModelGenerator {
             }
           """.indent(indent.length()).stripTrailing()).append('\n');
     }
+    b.append(Payloads.timestampJson(m, indent));
     return b.append(indent).append("}\n").toString();
   }
 }
