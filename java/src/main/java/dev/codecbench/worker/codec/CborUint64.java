@@ -1,6 +1,6 @@
 package dev.codecbench.worker.codec;
 
-import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.ObjectCodec;
 import com.fasterxml.jackson.core.io.IOContext;
 import com.fasterxml.jackson.dataformat.cbor.CBORFactory;
@@ -17,6 +17,18 @@ import java.math.BigInteger;
  */
 final class CborUint64 extends CBORFactory {
   private static final long serialVersionUID = 1L;
+
+  // Every way to a generator: the public ones do not go through _createUTF8Generator.
+  @Override
+  public CBORGenerator createGenerator(OutputStream out, JsonEncoding enc) throws IOException {
+    return createGenerator(out);
+  }
+
+  @Override
+  public CBORGenerator createGenerator(OutputStream out) throws IOException {
+    IOContext ctxt = _createContext(_createContentReference(out), false);
+    return new Generator(ctxt, _generatorFeatures, _formatGeneratorFeatures, _objectCodec, _decorate(out, ctxt));
+  }
 
   @Override
   protected CBORGenerator _createUTF8Generator(OutputStream out, IOContext ctxt) throws IOException {
