@@ -82,7 +82,8 @@ impl Codec for Ubjson {
 // ---- the generic document (`tree` mode) -----------------------------------------------------
 
 /// A UBJSON value as the decoder reads it: integers of every width as i64, float32 widened to
-/// f64, char and high-precision numbers as strings, objects in wire order.
+/// f64, char and high-precision numbers as strings, an optimized array of uint8 as bytes (UBJSON's
+/// binary), objects in wire order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Value {
     Null,
@@ -90,6 +91,7 @@ pub enum Value {
     Int(i64),
     Float(f64),
     Str(String),
+    Bytes(Vec<u8>),
     Array(Vec<Value>),
     Object(Vec<(String, Value)>),
 }
@@ -112,6 +114,7 @@ impl<'de> serde::Deserialize<'de> for Value {
             fn visit_f64<E>(self, v: f64) -> Result<Value, E> { Ok(Value::Float(v)) }
             fn visit_str<E>(self, v: &str) -> Result<Value, E> { Ok(Value::Str(v.to_owned())) }
             fn visit_string<E>(self, v: String) -> Result<Value, E> { Ok(Value::Str(v)) }
+            fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> { Ok(Value::Bytes(v.to_vec())) }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
                 let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
                 while let Some(v) = seq.next_element()? {
@@ -140,6 +143,7 @@ impl Serialize for Value {
             Value::Int(n) => s.serialize_i64(*n),
             Value::Float(x) => s.serialize_f64(*x),
             Value::Str(v) => s.serialize_str(v),
+            Value::Bytes(v) => s.serialize_bytes(v),
             Value::Array(a) => {
                 let mut seq = s.serialize_seq(Some(a.len()))?;
                 for v in a {
@@ -522,6 +526,14 @@ impl<'de> Deserializer<'de> {
                     return Err(Error(format!("containers nested deeper than {MAX_DEPTH}")));
                 }
                 let (ty, count) = self.container_header()?;
+                if let (b'[', Some(b'U'), Some(n)) = (marker, ty, count) {
+                    // An optimized array of uint8 is UBJSON's binary: a bytes field's form
+                    // (proto/README.md), handed over as bytes so that it survives serde's content
+                    // buffer (a oneof's flatten) as bytes; a sequence visitor is not offered it.
+                    let bytes = self.take(n, "uint8 array")?;
+                    self.depth -= 1;
+                    return visitor.visit_borrowed_bytes(bytes);
+                }
                 let access = Access { de: &mut *self, ty, left: count };
                 let v = if marker == b'[' { visitor.visit_seq(access)? } else { visitor.visit_map(access)? };
                 self.depth -= 1;
@@ -684,6 +696,31 @@ mod tests {
         assert_eq!(from_slice::<T>(bytes).unwrap(), T { a: vec![1, 2, 3], b: 2.5, c: "x".into() });
         let v: Vec<i32> = from_slice(b"[U\xffI\x01\x00l\x00\x01\x00\x00]").unwrap();
         assert_eq!(v, [255, 256, 65536]);
+    }
+
+    #[test]
+    fn bytes_are_a_uint8_array_even_inside_a_flattened_oneof() {
+        use codecbench_proto::serde_bytes::Bytes;
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        enum Pick {
+            #[serde(rename = "blob", serialize_with = "codecbench_proto::serde_shape::single::serialize::<Bytes, _, _>",
+                    deserialize_with = "codecbench_proto::serde_shape::single::deserialize::<Bytes, _, _>")]
+            Blob(Vec<u8>),
+        }
+        #[derive(serde::Serialize, serde::Deserialize, PartialEq, Debug)]
+        struct Row {
+            id: String,
+            #[serde(flatten)]
+            pick: Option<Pick>,
+        }
+        let row = Row { id: "a".into(), pick: Some(Pick::Blob(vec![0, 1, 255])) };
+        let bytes = to_vec(&row).unwrap();
+        assert_eq!(bytes, b"{i\x02idSi\x01ai\x04blob[$U#i\x03\x00\x01\xff}");
+        assert_eq!(from_slice::<Row>(&bytes).unwrap(), row);
+        // The tree keeps it as bytes, and writes it back as they came.
+        let tree = from_slice::<Value>(b"[$U#i\x02\x07\x08").unwrap();
+        assert_eq!(tree, Value::Bytes(vec![7, 8]));
+        assert_eq!(to_vec(&tree).unwrap(), b"[$U#i\x02\x07\x08");
     }
 
     #[test]
