@@ -105,28 +105,10 @@ pub mod serde_enum {
 
 /// Serde helpers named by the generated dataset types (build.rs).
 pub mod serde_number {
-    use serde::de::{Deserializer, Error, Visitor};
-
     /// A double field's value from any number: a float, or an integer as JavaScript writers put
     /// a whole-number double (through `deserialize_any`, which every self-describing format has).
-    pub fn f64_from_number<'de, D: Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
-        struct Number;
-        impl Visitor<'_> for Number {
-            type Value = f64;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a number")
-            }
-            fn visit_f64<E: Error>(self, v: f64) -> Result<f64, E> {
-                Ok(v)
-            }
-            fn visit_i64<E: Error>(self, v: i64) -> Result<f64, E> {
-                Ok(v as f64)
-            }
-            fn visit_u64<E: Error>(self, v: u64) -> Result<f64, E> {
-                Ok(v as f64)
-            }
-        }
-        d.deserialize_any(Number)
+    pub fn f64_from_number<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+        <super::serde_float::F64 as super::Rule<f64>>::read(d)
     }
 }
 
