@@ -35,6 +35,11 @@ message Everything {
   Colour colour = 16; Part main = 17; repeated Part parts = 18; map<string, int32> counts = 19;
   oneof choice { string label = 20; int32 code = 21; }
   optional string note = 22; google.protobuf.Timestamp at = 23; repeated string tags = 24;
+  // The same features in other shapes: keys that are not strings, values with a rule of their
+  // own, a oneof of a Timestamp, bytes, an enum and a message, repeated bytes and floats.
+  map<int32, Colour> moods = 25; map<bool, bytes> flags = 26; map<uint64, Part> by_id = 27;
+  map<string, google.protobuf.Timestamp> times = 28; repeated bytes blobs = 29; repeated float fs = 30;
+  oneof pick { google.protobuf.Timestamp when = 31; bytes blob = 32; Colour mood = 33; Part inner = 34; }
 }
 // What every codec's payload rules carry: every codec runs it.
 message Carried {
@@ -62,6 +67,12 @@ def _everything(r: random.Random, i: int) -> dict:
            "parts": [_part(r) for _ in range(i % 3)], "counts": {"a": i, "b": -i}, "at": "2026-11-27T10:00:00Z",
            "tags": ["x", "y"][: i % 3]}
     rec["label" if i % 2 else "code"] = f"L{i}" if i % 2 else i
+    rec |= {"moods": {str(-i): "COLOUR_RED", "7": "COLOUR_GREEN"}, "flags": {"true": "AAE=", "false": ""},
+            "byId": {str(2**64 - 1 - i): _part(r)}, "times": {"a": "2026-01-02T03:04:05.123456789Z"},
+            "blobs": ["", "/w=="][: i % 3], "fs": [0.1, 1e-7, 3.4e38][: i % 4]}
+    pick = i % 5
+    if pick < 4:
+        rec[("when", "blob", "mood", "inner")[pick]] = ("2026-11-27T10:00:00.001Z", "AAEC", "COLOUR_RED", _part(r))[pick]
     if i % 4:
         rec["note"] = "" if i % 4 == 1 else f"n{i}"
     return rec

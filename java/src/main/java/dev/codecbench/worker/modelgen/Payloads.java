@@ -40,6 +40,9 @@ final class Payloads {
       if (key != null) {
         ser.append("keyUsing = ").append(UNSIGNED).append(key).append("KeySerializer.class");
         deser.append("keyUsing = ").append(UNSIGNED).append(key).append("KeyDeserializer.class");
+      } else if (f.getMessageType().findFieldByNumber(1).getJavaType() == FieldDescriptor.JavaType.INT
+          || f.getMessageType().findFieldByNumber(1).getJavaType() == FieldDescriptor.JavaType.LONG) {
+        ser.append("keyUsing = dev.codecbench.worker.model.MapKeys.DecimalKeySerializer.class");
       }
       if (value != null) {
         ser.append(ser.isEmpty() ? "" : ", ").append("contentUsing = ").append(UNSIGNED).append(value).append("Serializer.class");
