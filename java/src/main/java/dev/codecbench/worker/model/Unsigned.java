@@ -33,11 +33,10 @@ public final class Unsigned {
   public static final class Int32Deserializer extends JsonDeserializer<Integer> {
     @Override
     public Integer deserialize(JsonParser p, DeserializationContext c) throws IOException {
-      BigInteger v = integer(p, c, "uint32");
-      if (v.signum() < 0 || v.bitLength() > 32) {
-        return (Integer) c.handleWeirdNumberValue(Integer.class, v, "out of uint32 range");
+      if (fits(p, c, "uint32", 32)) {
+        return (int) p.getLongValue();
       }
-      return v.intValue();
+      return (Integer) c.handleWeirdNumberValue(Integer.class, p.getBigIntegerValue(), "out of uint32 range");
     }
   }
 
@@ -56,11 +55,10 @@ public final class Unsigned {
   public static final class Int64Deserializer extends JsonDeserializer<Long> {
     @Override
     public Long deserialize(JsonParser p, DeserializationContext c) throws IOException {
-      BigInteger v = integer(p, c, "uint64");
-      if (v.signum() < 0 || v.bitLength() > 64) {
-        return (Long) c.handleWeirdNumberValue(Long.class, v, "out of uint64 range");
+      if (fits(p, c, "uint64", 64)) {
+        return p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? p.getBigIntegerValue().longValue() : p.getLongValue();
       }
-      return v.longValue();
+      return (Long) c.handleWeirdNumberValue(Long.class, p.getBigIntegerValue(), "out of uint64 range");
     }
   }
 
@@ -101,13 +99,21 @@ public final class Unsigned {
     }
   }
 
-  /** An integer token (xml's text is made one when it reads as an integer); anything else is an error. */
-  private static BigInteger integer(JsonParser p, DeserializationContext c, String type) throws IOException {
+  /**
+   * Whether the integer token (xml's text is made one when it reads as an integer) is an unsigned
+   * value of {@code bits}; anything but an integer is an error. Read as a long when it is one, so
+   * a decode inside a timed region allocates no BigInteger for a value below 2^63.
+   */
+  private static boolean fits(JsonParser p, DeserializationContext c, String type, int bits) throws IOException {
     if (!p.isExpectedNumberIntToken()) {
-      return (BigInteger) c.handleUnexpectedToken(BigInteger.class, p.currentToken(), p,
-          "a " + type + " is an integer, not %s", p.currentToken());
+      c.handleUnexpectedToken(BigInteger.class, p.currentToken(), p, "a " + type + " is an integer, not %s", p.currentToken());
     }
-    return p.getBigIntegerValue();
+    if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+      BigInteger v = p.getBigIntegerValue();
+      return v.signum() >= 0 && v.bitLength() <= bits;
+    }
+    long v = p.getLongValue();
+    return v >= 0 && (bits == 64 || v >>> bits == 0);
   }
 
   /** Plain decimal digits (no sign), else null. */
