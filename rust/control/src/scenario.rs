@@ -465,7 +465,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, producer_worker_id: cell.producer.clone(),
                     consumer_worker_id: cell.consumer.clone(), status: TaskStatus::Pending as i32, failure: String::new(),
-                    cell_id: cell.id.clone(), trial, prepare,
+                    cell_id: cell.id.clone(), trial, prepare, ..Default::default()
                 },
                 task: Task {
                     id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),

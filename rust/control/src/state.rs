@@ -17,6 +17,9 @@ use std::time::{Duration, Instant, SystemTime};
 use tokio::sync::mpsc::{unbounded_channel, UnboundedReceiver, UnboundedSender};
 use tonic::Status;
 
+/// The most `phase_ms` entries kept per task (proto/README.md names nine).
+const MAX_PHASES: usize = 16;
+
 pub type TaskSender = UnboundedSender<Result<AttachResponse, Status>>;
 
 pub struct Control {
@@ -297,6 +300,7 @@ impl Control {
             let run = &mut inner.runs[pos];
             let t = &mut run.tasks[r.index].summary;
             t.status = TaskStatus::Cancelled as i32;
+            t.ended_at = Some(now());
             t.failure = "cancelled while running (CancelRun); the worker was told to abandon it, and its late report is refused".into();
             self.store.update_task(t)?;
             let s = t.clone();
@@ -342,6 +346,11 @@ impl Control {
         }
         // Only an encode cell's first trial stores the payload; later trials only time.
         let is_encode = run.tasks[index].task.store_payload;
+        // Phases are a worker's few named figures; anything else (long names, many keys) is not kept.
+        let phases: HashMap<String, f64> = req.phase_ms.into_iter()
+            .filter(|(k, v)| k.len() <= 32 && v.is_finite())
+            .take(MAX_PHASES)
+            .collect();
         let outcome = if !req.failure.is_empty() {
             Err(req.failure)
         } else if is_encode && req.payload_blob_id.is_empty() {
@@ -357,7 +366,7 @@ impl Control {
         // UNAVAILABLE, reports again.
         let pos = inner.runs.iter().position(|r| r.run.id == run_id).expect("running task belongs to an active run");
         let saved = (inner.runs[pos].clone(), inner.running.clone(), inner.workers.get(&worker_id).map(|w| w.info.clone()));
-        if let Err(e) = self.finish(&mut inner, &run_id, index, outcome, req.measurements, payload, true) {
+        if let Err(e) = self.finish(&mut inner, &run_id, index, outcome, req.measurements, payload, phases, true) {
             let (run, running, worker) = saved;
             match inner.runs.iter().position(|r| r.run.id == run_id) {
                 Some(p) => inner.runs[p] = run,
@@ -403,7 +412,7 @@ impl Control {
     /// `finish` where nobody waits for the answer (a timeout, a detach): a storage failure can only
     /// be logged, and the in-memory state goes on (the run's rows are in SQLite up to the failure).
     fn finish_logged(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>) {
-        let _ = self.finish(inner, run_id, index, outcome, measurements, payload, false);
+        let _ = self.finish(inner, run_id, index, outcome, measurements, payload, HashMap::new(), false);
     }
 
     /// Ends a task: its measurements (or its one failure row), its dependents unblocked or failed,
@@ -414,7 +423,7 @@ impl Control {
     /// the caller to restore; otherwise (a timeout, a detach: nobody to retry) it is logged and
     /// the run goes on in memory, so it still ends and its watchers hear of it.
     #[allow(clippy::too_many_arguments)]
-    fn finish(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>, strict: bool) -> anyhow::Result<()> {
+    fn finish(&self, inner: &mut Inner, run_id: &str, index: usize, outcome: Result<(), String>, measurements: Vec<Measurement>, payload: Option<(String, u64)>, phases: HashMap<String, f64>, strict: bool) -> anyhow::Result<()> {
         let Some(pos) = inner.runs.iter().position(|r| r.run.id == run_id) else { return Ok(()) };
         // A task ends once: a second end (a dependent already failed by a cascade, a late
         // detach) would add a second failure row and overwrite the first message.
@@ -432,6 +441,11 @@ impl Control {
         let run = &mut inner.runs[pos];
         let mut batch = Batch::default();
         let mut events: Vec<run_event::Event> = vec![];
+        // Where its time went: only a task that was given to a worker has a start to measure from.
+        if run.tasks[index].summary.started_at.is_some() {
+            run.tasks[index].summary.ended_at = Some(now());
+        }
+        run.tasks[index].summary.phase_ms = phases;
         let summary = run.tasks[index].summary.clone();
         // A measurement's identity comes from its task, whatever the worker wrote.
         let identify = |entry: &Entry, payload_blob_id: &str, mut m: Measurement| {
@@ -570,7 +584,10 @@ impl Control {
         let last = run.tasks.iter().map(|t| t.order).fold(0.0, f64::max);
         let order = if pending.is_empty() { last + 1.0 } else { run.rng.random_range(lo..=hi + 1.0) };
         let entry = Entry {
-            summary: TaskSummary { id: id.clone(), trial, status: TaskStatus::Pending as i32, failure: String::new(), ..template.summary.clone() },
+            summary: TaskSummary {
+                id: id.clone(), trial, status: TaskStatus::Pending as i32, failure: String::new(),
+                started_at: None, ended_at: None, phase_ms: HashMap::new(), ..template.summary.clone()
+            },
             task: Task { id, trial, store_payload: false, ..template.task.clone() },
             depends_on: template.depends_on,
             aa_twin: template.aa_twin,
@@ -632,6 +649,7 @@ impl Control {
                 }
                 worker.info.current_task_id = run.tasks[i].summary.id.clone();
                 run.tasks[i].summary.status = TaskStatus::Running as i32;
+                run.tasks[i].summary.started_at = Some(now());
                 if let Err(e) = self.store.update_task(&run.tasks[i].summary) {
                     tracing::error!("storing task: {e:#}");
                 }

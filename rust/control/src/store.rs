@@ -58,6 +58,10 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("tasks", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("tasks", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("tasks", "prepare", "INTEGER NOT NULL DEFAULT 0"),
+    ("tasks", "started_at", "TEXT"),
+    ("tasks", "ended_at", "TEXT"),
+    // TaskSummary.phase_ms as a JSON object (ms by phase).
+    ("tasks", "phase_ms", "TEXT"),
     ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
@@ -81,7 +85,7 @@ pub fn operation_name(op: Operation) -> String {
 fn ts(t: &Option<prost_types::Timestamp>) -> Option<String> {
     t.as_ref().map(|t| {
         let st = std::time::UNIX_EPOCH + std::time::Duration::new(t.seconds.max(0) as u64, t.nanos.max(0) as u32);
-        humantime::format_rfc3339_millis(st).to_string()
+        humantime::format_rfc3339_micros(st).to_string()
     })
 }
 
@@ -216,8 +220,9 @@ impl Store {
 
     fn update_task_in(db: &Connection, t: &TaskSummary) -> Result<()> {
         db.execute(
-            "UPDATE tasks SET status = ?2, failure = ?3 WHERE id = ?1",
-            params![t.id, task_status_name(t.status()), t.failure],
+            "UPDATE tasks SET status = ?2, failure = ?3, started_at = ?4, ended_at = ?5, phase_ms = ?6 WHERE id = ?1",
+            params![t.id, task_status_name(t.status()), t.failure, ts(&t.started_at), ts(&t.ended_at),
+                (!t.phase_ms.is_empty()).then(|| serde_json::to_string(&t.phase_ms)).transpose()?],
         )?;
         Ok(())
     }
@@ -290,6 +295,9 @@ impl Store {
                 cell_id: row.get("cell_id")?,
                 trial: row.get("trial")?,
                 prepare: row.get("prepare")?,
+                started_at: parse_ts(row.get("started_at")?),
+                ended_at: parse_ts(row.get("ended_at")?),
+                phase_ms: row.get::<_, Option<String>>("phase_ms")?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)

@@ -4,6 +4,7 @@ pub mod blobs;
 pub mod client;
 pub mod environment;
 pub mod measure;
+pub mod phases;
 pub mod rawtcp;
 pub mod task;
 pub mod trial;

@@ -3,7 +3,7 @@
 //! there), time the transfer legs here (they are gRPC calls of this process), store the payload,
 //! report every measurement or a precise failure. A prepare task goes through the child too
 //! (encode + verify, nothing timed) so this long-lived process never holds the codec's heap.
-use crate::{blobs, client::{self, Client}, measure::{measure, median}, rawtcp::RawTcp, trial};
+use crate::{blobs, client::{self, Client}, measure::{measure, median}, phases::Laps, rawtcp::RawTcp, trial};
 use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Sampling, Task};
 use std::sync::atomic::AtomicBool;
 use std::{path::PathBuf, sync::Arc, time::Duration};
@@ -17,6 +17,8 @@ pub struct Runner {
     canonical: Option<(String, Arc<Vec<u8>>)>,
     /// Set while a task runs to kill its trial process (see `abandon_flag`).
     abandon: Arc<AtomicBool>,
+    /// The running task's phases in this process (fetch, transfer, process).
+    laps: Laps,
 }
 
 /// A task failure: the message and the measurements taken before it.
@@ -24,7 +26,7 @@ struct Failed(String, Vec<Measurement>);
 
 impl Runner {
     pub fn new(client: Client, environment: Environment, program: PathBuf) -> Self {
-        Runner { client, environment, program, canonical: None, abandon: Arc::default() }
+        Runner { client, environment, program, canonical: None, abandon: Arc::default(), laps: Laps::start() }
     }
 
     /// A fresh flag for the next `run`: setting it while that run is in flight kills its trial
@@ -35,6 +37,8 @@ impl Runner {
     }
 
     pub async fn run(&mut self, worker_id: &str, task: Task) -> ReportResultRequest {
+        let started = std::time::Instant::now();
+        self.laps = Laps::start();
         let outcome = match (trial::check_prepare(&task), task.operation()) {
             (Err(e), _) => Err(Failed(e, vec![])),
             (Ok(()), Operation::Encode) if task.prepare => self.prepare(&task).await,
@@ -48,6 +52,11 @@ impl Runner {
         };
         report.worker_id = worker_id.into();
         report.task_id = task.id.clone();
+        // The trial process's own phases (load, verify, warmup, rounds, other) and this process's.
+        let mut laps = std::mem::take(&mut self.laps);
+        laps.merge(&report.phase_ms);
+        laps.add("total", started.elapsed().as_secs_f64() * 1e3);
+        report.phase_ms = laps.into_map();
         report
     }
 
@@ -60,19 +69,23 @@ impl Runner {
         let bytes = blobs::get(&mut self.client, &task.canonical_blob_id)
             .await
             .map_err(|e| Failed(format!("fetching canonical records failed: {e:#}"), vec![]))?;
+        self.laps.lap("fetch");
         let bytes = Arc::new(bytes);
         self.canonical = Some((task.canonical_blob_id.clone(), bytes.clone()));
         Ok(bytes)
     }
 
     /// The trial in a child process, on a blocking thread.
-    async fn trial(&self, task: &Task, canonical: Arc<Vec<u8>>, payload: Arc<Vec<u8>>, before: &[Measurement]) -> Result<(ReportResultRequest, Vec<u8>), Failed> {
+    async fn trial(&mut self, task: &Task, canonical: Arc<Vec<u8>>, payload: Arc<Vec<u8>>, before: &[Measurement]) -> Result<(ReportResultRequest, Vec<u8>), Failed> {
         let (program, task, abandon) = (self.program.clone(), task.clone(), self.abandon.clone());
         let timeout = task.sampling.map(|s| s.task_timeout_s).filter(|&s| s > 0).map(|s| Duration::from_secs(s.into()));
-        tokio::task::spawn_blocking(move || trial::run_in_child_until(&program, &["trial"], &task, &canonical, &payload, timeout, &abandon))
+        self.laps.lap("fetch");
+        let outcome = tokio::task::spawn_blocking(move || trial::run_in_child_until(&program, &["trial"], &task, &canonical, &payload, timeout, &abandon))
             .await
             .map_err(|e| Failed(format!("running the trial process panicked: {e}"), before.to_vec()))?
-            .map_err(|e| Failed(e, before.to_vec()))
+            .map_err(|e| Failed(e, before.to_vec()));
+        self.laps.lap("process");
+        outcome
     }
 
     /// A prepare task: the child encodes and verifies (nothing timed), this process stores the
@@ -87,6 +100,7 @@ impl Runner {
             return Err(Failed(format!("the prepare process returned {} measurements and {} payload bytes (expected none and a payload)", report.measurements.len(), payload.len()), vec![]));
         }
         report.payload_blob_id = blobs::put(&mut self.client, &payload).await.map_err(|e| Failed(format!("storing the payload failed: {e:#}"), vec![]))?;
+        self.laps.lap("fetch");
         report.payload_blob_size = payload.len() as u64;
         Ok(report)
     }
@@ -104,6 +118,7 @@ impl Runner {
             let id = blobs::put(&mut self.client, &payload)
                 .await
                 .map_err(|e| Failed(format!("storing the payload failed: {e:#}"), report.measurements.clone()))?;
+            self.laps.lap("fetch");
             report.payload_blob_id = id;
             report.payload_blob_size = payload.len() as u64;
         }
@@ -118,6 +133,7 @@ impl Runner {
                     })
                     .await
                     .map_err(|e| Failed(e, report.measurements.clone()))?;
+                self.laps.lap("transfer");
                 report.measurements.push(m);
             }
         }
@@ -132,6 +148,7 @@ impl Runner {
         if payload.len() as u64 != task.payload_blob_size && task.payload_blob_size != 0 {
             return Err(Failed(format!("fetching payload failed: got {} bytes, the task says {}", payload.len(), task.payload_blob_size), vec![]));
         }
+        self.laps.lap("fetch");
         let payload = Arc::new(payload);
         let mut measurements = vec![];
         if task.measure_transfer {
@@ -144,6 +161,7 @@ impl Runner {
                     })
                     .await
                     .map_err(|e| Failed(e, measurements.clone()))?;
+                self.laps.lap("transfer");
                 measurements.push(m);
             }
         }

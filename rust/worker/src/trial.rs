@@ -7,7 +7,7 @@
 //! Framing, both ways: each part is a little-endian u64 length and that many bytes.
 //! stdin: Task (protobuf), canonical blob, payload (empty for encode). stdout: ReportResultRequest
 //! (protobuf), payload (the encoded bytes when the task stores or uploads them, else empty).
-use crate::{environment, measure::{measure_with_peak, Sample}};
+use crate::{environment, measure::{measure_with_peak, Sample}, phases::Laps};
 use codecbench_codecs::{self as codecs, streaming::is_record, Codec, LAZY, STREAMING, TREE, TYPED};
 use codecbench_datasets::Records;
 use codecbench_proto::v1::{Environment, Measurement, Operation, ReportResultRequest, Task};
@@ -72,7 +72,10 @@ pub fn child_main() -> i32 {
         }
     };
     drop(input);
-    let (report, payload) = run_trial(&task, &canonical, &payload, &environment::current());
+    let mut laps = Laps::start();
+    let (mut report, payload) = run_trial(&task, &canonical, &payload, &environment::current(), &mut laps);
+    laps.lap("other");
+    report.phase_ms = laps.into_map();
     let mut out = std::io::stdout().lock();
     if let Err(e) = write_frames(&mut out, &[&report.encode_to_vec(), &payload]) {
         eprintln!("trial: writing the result: {e}");
@@ -82,12 +85,12 @@ pub fn child_main() -> i32 {
 }
 
 /// Verifies and times one trial; returns the report (measurements, or a failure) and the payload
-/// when an encode task must store or upload it.
-pub fn run_trial(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> (ReportResultRequest, Vec<u8>) {
+/// when an encode task must store or upload it. `laps` gets the trial's phases.
+pub fn run_trial(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment, laps: &mut Laps) -> (ReportResultRequest, Vec<u8>) {
     let mut report = ReportResultRequest { task_id: task.id.clone(), ..Default::default() };
     let outcome = check_prepare(task).and_then(|()| match task.operation() {
-        Operation::Encode => encode(task, canonical, env),
-        Operation::Decode => decode(task, canonical, payload, env).map(|m| (vec![m], vec![])),
+        Operation::Encode => encode(task, canonical, env, laps),
+        Operation::Decode => decode(task, canonical, payload, env, laps).map(|m| (vec![m], vec![])),
         other => Err(format!("unsupported operation {}", other.as_str_name())),
     });
     match outcome {
@@ -125,20 +128,23 @@ pub fn check_prepare(task: &Task) -> Result<(), String> {
 }
 
 /// Encodes and verifies; a prepare task stops there and returns the payload, nothing timed.
-fn encode(task: &Task, canonical: &[u8], env: &Environment) -> Result<(Vec<Measurement>, Vec<u8>), String> {
+fn encode(task: &Task, canonical: &[u8], env: &Environment, laps: &mut Laps) -> Result<(Vec<Measurement>, Vec<u8>), String> {
     let (codec, records) = setup(task, canonical)?;
+    laps.lap("load");
     let sampling = task.sampling.unwrap_or_default();
     if task.decode_mode == STREAMING {
-        return encode_streaming(task, codec.as_ref(), &records, env).map(|m| (vec![m], vec![]));
+        return encode_streaming(task, codec.as_ref(), &records, env, laps).map(|m| (vec![m], vec![]));
     }
     let payload = codec.encode(&records).map_err(|e| format!("encode failed: {e}"))?;
     let back = codec.decode(records.dataset(), &payload).map_err(|e| format!("verification failed: own payload does not decode: {e}"))?;
     verify_typed(&records, &back)?;
     drop(back);
+    laps.lap("verify");
     if task.prepare {
         return Ok((vec![], payload));
     }
     let sample = measure_with_peak(&sampling, || codec.encode(&records));
+    laps.measured(&sample);
     let m = measurement(Operation::Encode, payload.len(), &sample, env);
     let keep = task.store_payload || task.measure_transfer;
     Ok((vec![m], if keep { payload } else { vec![] }))
@@ -178,7 +184,7 @@ pub fn stream_decode_once(codec: &dyn Codec, dataset: &str, payload: &[u8]) -> R
     codec.decode_streaming(dataset, &mut input, &mut |r| drop(std::hint::black_box(r)))
 }
 
-fn encode_streaming(task: &Task, codec: &dyn Codec, records: &Records, env: &Environment) -> Result<Measurement, String> {
+fn encode_streaming(task: &Task, codec: &dyn Codec, records: &Records, env: &Environment, laps: &mut Laps) -> Result<Measurement, String> {
     if task.prepare || task.store_payload {
         return Err("a streaming encode cell times only; its payload is the in-memory cell's".into());
     }
@@ -192,12 +198,15 @@ fn encode_streaming(task: &Task, codec: &dyn Codec, records: &Records, env: &Env
     let back = codec.decode(records.dataset(), &bytes).map_err(|e| format!("verification failed: own streamed payload does not decode: {e}"))?;
     verify_typed(records, &back)?;
     drop(back);
+    laps.lap("verify");
     let sample = measure_with_peak(&task.sampling.unwrap_or_default(), || stream_encode_once(codec, records));
+    laps.measured(&sample);
     Ok(measurement(Operation::Encode, bytes.len(), &sample, env))
 }
 
-fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> Result<Measurement, String> {
+fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment, laps: &mut Laps) -> Result<Measurement, String> {
     let (codec, records) = setup(task, canonical)?;
+    laps.lap("load");
     let sampling = task.sampling.unwrap_or_default();
     let meta = codec.meta();
     let mode = task.decode_mode.as_str();
@@ -210,6 +219,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             let decoded = codec.decode(dataset, payload).map_err(|e| format!("decode failed: {e}"))?;
             verify_typed(&records, &decoded)?;
             drop(decoded);
+            laps.lap("verify");
             measure_with_peak(&sampling, || codec.decode(dataset, payload))
         }
         TREE => {
@@ -217,6 +227,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             let decoded = tree.into_records(dataset).map_err(|e| format!("verification failed: the tree does not hold {dataset} records: {e}"))?;
             verify_typed(&records, &decoded)?;
             drop(decoded);
+            laps.lap("verify");
             measure_with_peak(&sampling, || codec.decode_tree(payload))
         }
         LAZY => {
@@ -234,6 +245,7 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             }
             drop((expected, got));
             // The sink: every value read is touched, so no read can be elided.
+            laps.lap("verify");
             measure_with_peak(&sampling, || {
                 let mut sink = 0usize;
                 codec.decode_lazy(dataset, payload, &fields, &mut |_, v| sink = sink.wrapping_add(std::hint::black_box(v).len())).map(|()| sink)
@@ -255,10 +267,12 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment) -> R
             if n != records.len() {
                 return Err(format!("verification failed: {n} records streamed, {} expected", records.len()));
             }
+            laps.lap("verify");
             measure_with_peak(&sampling, || stream_decode_once(codec.as_ref(), dataset, payload))
         }
         other => return Err(format!("unknown decode mode {other:?}")),
     };
+    laps.measured(&sample);
     Ok(measurement(Operation::Decode, payload.len(), &sample, env))
 }
 
