@@ -22,7 +22,7 @@ from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, datasets, display, leaderboard, netlab, processes, results, userdata, userrun
+from . import catalogue, datasets, display, leaderboard, netlab, processes, results, timing, userdata, userrun
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -529,6 +529,8 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
             by_status[task_status_name(t.status)] = by_status.get(task_status_name(t.status), 0) + 1
         counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
         con.print(f"\n{len(resp.tasks)} tasks: {counts}" + (f" — {run.message}" if run.message else ""))
+        if spent := results.read_run_doc(out_dir).get("timeBreakdown"):
+            con.print(timing.sentence(spent))
         if run.control_rss_start_bytes:
             con.print("control: " + results.control_memory(run.control_rss_start_bytes, run.control_peak_rss_bytes, df))
         con.print(f"results: {files['csv']}  {files['parquet'].name}  {files['summary'].name}  {files['run'].name}")

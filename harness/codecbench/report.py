@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from . import calibration, datasets, results, stats, userrun  # noqa: E402
+from . import calibration, datasets, results, stats, timing, userrun  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
 from .units import fmt_num, fmt_time  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
@@ -279,6 +279,7 @@ class _Builder:
         self.overview()
         self.trust()
         self.noise_floor()
+        self.time_spent()
         self.environment()
         self.boundaries()
         self.user_datasets()
@@ -289,6 +290,26 @@ class _Builder:
         self.failures()
         self.all_results()
         self.method()
+
+    def time_spent(self) -> None:
+        """Where the run's wall time went (timing.py): every phase's seconds and share, and the mean
+        task's seconds per language."""
+        b = self.doc.get("timeBreakdown")
+        if not b:
+            return
+        self.section("Where the time went", "time")
+        self.add(Para(f"{timing.sentence(b).removeprefix('time: ')}. Phases are measured by the workers and "
+                      "control for every task (proto/README.md, \"Where the time goes\"); start/exit is a fresh "
+                      "trial process's cost beyond what it measured of itself, idle is wall time when no task ran."))
+        langs = list(b.get("byLanguage") or {})
+        rows = []
+        for phase in timing.PHASES:
+            row = {"phase": phase, "seconds": f"{b['seconds'][phase]:,.1f}", "share": f"{b['shares'][phase]:.1%}"}
+            for lang in langs:
+                mean = b["byLanguage"][lang]["meanTaskSeconds"].get(phase)
+                row[f"{lang} ms/task"] = "" if mean is None else f"{mean * 1e3:,.0f}"
+            rows.append(row)
+        self.add(TableBlock(pd.DataFrame(rows)))
 
     def overview(self) -> None:
         run, sc = self.run, self.scenario

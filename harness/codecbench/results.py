@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 from google.protobuf import json_format
 
+from . import timing
 from .pb import operation_name, task_status_name
 from .scenario import DATASETS
 
@@ -763,10 +764,14 @@ def write_results(out_dir: Path, run, tasks, measurements, control_addr: str = "
     csv.to_csv(files["csv"], index=False)
     df.to_parquet(files["parquet"], index=False)
     summary_frame(df).to_csv(files["summary"], index=False)
+    envs = worker_environments(measurements)
+    run_dict, task_dicts = json_format.MessageToDict(run), [json_format.MessageToDict(t) for t in tasks]
     doc = {
-        "run": json_format.MessageToDict(run),
-        "tasks": [json_format.MessageToDict(t) for t in tasks],
-        "workers": worker_environments(measurements),
+        "run": run_dict,
+        "tasks": task_dicts,
+        "workers": envs,
+        # Where the run's wall time went (timing.py), from the tasks' stamps and phases.
+        "timeBreakdown": timing.breakdown(run_dict, task_dicts, lambda w: lang_of(w, {k: e.get("language", "") for k, e in envs.items()})),
         # The workers attached when the run started (GetRunResponse.workers): their codecs and
         # each codec's declared timed regions, for the report's boundary table.
         "workerInfo": [json_format.MessageToDict(w) for w in workers],

@@ -118,6 +118,22 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert (summary["decode_trials"] == 2).all()
     doc = json.loads((run_dir / "run.json").read_text())
     assert doc["run"]["id"] == run_id and doc["workers"]["rust-1"]["language"] == "rust"
+    # Where the time went: every task that ran is stamped by control and carries the worker's
+    # phases; a timed trial's process holds its own phases; the run's breakdown adds up.
+    for t in resp.tasks:
+        assert t.HasField("started_at") and t.HasField("ended_at"), t
+        assert t.ended_at.ToNanoseconds() >= t.started_at.ToNanoseconds()
+        ph = t.phase_ms
+        assert {"total", "process", "load", "verify"} <= set(ph), t
+        if not t.prepare:
+            assert ph["warmup"] > 0 and ph["rounds"] > 0, t
+            inside = sum(ph.get(k, 0) for k in ("load", "verify", "warmup", "rounds", "other"))
+            assert ph["process"] >= inside and ph["total"] >= ph["process"], t
+    spent = doc["timeBreakdown"]
+    assert spent["tasks"] == len(resp.tasks) and spent["byLanguage"]["rust"]["tasks"] == len(resp.tasks)
+    assert sum(spent["seconds"].values()) == pytest.approx(spent["wallSeconds"], rel=0.02)
+    assert 0 < spent["timedShare"] < 1 and spent["seconds"]["transfer"] > 0
+    assert re.search(r"time: [\d.]+ s wall, \d+% in timed rounds · ", out), res.stdout
     # The workers' codec declarations, for the report's timed-region table.
     json_codec = next(c for c in doc["workerInfo"][0]["codecs"] if c["id"] == "json")
     assert {r["operation"] for r in json_codec["timedRegions"]} >= {"encode", "typed", "tree"}

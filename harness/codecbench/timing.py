@@ -1,0 +1,102 @@
+"""Where a run's wall time went (proto/README.md "Where the time goes"), from its tasks: control's
+`startedAt`/`endedAt` stamps and the workers' `phaseMs`.
+
+Phases, summed over tasks, each in seconds and as a share of the run's wall time:
+- rounds: the timed rounds (what the run is for);
+- warm-up: calibration and warm-up rounds;
+- start/exit: starting and ending each trial's fresh process (its `process` time minus what the
+  trial process measured of itself: exec, JVM boot and class loading, page and module load,
+  passing the input and the result);
+- load: canonical bytes to native records; verify: the untimed round trip and comparison;
+- transfer: timing the upload and download legs (their own warm-up and rounds);
+- fetch: untimed blob calls (canonical data, payloads);
+- messaging: a task's time at control not spent in the worker phases above (the task and report
+  messages, storing the report, the attached process's own bookkeeping);
+- other: the rest of the trial processes' time (peak-heap probe, GC, writing the result), and the
+  whole time of a task whose worker reported no phases;
+- idle: wall time when no task was running (scheduling, a browser launch between passes, the end
+  of the run).
+"""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Callable
+
+PHASES = ["rounds", "warm-up", "start/exit", "load", "verify", "transfer", "fetch", "messaging", "other", "idle"]
+_TRIAL = ["load", "verify", "warmup", "rounds", "other"]
+
+
+def _t(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+
+
+def task_phases(task: dict) -> dict[str, float] | None:
+    """One task's seconds by phase (PHASES but idle), or None when it never ran."""
+    start, end = _t(task.get("startedAt")), _t(task.get("endedAt"))
+    if start is None or end is None:
+        return None
+    wall = max(0.0, end - start)
+    ms = {k: float(v) for k, v in (task.get("phaseMs") or {}).items()}
+    out = dict.fromkeys(PHASES[:-1], 0.0)
+    if "total" not in ms:
+        out["other"] = wall
+        return out
+    s = {k: v / 1e3 for k, v in ms.items()}
+    inside = sum(s.get(k, 0.0) for k in _TRIAL)
+    out["rounds"], out["warm-up"] = s.get("rounds", 0.0), s.get("warmup", 0.0)
+    out["load"], out["verify"], out["other"] = s.get("load", 0.0), s.get("verify", 0.0), s.get("other", 0.0)
+    out["start/exit"] = max(0.0, s.get("process", inside) - inside)
+    out["transfer"], out["fetch"] = s.get("transfer", 0.0), s.get("fetch", 0.0)
+    worker = s.get("process", inside) + out["transfer"] + out["fetch"]
+    out["messaging"] = max(0.0, wall - worker)
+    return out
+
+
+def breakdown(run: dict, tasks: list[dict], language_of: Callable[[str], str] = lambda w: w) -> dict | None:
+    """The run's time breakdown (run.json's `timeBreakdown`), or None when its tasks carry no stamps
+    (a run from before control stamped them). `language_of` maps a worker id to its language."""
+    t0, t1 = _t(run.get("createdAt")), _t(run.get("finishedAt"))
+    per_task = [(t, task_phases(t)) for t in tasks]
+    ran = [(t, p) for t, p in per_task if p is not None]
+    if not ran or t0 is None:
+        return None
+    if t1 is None:
+        t1 = max(_t(t["endedAt"]) for t, _ in ran)
+    wall = max(1e-9, t1 - t0)
+    total = dict.fromkeys(PHASES, 0.0)
+    by_lang: dict[str, dict] = {}
+    for t, p in ran:
+        worker = t.get("producerWorkerId") if t.get("operation") == "OPERATION_ENCODE" else t.get("consumerWorkerId")
+        lang = language_of(worker or "") or "?"
+        entry = by_lang.setdefault(lang, {"tasks": 0, "seconds": dict.fromkeys(PHASES[:-1], 0.0)})
+        entry["tasks"] += 1
+        for k, v in p.items():
+            total[k] += v
+            entry["seconds"][k] += v
+    busy = sum(v for k, v in total.items() if k != "idle")
+    total["idle"] = max(0.0, wall - busy)
+    return {
+        "wallSeconds": round(wall, 3),
+        "tasks": len(ran),
+        "seconds": {k: round(v, 3) for k, v in total.items()},
+        "shares": {k: round(v / wall, 4) for k, v in total.items()},
+        "timedShare": round(total["rounds"] / wall, 4),
+        # Per language: the mean task's seconds by phase (a trial's cost in that runtime).
+        "byLanguage": {lang: {"tasks": e["tasks"], "meanTaskSeconds": {k: round(v / e["tasks"], 4) for k, v in e["seconds"].items()}}
+                       for lang, e in sorted(by_lang.items())},
+    }
+
+
+def _dur(s: float) -> str:
+    return f"{int(s // 60)} min {s % 60:.0f} s" if s >= 60 else f"{s:.1f} s"
+
+
+def sentence(b: dict) -> str:
+    """One line for `run`: the wall time, the timed share, and every phase's share, largest first."""
+    shares = sorted(((k, v) for k, v in b["shares"].items() if k != "rounds" and v >= 0.005), key=lambda kv: -kv[1])
+    rest = " · ".join(f"{k} {v:.0%}" for k, v in shares)
+    per = "; ".join(f"{lang} {sum(e['meanTaskSeconds'].values()):.2f} s" for lang, e in b["byLanguage"].items())
+    return (f"time: {_dur(b['wallSeconds'])} wall, {b['timedShare']:.0%} in timed rounds · {rest}"
+            + (f" (mean task: {per})" if per else ""))
