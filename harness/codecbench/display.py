@@ -407,7 +407,7 @@ def print_leaderboards(boards: list, floors: dict, out: Console | None = None) -
         out.print(leaderboard_table(bs, f"{ds} × {n:,} records: each language's own round trip, per record"))
     each = ", ".join(f"{lang} ≤ {nf.worst_pct:.1f} %" for lang, nf in sorted(floors.items()))
     out.print(escape("★ best beyond the intervals and its language's noise floor"
-                     + (f" ({each})" if each else "") + " · = ties the best · % of the best in its column "
+                     + (f" ({each})" if each else "") + " · = not told apart from the best · % of the best in its column "
                      "(one language, one operation, one mode)"), style="dim")
     for b in boards:
         if (line := leaderboard.verdict(b)):

@@ -16,7 +16,9 @@ language's own round trip, and "% of best" is taken within that column only.
   its consumers measured, when it has any, else the run's). One language's noisy identical work
   (a JIT that sometimes tiers up before timing, sometimes not) says nothing about another
   language's clock, so it does not turn the other's differences into ties. A column names a winner
-  only when it has no tie; bytes are exact, so they tie only when equal.
+  only when it has no tie; bytes are exact, so they tie only when equal. The verdict says "ties"
+  only when the medians are within TIE_EFFECT (5 %) of each other; further apart and not told
+  apart, it says "inconclusive", naming the noise floor when that is what hid the difference.
 - **About zero.** When the best value is (about) zero, "% of best" means nothing: the column shows
   absolute values only.
 """
@@ -241,6 +243,15 @@ def _size_phrase(a: float, b: float, base: str, gzip: dict[str, Entry], codec: s
     return said
 
 
+# Medians closer than this are a tie when the run cannot tell them apart; further apart, the
+# comparison is inconclusive (the noise floor or the intervals hide an effect of that size).
+TIE_EFFECT = 0.05
+
+
+def _and(items: list[str]) -> str:
+    return ", ".join(items[:-1]) + " and " + items[-1] if len(items) > 1 else items[0]
+
+
 def verdict(board: Board, baseline: str = "json") -> str:
     """One sentence: how every other codec compares with the baseline (json when present, else the
     first codec) in this language, by the tie rule, e.g. "dummy × 100, java: protobuf is 25 %
@@ -251,7 +262,7 @@ def verdict(board: Board, baseline: str = "json") -> str:
     for codec in board.codecs:
         if codec == base:
             continue
-        said, tied = [], []
+        said, tied, unsure, floors = [], [], [], []
         for column, col in board.columns.items():
             a, b = col.get(base), col.get(codec)
             if a is None or b is None:
@@ -262,16 +273,29 @@ def verdict(board: Board, baseline: str = "json") -> str:
                 if phrase := _size_phrase(a.value, b.value, base, board.columns.get("gzip/rec", {}), codec):
                     said.append(phrase)
                 continue
-            if not stats.differ(a.interval, b.interval, board.floors.get(column, board.noise_floor)):
-                tied.append(_label(column))
+            floor = board.floors.get(column, board.noise_floor)
+            if not stats.differ(a.interval, b.interval, floor):
+                # A tie claims the two are about the same; when their medians are further apart
+                # than TIE_EFFECT, the run could not tell, and says so.
+                r = stats.ratio(a.interval, b.interval)
+                if math.isnan(r) or r <= 1 + TIE_EFFECT + 1e-12:
+                    tied.append(_label(column))
+                else:
+                    unsure.append(_label(column))
+                    floors.append(floor if floor and floor >= r else None)
                 continue
             what = {"encode": "encodes", "end to end": "runs end to end"}.get(column, f"decodes ({column.split()[-1]})")
             said.append(f"{what} {_times(stats.ratio(a.interval, b.interval))} "
                         f"{'faster' if b.interval.median < a.interval.median else 'slower'}")
         if tied:
-            said.append(f"ties {base} on " + (", ".join(tied[:-1]) + " and " + tied[-1] if len(tied) > 1 else tied[0]))
+            said.append(f"ties {base} on " + _and(tied))
+        if unsure:
+            known = [f for f in floors if f]
+            why = (f"on this machine (noise floor {(max(known) - 1) * 100:.1f} %)" if known
+                   else "(the intervals overlap; more trials would tell)")
+            said.append(f"is inconclusive against {base} on {_and(unsure)} {why}")
         if said:
-            parts.append(f"{codec} " + (", ".join(said[:-1]) + " and " + said[-1] if len(said) > 1 else said[0]))
+            parts.append(f"{codec} " + _and(said))
     if not parts:
         return ""
     return f"{board.dataset} × {board.record_count:,}, {board.language}: " + "; ".join(parts) + "."
@@ -328,7 +352,7 @@ def to_markdown(boards: list[Board]) -> str:
                          for c in columns]
                 if any(x != "—" for x in cells):
                     lines.append(f"| {b.language} | {codec} | " + " | ".join(cells) + " |")
-    lines += ["", "★ best beyond the intervals and its language's noise floor · = ties the best · % of the "
+    lines += ["", "★ best beyond the intervals and its language's noise floor · = not told apart from the best · % of the "
                   "best in its column (one language, one operation, one mode)"]
     return "\n".join(lines) + "\n"
 

@@ -400,7 +400,7 @@ class _Builder:
         each = ", ".join(f"{lang} ≤ {nf.worst_pct:.1f} %" for lang, nf in sorted(floors.items()))
         self.add(Para("★ best beyond the intervals and its language's noise floor"
                       + (f" ({each}: identical work measured by that language's workers)" if each else "")
-                      + "; = ties the best (the intervals overlap or the ratio is within that floor; end to "
+                      + "; = not told apart from the best (the intervals overlap or the ratio is within that floor; end to "
                       "end also within the transfer floor); % of the best in its column only: "
                       "languages, operations and decode modes are never pooled. The full tables follow, "
                       "by dataset.", cls="note"))
