@@ -79,6 +79,17 @@ describe("the page in Chromium with --trials web-worker", () => {
       expect(m.extras["worker_start_ms"]).toBeGreaterThan(0);
       expect(m.extras["browser_launch_ms"]).toBeUndefined();
     }
+    for (const report of reports) {
+      // phase_ms: the trial worker's own phases (its 5 ms clock probe is `other`), inside the
+      // page's `process`, which starts with creating the Web Worker.
+      const phases = report.phaseMs;
+      const what = JSON.stringify(phases);
+      expect(Object.keys(phases).sort(), what).toEqual(["fetch", "load", "other", "process", "rounds", "total", "verify", "warmup"]);
+      expect(phases["other"], what).toBeGreaterThanOrEqual(5);
+      const trial = phases["load"]! + phases["verify"]! + phases["warmup"]! + phases["rounds"]! + phases["other"]!;
+      expect(phases["process"], what).toBeGreaterThan(trial + report.measurements.at(-1)!.extras["worker_start_ms"]!);
+      expect(phases["total"], what).toBeGreaterThan(phases["process"]! + phases["fetch"]!);
+    }
     expect(control.attaches[0]!.environment!.details["trials"]).toMatch(/fresh dedicated Web Worker of this page/);
     expect(await driver.stop("SIGTERM")).toBe(0);
     expect(readFileSync(logFile, "utf8")).not.toContain("trial browser:");
@@ -149,6 +160,22 @@ describe("the page in Chromium against a gRPC-web control", () => {
         expect(m.extras["worker_start_ms"], what).toBeGreaterThan(launch + m.extras["browser_page_ms"]! + m.extras["browser_settle_ms"]!);
       }
     }
+    for (const report of reports) {
+      // phase_ms: the trial's own phases (the corrupt payload's: up to its failed decode) inside
+      // `process`, which the attached page times from handing the trial to the driver to holding
+      // its answer: the fresh page's creation and settling (and the launch, for its first trial) included.
+      const phases = report.phaseMs;
+      const what = `${report.taskId} ${report.failure}: ${JSON.stringify(phases)}`;
+      for (const phase of ["total", "fetch", "process", "load", "other"]) expect(phases[phase], `${phase} of ${what}`).toBeGreaterThan(0);
+      expect(phases["warmup"] !== undefined && phases["rounds"] !== undefined, what).toBe(report.failure === "");
+      const trial = ["load", "verify", "warmup", "rounds", "other"].reduce((sum, phase) => sum + (phases[phase] ?? 0), 0);
+      const m = report.measurements.find((x) => x.operation === Operation.ENCODE || x.operation === Operation.DECODE);
+      const page = m ? m.extras["browser_page_ms"]! + m.extras["browser_settle_ms"]! : 0;
+      expect(phases["process"], what).toBeGreaterThan(trial + page);
+      expect(phases["total"], what).toBeGreaterThan(phases["process"]! + phases["fetch"]! + (phases["transfer"] ?? 0) - 1e-6);
+    }
+    const shown = reports.find((r) => r.measurements.some((m) => m.operation === Operation.ENCODE && m.dataset === "dummy"))!;
+    console.log(`phase_ms of a fresh-browser trial (encode dummy json, upload timed): ${JSON.stringify(Object.fromEntries(Object.entries(shown.phaseMs).sort().map(([k, v]) => [k, Number(v.toFixed(1))])))}`);
     const trials = measurements.filter((m) => m.operation === Operation.ENCODE || m.operation === Operation.DECODE);
     const ms = (key: string) => trials.map((m) => m.extras[key]!).sort((a, b) => a - b);
     console.log(`trial worker start ms (sorted): ${ms("worker_start_ms").map((v) => v.toFixed(1)).join(" ")}; whole trial ms: ${ms("trial_ms").map((v) => v.toFixed(0)).join(" ")}`);

@@ -149,11 +149,15 @@ describe("worker protocol", () => {
     expect(prepared!.payloadBlobId).toBe(bsonId);
     expect(Number(prepared!.payloadBlobSize)).toBe(vector("owners", "bson").length);
     expect(control.blobs.get(bsonId)).toEqual(vector("owners", "bson"));
+    // Nothing timed: no warmup, rounds or transfer in its phases.
+    expect(Object.keys(prepared!.phaseMs).sort()).toEqual(["fetch", "load", "other", "process", "total", "verify"]);
     const reports = await control.waitForReports(3, 10_000);
     expect(reports.slice(1).map((r) => [r.failure, r.measurements.length, r.payloadBlobId])).toEqual([
       ["task failed: a prepare task must store its payload (store_payload is false)", 0, ""],
       ["task failed: only encode tasks can be prepare tasks", 0, ""],
     ]);
+    // Refused before anything ran: total only.
+    expect(reports.slice(1).map((r) => Object.keys(r.phaseMs))).toEqual([["total"], ["total"]]);
   });
 
   it("times the download, verifies and times decode of a Rust payload", async () => {
@@ -167,6 +171,39 @@ describe("worker protocol", () => {
       ["DOWNLOAD", true, payload.size],
       ["DECODE", true, payload.size],
     ]);
+  });
+
+  it("reports where the task's time went (phase_ms): its fetch, transfer and process, the trial's load, verify, warmup, rounds and other, and total", async () => {
+    const control = new FakeControl();
+    const canonical = withCanonical(control, "owners");
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "owners", codec: "bson", recordCount: 3, canonical, measureTransfer: true }),
+      task({ operation: Operation.DECODE, dataset: "owners", codec: "json", recordCount: 3, canonical, payload: blobOf(control, vector("owners", "json")), measureTransfer: true }),
+    );
+    start(control);
+    const reports = await control.waitForReports(2);
+    for (const report of reports) {
+      // As control stored it (the request went through the protobuf encoding of the router transport).
+      const phases = report.phaseMs;
+      const what = `${report.taskId}: ${JSON.stringify(phases)}`;
+      expect(report.failure, what).toBe("");
+      expect(Object.keys(phases).sort(), what).toEqual(["fetch", "load", "other", "process", "rounds", "total", "transfer", "verify", "warmup"]);
+      for (const ms of Object.values(phases)) expect(Number.isFinite(ms) && ms >= 0, what).toBe(true);
+      for (const phase of ["total", "process", "load", "verify", "warmup", "rounds", "transfer"]) expect(phases[phase], `${phase} of ${what}`).toBeGreaterThan(0);
+      const timed = report.measurements.find((m) => m.operation === Operation.ENCODE || m.operation === Operation.DECODE)!;
+      // The sample's own figures: calibration and warm-up are `warmup`, the timed rounds `rounds`.
+      expect(phases["warmup"], what).toBeCloseTo(timed.extras["calibration_ms"]! + timed.extras["warmup_ms"]!, 6);
+      expect(phases["rounds"], what).toBeCloseTo(timed.extras["rounds_ms"]!, 6);
+      // The trial's own phases happen inside the page's `process` (the trial run, TrialRun.totalMs
+      // and the await around it), and the page's phases inside `total`.
+      const trial = phases["load"]! + phases["verify"]! + phases["warmup"]! + phases["rounds"]! + phases["other"]!;
+      expect(trial, what).toBeLessThanOrEqual(phases["process"]! + 1e-6);
+      expect(phases["process"], what).toBeGreaterThanOrEqual(timed.extras["trial_ms"]!);
+      expect(phases["fetch"]! + phases["transfer"]! + phases["process"]!, what).toBeLessThanOrEqual(phases["total"]! + 1e-6);
+    }
+    const round = (phases: Record<string, number>) => Object.fromEntries(Object.entries(phases).sort().map(([k, v]) => [k, Number(v.toFixed(2))]));
+    console.log(`phase_ms of an encode (owners bson, transfer timed): ${JSON.stringify(round(reports[0]!.phaseMs))}`);
+    console.log(`phase_ms of a decode (owners json, transfer timed): ${JSON.stringify(round(reports[1]!.phaseMs))}`);
   });
 
   it("decodes lazily (bson, the task's two fields) and as a tree", async () => {
@@ -225,6 +262,8 @@ describe("worker protocol", () => {
     const [report] = await control.waitForReports(1);
     expect(report!.failure).toMatch(/^decode failed: /);
     expect(report!.measurements.map((m) => m.operation)).toEqual([Operation.DOWNLOAD]);
+    // What it measured before the decode failed; the failed step's time is the trial's `other`.
+    expect(Object.keys(report!.phaseMs).sort()).toEqual(["fetch", "load", "other", "process", "total", "transfer"]);
   });
 
   it("names the step for unknown codecs, missing blobs and wrong record counts", async () => {

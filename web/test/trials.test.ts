@@ -96,7 +96,7 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
       sent.push(wire);
       expect(timeoutMs).toBe(5000);
       const back = fromWireInput(wire);
-      return { result: { failure: "", payloadBytes: back.canonical.length, extras: { browser_launch_ms: 3 }, payload: toBase64(back.payload!) }, startMs: 12, totalMs: 20 };
+      return { result: { failure: "", payloadBytes: back.canonical.length, extras: { browser_launch_ms: 3 }, payload: toBase64(back.payload!), phaseMs: { load: 1.5, rounds: 6 } }, startMs: 12, totalMs: 20 };
     });
     const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", payload }, 5000);
     expect(JSON.parse(JSON.stringify(sent[0]))).toEqual(sent[0]); // plain JSON: what crosses the DevTools protocol
@@ -104,6 +104,8 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     expect(run.result.payloadBytes).toBe(canonicalPb("dummy").length);
     expect(run.result.payload).toEqual(payload);
     expect(run.result.extras).toEqual({ browser_launch_ms: 3 });
+    // The trial's own phases come back with its result (the page merges them into phase_ms).
+    expect(run.result.phaseMs).toEqual({ load: 1.5, rounds: 6 });
     expect(run.startMs).toBe(12);
   });
 
@@ -173,8 +175,9 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
       throw new Error("Chromium exited");
     })(input(), 1000);
     expect(thrown.result.failure).toBe("trial failed: the driver could not run the trial in a fresh browser: Chromium exited");
-    const garbage = await browserTrials(async () => ({ result: { failure: "", payloadBytes: 1, extras: {}, payload: "%%%" }, startMs: 0, totalMs: 0 }))(input(), 1000);
+    const garbage = await browserTrials(async () => ({ result: { failure: "", payloadBytes: 1, extras: {}, payload: "%%%", phaseMs: { load: 2 } }, startMs: 0, totalMs: 0 }))(input(), 1000);
     expect(garbage.result.failure).toBe("trial failed: the fresh browser's payload is not valid base64");
+    expect(garbage.result.phaseMs).toEqual({ load: 2 }); // what the trial measured, kept
     const silent = await browserTrials(() => new Promise(() => {}), 20)(input(), 30);
     expect(silent.result.failure).toBe("trial failed: the driver could not run the trial in a fresh browser: no answer within 0.05 s");
   });

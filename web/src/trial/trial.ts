@@ -4,13 +4,16 @@ import { compareRecords } from "../model/compare";
 import { readLazyField, type Dataset } from "../model/dataset";
 import { datasetById, registerUserDataset } from "../model/registry";
 import type { UserDatasetSource } from "../model/user-dataset";
+import { Laps, type PhaseMs } from "../worker/laps";
 import { measureSync, type Sample, type Sampling } from "../worker/timing";
 import { StepError, describe, step } from "./step";
 
 // One trial (proto/README.md, "Trials"): what runs inside the fresh dedicated Web Worker. It gets
 // the task's essentials, the canonical bytes and (decode) the payload; converts canonical ->
 // model records, verifies the codec against them outside timing, then warms up to a steady state
-// and times the rounds. It never touches the network: the page fetches and reports.
+// and times the rounds. It never touches the network: the page fetches and reports. It measures
+// where its own time goes (proto/README.md "Where the time goes"): load, verify, warmup, rounds,
+// other, as the Rust trial process does (rust/worker/src/trial.rs).
 
 export interface TrialInput {
   taskId: string;
@@ -63,6 +66,11 @@ export interface TrialResult {
   payloadBytes: number;
   /** Diagnostics for Measurement.extras (the trial worker adds its clock and isolation). */
   extras: Record<string, number>;
+  /**
+   * The trial's own time by phase in ms (load, verify, warmup, rounds, other), from its own start
+   * of work; a failed trial has what it measured so far. The page merges it into phase_ms.
+   */
+  phaseMs?: PhaseMs;
 }
 
 function records(input: TrialInput, dataset: Dataset): unknown[] {
@@ -76,7 +84,7 @@ function records(input: TrialInput, dataset: Dataset): unknown[] {
   return result;
 }
 
-async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[]): Promise<TrialResult> {
+async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], laps: Laps): Promise<TrialResult> {
   const payload = await step("encode", () => prepared.encode(canonical));
   await step("verification", () => {
     let decoded: unknown[];
@@ -88,8 +96,10 @@ async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: Prepar
     const diff = compareRecords(dataset.record, canonical, decoded);
     if (diff) throw new Error(diff);
   });
+  laps.lap("verify");
   if (input.prepare) return { failure: "", payload, payloadBytes: payload.length, extras: {} };
   const sample = await step("timing", () => measureSync(() => prepared.encode(canonical), input.sampling));
+  laps.measured(sample);
   return { failure: "", sample, payload, payloadBytes: payload.length, extras: {} };
 }
 
@@ -132,16 +142,30 @@ async function verifiedDecode(input: TrialInput, dataset: Dataset, prepared: Pre
   return () => prepared.decodeTyped(payload);
 }
 
-async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[]): Promise<TrialResult> {
+async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], laps: Laps): Promise<TrialResult> {
   const { payload } = input;
   if (!payload) throw new StepError("decode", "the trial got no payload");
   const operation = await verifiedDecode(input, dataset, prepared, canonical, payload);
+  laps.lap("verify");
   const sample = await step("timing", () => measureSync(operation, input.sampling));
+  laps.measured(sample);
   return { failure: "", sample, payloadBytes: payload.length, extras: {} };
 }
 
-/** Runs one trial to its result; never throws (a failure is part of the result). */
-export async function runTrial(input: TrialInput): Promise<TrialResult> {
+/**
+ * Runs one trial to its result; never throws (a failure is part of the result). `laps`, started
+ * at the trial's own start of work (the trial worker's, which has lapped its own probes already),
+ * gets the trial's phases, which the result carries in phaseMs: the time after the last phase
+ * (and a failed phase's) goes to `other`.
+ */
+export async function runTrial(input: TrialInput, laps: Laps = new Laps()): Promise<TrialResult> {
+  const result = await runTrialPhases(input, laps);
+  laps.lap("other");
+  result.phaseMs = laps.phases();
+  return result;
+}
+
+async function runTrialPhases(input: TrialInput, laps: Laps): Promise<TrialResult> {
   try {
     const what = input.operation === "decode" ? "decode" : "encode";
     const [dataset, codec] = await step(what, () => {
@@ -153,7 +177,8 @@ export async function runTrial(input: TrialInput): Promise<TrialResult> {
     }
     const canonical = await step("canonical records", () => records(input, dataset));
     const prepared = await step(what, () => codec.prepare(dataset));
-    return input.operation === "decode" ? await decodeTrial(input, dataset, prepared, canonical) : await encodeTrial(input, dataset, prepared, canonical);
+    laps.lap("load");
+    return input.operation === "decode" ? await decodeTrial(input, dataset, prepared, canonical, laps) : await encodeTrial(input, dataset, prepared, canonical, laps);
   } catch (error) {
     const failure = error instanceof StepError ? error.message : `trial failed: ${describe(error)}`;
     return { failure, payloadBytes: input.payload?.length ?? 0, extras: {} };

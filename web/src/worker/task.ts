@@ -9,19 +9,24 @@ import type { TrialInput, TrialResult } from "../trial/trial";
 import { fetchBlob, putBlob, sha256Hex } from "./blobs";
 import type { CanonicalCache } from "./canonical";
 import type { WorkerClient } from "./client";
+import { Laps, type PhaseMs } from "./laps";
 import { DEFAULT_MAX_WARMUP_MS, measureAsync, type Sample, type Sampling } from "./timing";
 import type { TrialRunner } from "./trials";
 
 // One task of the worker protocol (proto/README.md) as the attached page runs it: the page fetches
 // the canonical blob and the payload, times the upload/download legs itself, and runs the trial
 // (verification + timing of the codec) in a fresh dedicated Web Worker through `trials`. Every
-// failure message starts with the step that failed.
+// failure message starts with the step that failed. Where the task's time goes (proto/README.md
+// "Where the time goes") is lapped as the Rust worker does (rust/worker/src/task.rs): fetch,
+// transfer and process here, the trial's own phases merged in, total from receiving the task.
 
 export interface TaskOutcome {
   measurements: Measurement[];
   payloadBlobId: string;
   payloadBlobSize: bigint;
   failure: string;
+  /** ReportResultRequest.phase_ms: the task's time by phase in ms (phases that did not happen are absent). */
+  phaseMs: PhaseMs;
 }
 
 export interface TaskContext {
@@ -60,7 +65,7 @@ function measurement(task: Task, context: TaskContext, operation: Operation, pay
     steady: sample.steady,
     verified: true,
     environment: context.environment,
-    extras: { warmup_ms: sample.warmupMs, warmup_rounds: sample.warmupRounds, calibration_ms: sample.calibrationMs, ...extras },
+    extras: { warmup_ms: sample.warmupMs, warmup_rounds: sample.warmupRounds, calibration_ms: sample.calibrationMs, rounds_ms: sample.roundsMs, ...extras },
   });
 }
 
@@ -78,25 +83,35 @@ function pageExtras(context: TaskContext): Record<string, number> {
   return extras;
 }
 
-async function runTrialStep(task: Task, context: TaskContext, input: TrialInput): Promise<TrialResult & { sample: Sample; trialExtras: Record<string, number> }> {
-  const { result, startMs, totalMs } = await runUntimedTrialStep(task, context, input);
+async function runTrialStep(task: Task, context: TaskContext, laps: Laps, input: TrialInput): Promise<TrialResult & { sample: Sample; trialExtras: Record<string, number> }> {
+  const { result, startMs, totalMs } = await runUntimedTrialStep(task, context, laps, input);
   if (!result.sample) throw new StepError("trial", "the trial worker answered without a measurement");
   const trialExtras = { ...result.extras, worker_start_ms: startMs, trial_ms: totalMs };
   return { ...result, sample: result.sample, trialExtras };
 }
 
-/** The trial run itself; a prepare trial answers without a sample. */
-async function runUntimedTrialStep(task: Task, context: TaskContext, input: TrialInput) {
+/**
+ * The trial run itself; a prepare trial answers without a sample. `process` is the run as this
+ * page sees it (TrialRun.totalMs and the await around it: a fresh Web Worker, or a fresh page of
+ * the driver's Chromium, launch and settling included); the trial's own phases are merged in,
+ * a failed trial's too.
+ */
+async function runUntimedTrialStep(task: Task, context: TaskContext, laps: Laps, input: TrialInput) {
   context.onStep?.("trial");
   const timeoutMs = (task.sampling?.taskTimeoutS || DEFAULT_TASK_TIMEOUT_S) * 1000;
+  laps.lap("fetch");
   const run = await context.trials(input, timeoutMs, context.signal);
+  laps.lap("process");
+  laps.merge(run.result.phaseMs);
   if (run.result.failure) throw new TrialFailure(run.result.failure);
   return run;
 }
 
-async function canonicalCopy(task: Task, context: TaskContext): Promise<Uint8Array> {
+async function canonicalCopy(task: Task, context: TaskContext, laps: Laps): Promise<Uint8Array> {
   // A copy per trial: its buffer is transferred to the trial worker, the cached bytes stay here.
-  return step("canonical records", async () => (await context.canonical.bytes(task.canonicalBlobId, Number(task.canonicalBlobSize))).slice(), context.onStep);
+  const bytes = await step("canonical records", async () => (await context.canonical.bytes(task.canonicalBlobId, Number(task.canonicalBlobSize))).slice(), context.onStep);
+  laps.lap("fetch");
+  return bytes;
 }
 
 /** Control's pass (trial k of every cell) in this run; prepare tasks, which time nothing, a launch of their own. */
@@ -127,20 +142,21 @@ function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8
   };
 }
 
-async function storePayload(context: TaskContext, payload: Uint8Array, outcome: TaskOutcome): Promise<void> {
+async function storePayload(context: TaskContext, laps: Laps, payload: Uint8Array, outcome: TaskOutcome): Promise<void> {
   const stored = await step("upload", () => putBlob(context.client, payload), context.onStep);
+  laps.lap("fetch");
   outcome.payloadBlobId = stored.blobId;
   outcome.payloadBlobSize = BigInt(stored.size);
 }
 
 /** A prepare task: encode, verify, store and report the payload; nothing timed, no measurement. */
-async function prepareTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
+async function prepareTask(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome): Promise<void> {
   if (!task.storePayload) throw new StepError("task", "a prepare task must store its payload (store_payload is false)");
-  const canonical = await canonicalCopy(task, context);
+  const canonical = await canonicalCopy(task, context, laps);
   // Run like a trial (same code, same worker) but told to time nothing.
-  const { result } = await runUntimedTrialStep(task, context, { ...trialInput(task, "encode", canonical), prepare: true });
+  const { result } = await runUntimedTrialStep(task, context, laps, { ...trialInput(task, "encode", canonical), prepare: true });
   if (!result.payload) throw new StepError("encode", "the trial worker returned no payload");
-  await storePayload(context, result.payload, outcome);
+  await storePayload(context, laps, result.payload, outcome);
 }
 
 /**
@@ -158,26 +174,27 @@ function checkCompressions(task: Task, leg: string): void {
   }
 }
 
-async function encodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
-  if (task.prepare) return prepareTask(task, context, outcome);
+async function encodeTask(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome): Promise<void> {
+  if (task.prepare) return prepareTask(task, context, laps, outcome);
   checkCompressions(task, "upload");
-  const canonical = await canonicalCopy(task, context);
-  const trial = await runTrialStep(task, context, trialInput(task, "encode", canonical));
+  const canonical = await canonicalCopy(task, context, laps);
+  const trial = await runTrialStep(task, context, laps, trialInput(task, "encode", canonical));
   const payload = trial.payload;
   if (!payload) throw new StepError("encode", "the trial worker returned no payload");
   outcome.measurements.push(measurement(task, context, Operation.ENCODE, payload.length, trial.sample, trial.trialExtras));
-  if (task.storePayload) await storePayload(context, payload, outcome);
+  if (task.storePayload) await storePayload(context, laps, payload, outcome);
   if (task.measureTransfer) {
     // One op = one whole PutBlob upload (control stores the same content under the same id).
     const sample = await step("upload", () => measureAsync(() => putBlob(context.client, payload, { verify: false }), sampling(task)), context.onStep);
+    laps.lap("transfer");
     outcome.measurements.push(measurement(task, context, Operation.UPLOAD, payload.length, sample, pageExtras(context)));
   }
 }
 
-async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome): Promise<void> {
+async function decodeTask(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome): Promise<void> {
   if (!task.payloadBlobId) throw new StepError("download", "the task names no payload blob");
   checkCompressions(task, "download");
-  const canonical = await canonicalCopy(task, context);
+  const canonical = await canonicalCopy(task, context, laps);
   const payload = await step(
     "download",
     async () => {
@@ -190,14 +207,16 @@ async function decodeTask(task: Task, context: TaskContext, outcome: TaskOutcome
     },
     context.onStep,
   );
+  laps.lap("fetch");
   const payloadBytes = payload.length;
   if (task.measureTransfer) {
     // One op = fetching the whole blob into memory.
     const sample = await step("download", () => measureAsync(() => fetchBlob(context.client, task.payloadBlobId), sampling(task)), context.onStep);
+    laps.lap("transfer");
     outcome.measurements.push(measurement(task, context, Operation.DOWNLOAD, payloadBytes, sample, pageExtras(context)));
   }
   // The payload's buffer moves to the trial worker.
-  const trial = await runTrialStep(task, context, trialInput(task, "decode", canonical, payload));
+  const trial = await runTrialStep(task, context, laps, trialInput(task, "decode", canonical, payload));
   outcome.measurements.push(measurement(task, context, Operation.DECODE, payloadBytes, trial.sample, trial.trialExtras));
 }
 
@@ -214,18 +233,24 @@ function checkNotRefused(task: Task): void {
   if (refusal) throw new StepError("task", `this worker refused ${task.codec}${mode ? ` ${mode}` : ""} on dataset ${task.dataset} when it attached: ${refusal.reason}`);
 }
 
-/** Runs one task to its outcome; never throws (a failure is part of the outcome). */
+/**
+ * Runs one task to its outcome; never throws (a failure is part of the outcome, with the phases
+ * measured so far). Called as the task arrives: `total` runs from here to the outcome, which the
+ * caller sends at once.
+ */
 export async function runTask(task: Task, context: TaskContext): Promise<TaskOutcome> {
-  const outcome: TaskOutcome = { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "" };
+  const start = performance.now();
+  const laps = new Laps();
+  const outcome: TaskOutcome = { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "", phaseMs: {} };
   try {
     checkNotRefused(task);
     switch (task.operation) {
       case Operation.ENCODE:
-        await encodeTask(task, context, outcome);
+        await encodeTask(task, context, laps, outcome);
         break;
       case Operation.DECODE:
         if (task.prepare) throw new StepError("task", "only encode tasks can be prepare tasks");
-        await decodeTask(task, context, outcome);
+        await decodeTask(task, context, laps, outcome);
         break;
       default:
         throw new StepError("task", `operation ${Operation[task.operation] ?? task.operation} is not one a worker runs`);
@@ -233,5 +258,7 @@ export async function runTask(task: Task, context: TaskContext): Promise<TaskOut
   } catch (error) {
     outcome.failure = error instanceof StepError || error instanceof TrialFailure ? error.message : `task failed: ${describe(error)}`;
   }
+  laps.add("total", performance.now() - start);
+  outcome.phaseMs = laps.phases();
   return outcome;
 }

@@ -22,6 +22,8 @@ export interface Sample {
   readonly calibrationMs: number;
   readonly warmupMs: number;
   readonly warmupRounds: number;
+  /** How long the timed rounds ran, wall time (their rounds plus the loop between them). */
+  readonly roundsMs: number;
   /** True when warm-up ended at a steady state, false when it hit the cap. */
   readonly steady: boolean;
 }
@@ -111,9 +113,11 @@ async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
   }
   const warmupMs = performance.now() - warmupStart;
 
+  const roundsStart = performance.now();
   const roundNsPerOp: number[] = [];
   for (let round = 0; round < rounds; round++) roundNsPerOp.push(((await timeOps(opsPerRound)) * 1e6) / opsPerRound);
-  return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds, steady: verdict === "steady" };
+  const roundsMs = performance.now() - roundsStart;
+  return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds, roundsMs, steady: verdict === "steady" };
 }
 
 /** Times a synchronous operation (a codec call): no await inside the timed loop. */

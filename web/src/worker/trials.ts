@@ -36,6 +36,11 @@ function failed(failure: string): TrialResult {
   return { failure, payloadBytes: 0, extras: {} };
 }
 
+/** A trial's own phases, kept when the page fails it after it answered. */
+function phasesOf(result: Pick<TrialResult, "phaseMs">): Pick<TrialResult, "phaseMs"> {
+  return result.phaseMs ? { phaseMs: result.phaseMs } : {};
+}
+
 /** A runner starting a fresh dedicated worker from `create` per trial. */
 export function workerTrials(create: () => WorkerLike): TrialRunner {
   return (input, timeoutMs, signal) =>
@@ -225,14 +230,14 @@ export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_STA
     try {
       bytes = payload === undefined ? undefined : fromBase64(payload);
     } catch {
-      return { result: failed("trial failed: the fresh browser's payload is not valid base64"), startMs: run.startMs, totalMs: performance.now() - start };
+      return { result: { ...failed("trial failed: the fresh browser's payload is not valid base64"), ...phasesOf(result) }, startMs: run.startMs, totalMs: performance.now() - start };
     }
     if (payloadBlob && !result.failure) {
       // A by-reference encode stored its payload in control; this page needs the bytes.
       try {
         bytes = await fetchChecked(client!, payloadBlob);
       } catch (error) {
-        return { result: failed(`trial failed: the payload the trial browser stored in control could not be fetched back: ${error instanceof Error ? error.message : String(error)}`), startMs: run.startMs, totalMs: performance.now() - start };
+        return { result: { ...failed(`trial failed: the payload the trial browser stored in control could not be fetched back: ${error instanceof Error ? error.message : String(error)}`), ...phasesOf(result) }, startMs: run.startMs, totalMs: performance.now() - start };
       }
     }
     return { result: { ...result, ...(bytes ? { payload: bytes } : {}) }, startMs: run.startMs, totalMs: performance.now() - start };
