@@ -140,7 +140,7 @@ public final class ForkedTrials implements Trials {
       for (Measurement m : r.getMeasurementsList()) {
         ms.add(m.toBuilder().putExtras("forked", 1).putExtras("trial_jvm_ms", wallMs).build());
       }
-      return new Trial.Outcome(ms, r.getFailure(), encoded);
+      return new Trial.Outcome(ms, r.getFailure(), encoded, r.getPhaseMsMap());
     } catch (IOException e) {
       throw TaskFailure.at("trial", "cannot read the child JVM's result: " + e.getMessage());
     }

@@ -5,6 +5,7 @@ import codecbench.v1.Results.Measurement;
 import codecbench.v1.ScenarioOuterClass.Operation;
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.bench.Laps;
 import dev.codecbench.worker.bench.Sample;
 import dev.codecbench.worker.bench.Sampler;
 import dev.codecbench.worker.codec.Codec;
@@ -16,7 +17,8 @@ import java.io.IOException;
  * Runs one task (one trial of one cell) as proto/README.md lays out. In this, the attached JVM:
  * blob I/O (the canonical blob, the payload, the upload when {@code store_payload}), the timed
  * upload and download legs, and the report. Verification and the timed codec work run in a fresh
- * JVM per trial ({@link Trials}, {@link ForkedTrials}).
+ * JVM per trial ({@link Trials}, {@link ForkedTrials}). Every report carries the task's phases
+ * (phase_ms): this JVM's fetch, transfer, process and total, and the trial JVM's own.
  */
 public final class TaskRunner {
   private final CodecRegistry codecs;
@@ -38,18 +40,21 @@ public final class TaskRunner {
   }
 
   public ReportResultRequest run(String workerId, Task task) {
+    long started = System.nanoTime();
+    // One per task, not a field: an abandoned task's thread may still be running when the next starts.
+    Laps laps = new Laps();
     ReportResultRequest.Builder report =
         ReportResultRequest.newBuilder().setWorkerId(workerId).setTaskId(task.getId());
     try {
       dataset(task);
       Codec codec = codec(codecs, task);
       if (task.getPrepare()) {
-        prepare(task, report);
-        return report.build();
+        prepare(task, report, laps);
+        return withPhases(report, laps, started);
       }
       switch (task.getOperation()) {
-        case OPERATION_ENCODE -> encode(task, report);
-        case OPERATION_DECODE -> decode(task, codec, report);
+        case OPERATION_ENCODE -> encode(task, report, laps);
+        case OPERATION_DECODE -> decode(task, codec, report, laps);
         default -> throw TaskFailure.at("setup", "operation " + task.getOperation() + " is not a task a worker runs");
       }
     } catch (TaskFailure f) {
@@ -61,7 +66,13 @@ public final class TaskRunner {
     } catch (Exception e) {
       report.setFailure("task failed: " + e);
     }
-    return report.build();
+    return withPhases(report, laps, started);
+  }
+
+  /** The report with the phases lapped so far (the trial JVM's merged in) and the total. */
+  private static ReportResultRequest withPhases(ReportResultRequest.Builder report, Laps laps, long started) {
+    laps.add("total", (System.nanoTime() - started) / 1e6);
+    return report.putAllPhaseMs(laps.ms()).build();
   }
 
   static Dataset<?> dataset(Task task) throws TaskFailure {
@@ -85,8 +96,11 @@ public final class TaskRunner {
     }
   }
 
-  /** Encode, verify, store: no child JVM (nothing is timed), no measurement, no upload timing. */
-  private void prepare(Task task, ReportResultRequest.Builder report) throws TaskFailure {
+  /**
+   * Encode, verify, store: no child JVM (nothing is timed), no measurement, no upload timing. Its
+   * load and verify are this JVM's.
+   */
+  private void prepare(Task task, ReportResultRequest.Builder report, Laps laps) throws TaskFailure {
     if (task.getOperation() != Operation.OPERATION_ENCODE) {
       throw TaskFailure.at("setup", "a prepare task must be an encode task, not " + task.getOperation());
     }
@@ -96,17 +110,20 @@ public final class TaskRunner {
     if (Codec.STREAMING.equals(task.getDecodeMode())) {
       Trial.checkStreamingEncode(task, codecs.byId(task.getCodec()).orElseThrow());
     }
-    byte[] payload = Trial.prepare(codecs, task, canonicals.get(task.getCanonicalBlobId()));
+    byte[] canonical = canonicals.get(task.getCanonicalBlobId());
+    laps.lap("fetch");
+    byte[] payload = Trial.prepare(codecs, task, canonical, laps);
     try {
       report.setPayloadBlobId(blobs.put(payload)).setPayloadBlobSize(payload.length);
     } catch (IOException e) {
       throw TaskFailure.at("upload", e);
     }
+    laps.lap("fetch");
   }
 
-  private void encode(Task task, ReportResultRequest.Builder report) throws TaskFailure {
+  private void encode(Task task, ReportResultRequest.Builder report, Laps laps) throws TaskFailure {
     byte[] canonical = canonicals.get(task.getCanonicalBlobId());
-    Trial.Outcome trial = trials.run(task, canonical, null);
+    Trial.Outcome trial = trial(task, canonical, null, laps);
     addMeasurements(report, trial);
     if (!trial.failure().isEmpty()) {
       throw new TaskFailure(trial.failure());
@@ -125,6 +142,7 @@ public final class TaskRunner {
       } catch (IOException e) {
         throw TaskFailure.at("upload", e);
       }
+      laps.lap("fetch");
     }
     if (task.getMeasureTransfer()) {
       for (String compression : legs(task)) {
@@ -132,13 +150,15 @@ public final class TaskRunner {
         BlobClient leg = through(compression, "upload");
         Sample upload = Trial.measure(sampler, step("upload", compression), () -> leg.put(payload), task,
             jvmMinWarmupMs, false);
+        laps.lap("transfer");
         report.addMeasurements(withEnvironment(
             Trial.measurement(Operation.OPERATION_UPLOAD, payload.length, upload, true).setCompression(label(compression))));
       }
     }
   }
 
-  private void decode(Task task, Codec codec, ReportResultRequest.Builder report) throws TaskFailure {
+  private void decode(Task task, Codec codec, ReportResultRequest.Builder report, Laps laps)
+      throws TaskFailure {
     checkDecodeMode(task, codec);
     byte[] canonical = canonicals.get(task.getCanonicalBlobId());
     String blobId = task.getPayloadBlobId();
@@ -152,22 +172,40 @@ public final class TaskRunner {
       throw TaskFailure.at("fetch", "payload " + blobId + " has " + payload.length
           + " bytes, the task says " + task.getPayloadBlobSize());
     }
+    laps.lap("fetch");
     if (task.getMeasureTransfer()) {
       for (String compression : legs(task)) {
         // One op = one whole GetBlob download. Not counting allocations: gRPC works on its own threads.
         BlobClient leg = through(compression, "download");
         Sample download = Trial.measure(sampler, step("download", compression), () -> leg.get(blobId), task,
             jvmMinWarmupMs, false);
+        laps.lap("transfer");
         report.addMeasurements(withEnvironment(
             Trial.measurement(Operation.OPERATION_DOWNLOAD, payload.length, download, true)
                 .setCompression(label(compression))));
       }
     }
-    Trial.Outcome trial = trials.run(task, canonical, payload);
+    Trial.Outcome trial = trial(task, canonical, payload, laps);
     addMeasurements(report, trial);
     if (!trial.failure().isEmpty()) {
       throw new TaskFailure(trial.failure());
     }
+  }
+
+  /**
+   * The trial in its fresh JVM: process is from starting it to holding its result (a crashed or
+   * timed-out one too); its own phases are merged in.
+   */
+  private Trial.Outcome trial(Task task, byte[] canonical, byte[] payload, Laps laps) throws TaskFailure {
+    laps.lap("fetch");
+    Trial.Outcome outcome;
+    try {
+      outcome = trials.run(task, canonical, payload);
+    } finally {
+      laps.lap("process");
+    }
+    laps.merge(outcome.phaseMs());
+    return outcome;
   }
 
   /** The compressions the task's transfer leg is timed with, in order: the task's, else identity. */

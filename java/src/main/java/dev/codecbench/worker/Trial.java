@@ -3,6 +3,7 @@ package dev.codecbench.worker;
 import codecbench.v1.Results.Measurement;
 import codecbench.v1.ScenarioOuterClass.Operation;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.bench.Laps;
 import dev.codecbench.worker.bench.Sample;
 import dev.codecbench.worker.bench.Sampler;
 import dev.codecbench.worker.bench.Sampling;
@@ -20,6 +21,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -28,22 +30,33 @@ import java.util.Optional;
  * this once and exits; blob I/O and reporting stay in the attached JVM ({@link TaskRunner}).
  */
 public final class Trial {
-  /** What a trial returns: its measurement(s), a failure message or "", and an encode's payload. */
-  public record Outcome(List<Measurement> measurements, String failure, byte[] payload) {}
+  /**
+   * What a trial returns: its measurement(s), a failure message or "", an encode's payload, and its
+   * phases (load, verify, warmup, rounds, other; ms) so far.
+   */
+  public record Outcome(
+      List<Measurement> measurements, String failure, byte[] payload, Map<String, Double> phaseMs) {}
 
   private final CodecRegistry codecs = new CodecRegistry();
   private final Sampler sampler = new Sampler();
   private final long jvmMinWarmupMs;
+  private final Laps laps;
   private final List<Measurement> measurements = new ArrayList<>();
   private byte[] encoded;
 
-  private Trial(long jvmMinWarmupMs) {
+  private Trial(long jvmMinWarmupMs, Laps laps) {
     this.jvmMinWarmupMs = jvmMinWarmupMs;
+    this.laps = laps;
   }
 
   /** Runs the trial; {@code payload} is the payload to decode (decode tasks), else null. */
   public static Outcome run(Task task, byte[] canonicalBlob, byte[] payload, long jvmMinWarmupMs) {
-    Trial t = new Trial(jvmMinWarmupMs);
+    return run(task, canonicalBlob, payload, jvmMinWarmupMs, new Laps());
+  }
+
+  /** Runs the trial, its phases lapped on {@code laps} (started by the caller: its set-up is load). */
+  public static Outcome run(Task task, byte[] canonicalBlob, byte[] payload, long jvmMinWarmupMs, Laps laps) {
+    Trial t = new Trial(jvmMinWarmupMs, laps);
     String failure = "";
     try {
       t.runTask(task, canonicalBlob, payload);
@@ -55,7 +68,8 @@ public final class Trial {
     } catch (Exception e) {
       failure = "trial failed: " + e;
     }
-    return new Outcome(List.copyOf(t.measurements), failure, t.encoded);
+    laps.lap("other");
+    return new Outcome(List.copyOf(t.measurements), failure, t.encoded, laps.ms());
   }
 
   private void runTask(Task task, byte[] canonicalBlob, byte[] payload) throws Exception {
@@ -98,10 +112,16 @@ public final class Trial {
   /**
    * A prepare task (proto/README.md, step 4): the verified payload of the task's encode, nothing
    * timed. It runs in the attached JVM: with no timing there is no JIT or heap state to isolate.
+   * Its load and verify are lapped there.
    */
-  static byte[] prepare(CodecRegistry codecs, Task task, byte[] canonicalBlob) throws TaskFailure {
+  static byte[] prepare(CodecRegistry codecs, Task task, byte[] canonicalBlob, Laps laps) throws TaskFailure {
     Dataset<?> dataset = TaskRunner.dataset(task);
-    return encodeVerified(canonical(dataset, task, canonicalBlob), TaskRunner.codec(codecs, task));
+    Canonical<?> canonical = canonical(dataset, task, canonicalBlob);
+    Codec codec = TaskRunner.codec(codecs, task);
+    laps.lap("load");
+    byte[] payload = encodeVerified(canonical, codec);
+    laps.lap("verify");
+    return payload;
   }
 
   /** Encodes the canonical records and checks the payload decodes back to them. */
@@ -127,9 +147,11 @@ public final class Trial {
   }
 
   private <R> void encode(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
+    laps.lap("load");
     Dataset<R> dataset = canonical.dataset();
     Records<R> model = canonical.model();
     byte[] payload = encodeVerified(canonical, codec);
+    laps.lap("verify");
     encoded = payload;
     Sample sample = measure("encode", () -> codec.encode(dataset, model), task);
     measurements.add(measurement(Operation.OPERATION_ENCODE, payload.length, sample, true).build());
@@ -142,6 +164,7 @@ public final class Trial {
    */
   private <R> void encodeStreaming(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
     checkStreamingEncode(task, codec);
+    laps.lap("load");
     Dataset<R> dataset = canonical.dataset();
     Records<R> model = canonical.model();
     ByteArrayOutputStream streamed = new ByteArrayOutputStream();
@@ -163,6 +186,7 @@ public final class Trial {
     }
     long size = bytes.length;
     bytes = null;
+    laps.lap("verify");
     Sample sample = measure("encode", () -> Streams.encodeOnce(codec, dataset, model), task);
     measurements.add(measurement(Operation.OPERATION_ENCODE, size, sample, true).build());
   }
@@ -178,6 +202,7 @@ public final class Trial {
   }
 
   private <R> void decode(Task task, Canonical<R> canonical, Codec codec, byte[] payload) throws TaskFailure {
+    laps.lap("load");
     Dataset<R> dataset = canonical.dataset();
     try {
       codec.validate(payload);
@@ -210,6 +235,7 @@ public final class Trial {
           default -> throw TaskFailure.at("setup", "decode mode '" + task.getDecodeMode()
               + "' is not typed, tree, lazy or streaming");
         };
+    laps.lap("verify");
     Sample sample = measure("decode", op, task);
     measurements.add(measurement(Operation.OPERATION_DECODE, payload.length, sample, true).build());
   }
@@ -284,8 +310,11 @@ public final class Trial {
     }
   }
 
+  /** Times the trial's operation; the lap splits into warmup, rounds and other (the peak-heap probe). */
   private Sample measure(String step, Sampler.Op op, Task task) throws TaskFailure {
-    return measure(sampler, step, op, task, jvmMinWarmupMs, true);
+    Sample sample = measure(sampler, step, op, task, jvmMinWarmupMs, true);
+    laps.measured(sample);
+    return sample;
   }
 
   static Sample measure(Sampler sampler, String step, Sampler.Op op, Task task, long jvmMinWarmupMs,

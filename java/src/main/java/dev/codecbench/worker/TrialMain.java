@@ -2,6 +2,7 @@ package dev.codecbench.worker;
 
 import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
+import dev.codecbench.worker.bench.Laps;
 import dev.codecbench.worker.userdata.UserDataException;
 import dev.codecbench.worker.userdata.UserDatasets;
 import java.io.IOException;
@@ -11,8 +12,8 @@ import java.nio.file.Path;
 /**
  * The child JVM of one trial (like a JMH fork): {@code TrialMain DIR MIN_WARMUP_MS [DATASET_JSON]}
  * reads the task, the canonical blob and the payload that {@link ForkedTrials} wrote to DIR (and
- * loads a user's dataset from its cache), runs {@link Trial} once, writes the outcome back and
- * exits. Exit 0 means {@code result.pb} was written (it may
+ * loads a user's dataset from its cache), runs {@link Trial} once, writes the outcome back (with
+ * this JVM's phases in phase_ms) and exits. Exit 0 means {@code result.pb} was written (it may
  * carry a failure); anything else is a crash the parent reports with this process's stderr.
  */
 public final class TrialMain {
@@ -36,22 +37,26 @@ public final class TrialMain {
     Path in = dir.resolve(PAYLOAD_IN);
     byte[] payload = Files.exists(in) ? Files.readAllBytes(in) : null;
 
+    // This JVM's phases, from here (its input read): a user's dataset's models count as load.
+    Laps laps = new Laps();
     Trial.Outcome outcome;
     try {
       if (args.length == 3) {
         UserDatasets.load(Path.of(args[2]));
       }
-      outcome = Trial.run(task, canonical, payload, minWarmupMs);
+      outcome = Trial.run(task, canonical, payload, minWarmupMs, laps);
     } catch (UserDataException e) {
-      outcome = new Trial.Outcome(java.util.List.of(), "setup failed: " + e.getMessage(), null);
+      laps.lap("load");
+      outcome = new Trial.Outcome(java.util.List.of(), "setup failed: " + e.getMessage(), null, laps.ms());
     }
 
     if (outcome.payload() != null) {
       Files.write(dir.resolve(PAYLOAD_OUT), outcome.payload());
     }
+    laps.lap("other");
     ReportResultRequest.Builder result =
         ReportResultRequest.newBuilder().setTaskId(task.getId()).addAllMeasurements(outcome.measurements())
-            .setFailure(outcome.failure());
+            .setFailure(outcome.failure()).putAllPhaseMs(laps.ms());
     // Written whole, then renamed: the parent never reads half a result.
     Path tmp = dir.resolve(RESULT + ".tmp");
     Files.write(tmp, result.build().toByteArray());

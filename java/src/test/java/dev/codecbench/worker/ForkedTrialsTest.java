@@ -1,6 +1,7 @@
 package dev.codecbench.worker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import codecbench.v1.Results.Environment;
@@ -13,6 +14,8 @@ import codecbench.v1.WorkerServiceOuterClass.Task;
 import dev.codecbench.worker.dataset.Dataset;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -79,11 +82,37 @@ class ForkedTrialsTest {
   }
 
   @Test
+  void aForkedTrialReportsWhereItsTimeWent() {
+    byte[] payload = CanonicalVectors.rust(TestDatasets.DUMMY, "protobuf");
+    ReportResultRequest r = runner(new ForkedTrials(0)).run("java-1",
+        decode("protobuf", "typed", payload).toBuilder().setMeasureTransfer(true).build());
+    assertEquals("", r.getFailure());
+    Map<String, Double> ms = r.getPhaseMsMap();
+    System.err.println("one forked decode trial's phase_ms: " + new TreeMap<>(ms));
+    for (String phase :
+        List.of("total", "fetch", "transfer", "process", "load", "verify", "warmup", "rounds", "other")) {
+      assertTrue(ms.getOrDefault(phase, 0.0) > 0, phase + " missing or not positive: " + ms);
+    }
+    // The child's phases are measured inside the process lap; the rest of it is the JVM's start and end.
+    double child = ms.get("load") + ms.get("verify") + ms.get("warmup") + ms.get("rounds");
+    assertTrue(ms.get("process") >= child + ms.get("other"), ms.toString());
+    assertTrue(ms.get("total") >= ms.get("fetch") + ms.get("transfer") + ms.get("process"), ms.toString());
+    // The child's warm-up and rounds are the measurement's own.
+    Measurement decode = r.getMeasurementsList().stream()
+        .filter(m -> m.getOperation() == Operation.OPERATION_DECODE).findFirst().orElseThrow();
+    assertEquals(decode.getExtrasOrThrow("warmup_ms"), ms.get("warmup"), 1e-9);
+    assertTrue(decode.getExtrasOrThrow("trial_jvm_ms") <= ms.get("process"), ms.toString());
+  }
+
+  @Test
   void aCorruptPayloadFailsTheTrialWithTheCodecsMessage() {
     byte[] corrupt = "{\"records\": [garbage".getBytes(StandardCharsets.UTF_8);
     ReportResultRequest r = runner(new ForkedTrials(0)).run("java-1", decode("json", "typed", corrupt));
     assertTrue(r.getFailure().startsWith("decode failed: json decode: Unrecognized token 'garbage'"), r.getFailure());
     assertEquals(0, r.getMeasurementsCount());
+    // A failed trial still says where its time went, as far as it got.
+    assertTrue(r.getPhaseMsMap().keySet().containsAll(List.of("total", "fetch", "process", "load")), r.toString());
+    assertFalse(r.getPhaseMsMap().containsKey("warmup"), "nothing was timed: " + r.getPhaseMsMap());
   }
 
   @Test
@@ -92,6 +121,7 @@ class ForkedTrialsTest {
         .run("java-1", task(Operation.OPERATION_ENCODE, "json").build());
     assertTrue(r.getFailure().startsWith("trial failed: the child JVM exited with code 1; stderr: "), r.getFailure());
     assertTrue(r.getFailure().contains("Too small maximum heap"), r.getFailure());
+    assertTrue(r.getPhaseMsMap().get("process") > 0, "a crashed child's time is process: " + r.getPhaseMsMap());
   }
 
   @Test

@@ -103,6 +103,8 @@ class TaskRunnerTest {
       assertArrayEquals(CanonicalVectors.rust(TestDatasets.DUMMY, codec), store.blobs.get(r.getPayloadBlobId()), codec);
       assertEquals(CanonicalVectors.rust(TestDatasets.DUMMY, codec).length, r.getPayloadBlobSize());
       assertEquals(uploads + 1, store.finishedUploads.get(), "uploaded once, no timed uploads");
+      // Load and verify happened here, in the attached JVM; no process, nothing timed.
+      assertEquals(java.util.Set.of("total", "fetch", "load", "verify"), r.getPhaseMsMap().keySet(), r.toString());
     }
     assertEquals("setup failed: a prepare task must store its payload (store_payload is false)",
         attachedOnly.run("java-1", task(Operation.OPERATION_ENCODE, "json").setPrepare(true).build()).getFailure());

@@ -12,7 +12,8 @@ import java.util.OptionalLong;
  * {@code gcCount} are all collectors' work during the timed rounds. {@code peakHeapBytes}: the heap
  * one more operation, run after the rounds, needed at once ({@link Sampler#peakHeapGrowth}: garbage
  * not yet collected included, an upper bound of the live peak); absent where allocations are not
- * counted (work on other threads).
+ * counted (work on other threads). {@code roundsMs}: the timed rounds' wall time (Laps' {@code
+ * rounds}).
  */
 public record Sample(
     List<Double> roundNsPerOp,
@@ -20,6 +21,7 @@ public record Sample(
     OptionalDouble allocBytesPerOp,
     double warmupMs,
     int warmupRounds,
+    double roundsMs,
     boolean steady,
     double gcMs,
     long gcCount,

@@ -111,10 +111,12 @@ public final class Sampler {
     long gcCountBefore = gcCount();
     long jitBefore = jit.compileTimeMs();
     long allocBefore = counting ? threads.getCurrentThreadAllocatedBytes() : 0;
+    long roundsStart = System.nanoTime();
     for (int r = 0; r < s.rounds(); r++) {
       // Sized up front: the list does not grow inside the rounds.
       nsPerOp.add((double) timeOps(op, ops) / ops);
     }
+    double roundsMs = (System.nanoTime() - roundsStart) / 1e6;
     long allocBytes = counting ? threads.getCurrentThreadAllocatedBytes() - allocBefore : 0;
     long jitMs = jitBefore < 0 ? -1 : jit.compileTimeMs() - jitBefore;
     OptionalDouble alloc =
@@ -124,7 +126,8 @@ public final class Sampler {
     long gcs = gcCount() - gcCountBefore;
     // After the rounds and their counters: outside timing.
     OptionalLong peak = counting ? OptionalLong.of(peakHeapGrowth(op)) : OptionalLong.empty();
-    return new Sample(List.copyOf(nsPerOp), ops, alloc, warmupMs, warmupRounds, steady, gcMs, gcs, jitMs, peak);
+    return new Sample(List.copyOf(nsPerOp), ops, alloc, warmupMs, warmupRounds, roundsMs, steady, gcMs, gcs, jitMs,
+        peak);
   }
 
   /**

@@ -34,6 +34,8 @@ class SamplerTest {
     assertTrue(s.warmupMs() >= 50, "warm-up lasted its minimum: " + s.warmupMs());
     assertTrue(s.warmupRounds() >= SteadyState.MIN_ROUNDS, "at least ten warm-up rounds: " + s.warmupRounds());
     assertTrue(s.roundNsPerOp().stream().allMatch(ns -> ns >= 20_000), "rounds: " + s.roundNsPerOp());
+    double timed = s.roundNsPerOp().stream().mapToDouble(ns -> ns * s.opsPerRound()).sum() / 1e6;
+    assertTrue(s.roundsMs() >= timed, "the rounds' wall time holds their timed ops: " + s.roundsMs() + " < " + timed);
     // The smallest doubling reaching 5 ms: half of it took less, so it is at most 2 * 5 ms / 20 us.
     assertEquals(1, Long.bitCount(s.opsPerRound()), "ops per round is a doubling: " + s.opsPerRound());
     assertTrue(s.opsPerRound() <= 512, "ops per round: " + s.opsPerRound());
