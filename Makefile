@@ -125,11 +125,19 @@ $(FLATC_RUST): rust/codecs/flatc-requirements.txt
 
 # Java and web rebuild only when their inputs changed (cargo decides that by itself).
 JAVA_JAR := java/target/codecbench-java-worker.jar
+# Class-data-sharing archive of the classes a trial loads (CdsTraining: one tiny trial of every
+# codec, dataset and mode): every trial JVM maps it instead of loading them from the jar again. The
+# class path must be the one the worker's trial JVMs get (the jar's absolute path, as
+# harness/codecbench/processes.py starts it); the worker checks that it maps (ForkedTrials).
+JAVA_JSA := java/target/codecbench-java-worker.jsa
 WEB_PAGE := web/dist/index.html
-java: $(JAVA_JAR)
+java: $(JAVA_JAR) $(JAVA_JSA)
 $(JAVA_JAR): java/pom.xml $(shell find java/src/main java/src/build proto -type f 2>/dev/null)
 	cd java && $(MVN) package -DskipTests
 	touch $@
+$(JAVA_JSA): $(JAVA_JAR) $(wildcard codecs/vectors/*.pb)
+	rm -f $@
+	java -Xlog:cds=error -XX:ArchiveClassesAtExit=$(ROOT)/$@ -cp $(ROOT)/$(JAVA_JAR) dev.codecbench.worker.CdsTraining codecs/vectors
 
 web: $(WEB_PAGE)
 web/node_modules/.installed: web/package.json web/package-lock.json

@@ -32,7 +32,49 @@ public final class ForkedTrials implements Trials {
   private final long jvmMinWarmupMs;
 
   public ForkedTrials(long jvmMinWarmupMs) {
-    this(jvmMinWarmupMs, inheritedJvmFlags());
+    this(jvmMinWarmupMs, withSharedArchive(inheritedJvmFlags(), System.getProperty("java.class.path")));
+  }
+
+  /**
+   * {@code flags} plus {@code -XX:SharedArchiveFile=} the class-data-sharing archive beside the
+   * worker's jar ({@code codecbench-java-worker.jsa}, written by {@link CdsTraining} at build
+   * time), when one is there, is not older than the jar, and a JVM with this class path maps it
+   * ({@code -Xshare:on} refuses an archive of another jar or JDK). Otherwise the flags unchanged: a
+   * trial JVM then loads every class from the jar, as before. The trial flags are recorded in the
+   * environment, so a run says which way its trials started.
+   */
+  static List<String> withSharedArchive(List<String> flags, String classPath) {
+    if (flags.stream().anyMatch(f -> f.startsWith("-XX:SharedArchiveFile") || f.startsWith("-Xshare"))) {
+      return flags; // The user chose.
+    }
+    Path jar = Path.of(classPath).toAbsolutePath();
+    String name = jar.getFileName().toString();
+    if (classPath.contains(java.io.File.pathSeparator) || !name.endsWith(".jar")) {
+      return flags; // Not the packaged worker (tests run from classes directories).
+    }
+    Path archive = jar.resolveSibling(name.substring(0, name.length() - 4) + ".jsa");
+    try {
+      if (!Files.isRegularFile(archive)
+          || Files.getLastModifiedTime(archive).compareTo(Files.getLastModifiedTime(jar)) < 0) {
+        return flags;
+      }
+      String flag = "-XX:SharedArchiveFile=" + archive;
+      Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-Xshare:on", flag, "-cp", classPath, "-version").redirectErrorStream(true)
+          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+      if (probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0) {
+        List<String> out = new ArrayList<>(flags);
+        out.add(flag);
+        return out;
+      }
+      probe.destroyForcibly();
+      WorkerLoop.log("warning: " + archive + " does not map with this JVM and jar; trial JVMs start without it");
+    } catch (IOException e) {
+      WorkerLoop.log("warning: checking " + archive + ": " + e.getMessage());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return flags;
   }
 
   ForkedTrials(long jvmMinWarmupMs, List<String> jvmFlags) {
