@@ -22,7 +22,7 @@ from google.protobuf import json_format
 from rich.text import Text
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from . import catalogue, datasets, display, leaderboard, netlab, processes, results, timing, userdata, userrun
+from . import catalogue, datasets, display, estimate, leaderboard, netlab, processes, results, timing, userdata, userrun
 from .client import Control, ControlUnreachable, connect, wait_for_workers
 from .pb import hs, operation_name, run_status_name, task_status_name
 from .processes import Artifacts, LaunchError, PidDir, Proc
@@ -529,8 +529,10 @@ def _print_run(resp, args, out_dir: Path, files: dict) -> int:
             by_status[task_status_name(t.status)] = by_status.get(task_status_name(t.status), 0) + 1
         counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
         con.print(f"\n{len(resp.tasks)} tasks: {counts}" + (f" — {run.message}" if run.message else ""))
-        if spent := results.read_run_doc(out_dir).get("timeBreakdown"):
-            con.print(timing.sentence(spent))
+        run_doc = results.read_run_doc(out_dir)
+        if spent := run_doc.get("timeBreakdown"):
+            est = run_doc.get("estimate") or {}
+            con.print(timing.sentence(spent, est.get("seconds") if est.get("tasks") and not est.get("tasksWithoutHistory") else None))
         if run.control_rss_start_bytes:
             con.print("control: " + results.control_memory(run.control_rss_start_bytes, run.control_peak_rss_bytes, df))
         con.print(f"results: {files['csv']}  {files['parquet'].name}  {files['summary'].name}  {files['run'].name}")
@@ -1090,6 +1092,7 @@ def _run(control: Control, loaded, args) -> int:
     call = control.harness.StartRun(request)
     stream = _Stream(call)
     run_id = None
+    planned = None
     interrupted = False
     show_progress = not args.no_progress
     with _Progress(show_progress) as progress:
@@ -1105,6 +1108,8 @@ def _run(control: Control, loaded, args) -> int:
                     break
                 progress.event(item.event)
                 if progress.run is not None:
+                    if run_id is None:
+                        planned = _say_estimate(control, progress.run.id, args, progress)
                     run_id = progress.run.id
                     if run_status_name(progress.run.status) in TERMINAL_RUN:
                         break
@@ -1124,6 +1129,8 @@ def _run(control: Control, loaded, args) -> int:
         raise CliError("control closed the run stream before announcing the run")
     resp = _settled_run(control, run_id)
     extra = {"scenarioFile": str(loaded.path), "scenarioAsWritten": loaded.data}
+    if planned:
+        extra["estimate"] = planned
     if getattr(args, "network_env", None):
         extra["network"] = args.network_env
     code = report(resp, args, control.addr, extra=extra,
@@ -1133,6 +1140,24 @@ def _run(control: Control, loaded, args) -> int:
         err(f"run {run_id} cancelled by Ctrl-C; what was measured is stored and shown above")
         return EXIT_INTERRUPTED
     return code
+
+
+def _say_estimate(control: Control, run_id: str, args, progress: _Progress) -> dict | None:
+    """Says up front how long the planned run will take on this host (estimate.py), from the
+    earlier runs in the results folder; returns the estimate for run.json. Never fails the run."""
+    try:
+        resp = control.get_run(run_id)
+        doc = json_format.MessageToDict(resp.run)
+        langs = {w.id: w.environment.language for w in resp.workers}
+        tasks = [json_format.MessageToDict(t) for t in resp.tasks]
+        scenario = doc.get("scenario") or {}
+        past = estimate.history(results_dir(args), scenario.get("sampling") or {}, exclude=run_id)
+        est = estimate.estimate(tasks, lambda w: results.lang_of(w, langs), scenario, past)
+    except (grpc.RpcError, OSError, ValueError, KeyError) as exc:
+        err(f"plan: no estimate ({type(exc).__name__}: {exc})")
+        return None
+    progress.bar.console.print(estimate.sentence(est, len(tasks)))
+    return est
 
 
 def _did_you_mean(details: str) -> str:

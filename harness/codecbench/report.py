@@ -298,7 +298,9 @@ class _Builder:
         if not b:
             return
         self.section("Where the time went", "time")
-        self.add(Para(f"{timing.sentence(b).removeprefix('time: ')}. Phases are measured by the workers and "
+        est = self.doc.get("estimate") or {}
+        estimated = est.get("seconds") if est.get("tasks") and not est.get("tasksWithoutHistory") else None
+        self.add(Para(f"{timing.sentence(b, estimated).removeprefix('time: ')}. Phases are measured by the workers and "
                       "control for every task (proto/README.md, \"Where the time goes\"); start/exit is a fresh "
                       "trial process's cost beyond what it measured of itself, idle is wall time when no task ran."))
         langs = list(b.get("byLanguage") or {})

@@ -89,14 +89,20 @@ def breakdown(run: dict, tasks: list[dict], language_of: Callable[[str], str] = 
     }
 
 
-def _dur(s: float) -> str:
-    return f"{int(s // 60)} min {s % 60:.0f} s" if s >= 60 else f"{s:.1f} s"
+def duration(s: float) -> str:
+    if s < 60:
+        return f"{s:.1f} s"
+    whole = round(s)
+    return f"{whole // 60} min {whole % 60} s"
 
 
-def sentence(b: dict) -> str:
-    """One line for `run`: the wall time, the timed share, and every phase's share, largest first."""
+def sentence(b: dict, estimated: float | None = None) -> str:
+    """One line for `run`: the wall time (against the up-front estimate, when there was one), the
+    timed share, and every phase's share, largest first."""
     shares = sorted(((k, v) for k, v in b["shares"].items() if k != "rounds" and v >= 0.005), key=lambda kv: -kv[1])
     rest = " · ".join(f"{k} {v:.0%}" for k, v in shares)
     per = "; ".join(f"{lang} {sum(e['meanTaskSeconds'].values()):.2f} s" for lang, e in b["byLanguage"].items())
-    return (f"time: {_dur(b['wallSeconds'])} wall, {b['timedShare']:.0%} in timed rounds · {rest}"
+    est = (f" (estimated {duration(estimated)}, {b['wallSeconds'] / estimated - 1:+.0%})"
+           if estimated else "")
+    return (f"time: {duration(b['wallSeconds'])} wall{est}, {b['timedShare']:.0%} in timed rounds · {rest}"
             + (f" (mean task: {per})" if per else ""))

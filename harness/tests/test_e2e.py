@@ -134,6 +134,8 @@ def test_run_is_verified_stored_and_survives_a_restart(control, rust_worker, tmp
     assert sum(spent["seconds"].values()) == pytest.approx(spent["wallSeconds"], rel=0.02)
     assert 0 < spent["timedShare"] < 1 and spent["seconds"]["transfer"] > 0
     assert re.search(r"time: [\d.]+ s wall, \d+% in timed rounds · ", out), res.stdout
+    # Said up front: an empty results folder has no history to estimate from.
+    assert f"plan: {len(resp.tasks)} tasks; no estimate yet" in res.stderr, res.stderr
     # The workers' codec declarations, for the report's timed-region table.
     json_codec = next(c for c in doc["workerInfo"][0]["codecs"] if c["id"] == "json")
     assert {r["operation"] for r in json_codec["timedRegions"]} >= {"encode", "typed", "tree"}
