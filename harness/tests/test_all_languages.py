@@ -44,6 +44,16 @@ sampling: {{warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeo
         if m.operation == scenario_pb2.OPERATION_DECODE:
             decoded.add((language[m.producer_worker_id], language[m.consumer_worker_id], m.codec))
     assert decoded == set(product(LANGUAGES, LANGUAGES, CODECS))
+    # Every language says where each task's time went (proto/README.md "Where the time goes"):
+    # the attached process's total and fetch, its trial process's load and verify, and for a
+    # timed trial the fresh process around its warm-up and rounds.
+    by_worker = {w.id: w.environment.language for w in every_worker}
+    for t in resp.tasks:
+        ph, lang = t.phase_ms, by_worker[t.producer_worker_id if t.operation == scenario_pb2.OPERATION_ENCODE else t.consumer_worker_id]
+        assert {"total", "fetch", "load", "verify"} <= set(ph), (lang, t)
+        if not t.prepare:
+            assert ph["warmup"] > 0 and ph["rounds"] > 0 and ph["process"] >= ph["warmup"] + ph["rounds"], (lang, t)
+            assert ph["total"] >= ph["process"], (lang, t)
 
 
 def test_each_language_times_the_compressions_it_offers(control, every_worker, tmp_path):
