@@ -122,7 +122,7 @@ codecs: [{", ".join(CODECS)}]
 decodeModes: [typed, tree, lazy]
 counts: [300]
 operations: [encode, decode]
-sampling: {{warmupMs: 10, maxWarmupMs: 500, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
+sampling: {{warmupMs: 1, maxWarmupMs: 100, rounds: 1, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
 """)
     res = run_cli("run", str(scenario), "--local", "--no-progress", "--no-report", "--json",
                   env=_local_env(tmp_path), timeout=1500)
