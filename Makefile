@@ -31,7 +31,7 @@ test: build testdata
 	@echo "== web"
 	cd web && npm test
 	@echo "== harness (end to end across processes)"
-	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v
+	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v --durations=25
 
 build: setup rust java web harness
 
