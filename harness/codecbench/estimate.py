@@ -48,10 +48,6 @@ def _worker_language(doc: dict) -> Callable[[str], str]:
     return lambda w: (envs.get(w) or {}).get("language") or (w.rsplit("-", 1)[0] if "-" in w else w)
 
 
-def _task_worker(t: dict) -> str:
-    return t.get("producerWorkerId", "") if t.get("operation") == "OPERATION_ENCODE" else t.get("consumerWorkerId", "")
-
-
 @dataclass
 class History:
     """Seconds per task by kind (and by coarse kind), and idle shares, from earlier runs."""
@@ -85,10 +81,10 @@ def history(results_dir: Path, sampling: dict, host: str | None = None, exclude:
         lang = _worker_language(doc)
         transfer = _transfer(scenario)
         for t in doc.get("tasks") or []:
-            start, end = timing._t(t.get("startedAt")), timing._t(t.get("endedAt"))
+            start, end = timing.seconds(t.get("startedAt")), timing.seconds(t.get("endedAt"))
             if start is None or end is None or t.get("status") != "TASK_STATUS_DONE":
                 continue
-            k = kind(t, lang(_task_worker(t)), transfer)
+            k = kind(t, lang(timing.task_worker(t)), transfer)
             seconds.setdefault(k, []).append(end - start)
             coarse.setdefault(_coarse(k), []).append(end - start)
         idle.append(doc["timeBreakdown"]["shares"].get("idle", 0.0))
@@ -100,7 +96,7 @@ def estimate(tasks: Iterable[dict], language_of: Callable[[str], str], scenario:
     transfer = _transfer(scenario)
     total, covered, missing = 0.0, 0, 0
     for t in tasks:
-        k = kind(t, language_of(_task_worker(t)), transfer)
+        k = kind(t, language_of(timing.task_worker(t)), transfer)
         xs = past.seconds.get(k) or past.coarse.get(_coarse(k))
         if not xs:
             missing += 1

@@ -26,7 +26,13 @@ PHASES = ["rounds", "warm-up", "start/exit", "load", "verify", "transfer", "fetc
 _TRIAL = ["load", "verify", "warmup", "rounds", "other"]
 
 
-def _t(stamp: str | None) -> float | None:
+def task_worker(task: dict) -> str:
+    """The worker that ran a task (run.json form): the producer encodes, the consumer decodes."""
+    return task.get("producerWorkerId", "") if task.get("operation") == "OPERATION_ENCODE" else task.get("consumerWorkerId", "")
+
+
+def seconds(stamp: str | None) -> float | None:
+    """An RFC 3339 stamp of run.json as POSIX seconds (None when absent)."""
     if not stamp:
         return None
     return datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
@@ -34,7 +40,7 @@ def _t(stamp: str | None) -> float | None:
 
 def task_phases(task: dict) -> dict[str, float] | None:
     """One task's seconds by phase (PHASES but idle), or None when it never ran."""
-    start, end = _t(task.get("startedAt")), _t(task.get("endedAt"))
+    start, end = seconds(task.get("startedAt")), seconds(task.get("endedAt"))
     if start is None or end is None:
         return None
     wall = max(0.0, end - start)
@@ -57,19 +63,18 @@ def task_phases(task: dict) -> dict[str, float] | None:
 def breakdown(run: dict, tasks: list[dict], language_of: Callable[[str], str] = lambda w: w) -> dict | None:
     """The run's time breakdown (run.json's `timeBreakdown`), or None when its tasks carry no stamps
     (a run from before control stamped them). `language_of` maps a worker id to its language."""
-    t0, t1 = _t(run.get("createdAt")), _t(run.get("finishedAt"))
+    t0, t1 = seconds(run.get("createdAt")), seconds(run.get("finishedAt"))
     per_task = [(t, task_phases(t)) for t in tasks]
     ran = [(t, p) for t, p in per_task if p is not None]
     if not ran or t0 is None:
         return None
     if t1 is None:
-        t1 = max(_t(t["endedAt"]) for t, _ in ran)
+        t1 = max(seconds(t["endedAt"]) for t, _ in ran)
     wall = max(1e-9, t1 - t0)
     total = dict.fromkeys(PHASES, 0.0)
     by_lang: dict[str, dict] = {}
     for t, p in ran:
-        worker = t.get("producerWorkerId") if t.get("operation") == "OPERATION_ENCODE" else t.get("consumerWorkerId")
-        lang = language_of(worker or "") or "?"
+        lang = language_of(task_worker(t)) or "?"
         entry = by_lang.setdefault(lang, {"tasks": 0, "seconds": dict.fromkeys(PHASES[:-1], 0.0)})
         entry["tasks"] += 1
         for k, v in p.items():
