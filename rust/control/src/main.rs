@@ -3,6 +3,7 @@
 mod access;
 mod blobs;
 mod harness_service;
+mod lanes;
 mod memory;
 mod scenario;
 mod state;
@@ -52,6 +53,10 @@ struct Args {
     /// GetRun's page budget in bytes (tests make it small to exercise paging).
     #[arg(long, env = "CODECBENCH_GETRUN_PAGE_BYTES", default_value_t = 3 << 20, hide = true)]
     getrun_page_bytes: usize,
+    /// How many tasks run at once, each trial process pinned to its own CPUs (docs/DESIGN.md
+    /// "Lanes"). Default: one per two CPUs control may use (one on a 2-CPU machine, unpinned).
+    #[arg(long, env = "CODECBENCH_LANES")]
+    lanes: Option<usize>,
 }
 
 const MAX_MESSAGE: usize = 4 << 20;
@@ -80,7 +85,10 @@ Give a token with --token-file FILE or CODECBENCH_TOKEN (e.g. `openssl rand -hex
     let blobs = blobs::BlobStore::open(&args.state_dir.join("blobs"), args.blob_quota_mib.saturating_mul(1 << 20))
         .context("opening the blob store")?
         .with_grace(Duration::from_secs(args.gc_grace_s));
-    let control = Arc::new(state::Control::new(store, blobs));
+    let allowed = lanes::allowed_cpus()?;
+    let lanes = lanes::split(&allowed, args.lanes.unwrap_or_else(|| lanes::default_count(allowed.len())))?;
+    tracing::info!(lanes = lanes.len(), "lanes: {}", lanes.iter().map(|l| if l.is_empty() { "unpinned".to_string() } else { lanes::format_list(l) }).collect::<Vec<_>>().join(" | "));
+    let control = Arc::new(state::Control::with_lanes(store, blobs, lanes));
 
     let ticker = control.clone();
     tokio::spawn(async move {

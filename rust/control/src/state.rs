@@ -19,12 +19,16 @@ use tonic::Status;
 
 /// The most `phase_ms` entries kept per task (proto/README.md names nine).
 const MAX_PHASES: usize = 16;
+/// The longest `trial_cpus` kept ("0-63,128-191" is 12).
+const MAX_TRIAL_CPUS: usize = 64;
 
 pub type TaskSender = UnboundedSender<Result<AttachResponse, Status>>;
 
 pub struct Control {
     pub store: Store,
     pub blobs: BlobStore,
+    /// The CPUs of each lane: how many tasks run at once, and where (docs/DESIGN.md "Lanes").
+    lanes: Vec<Vec<u32>>,
     inner: Mutex<Inner>,
 }
 
@@ -34,7 +38,8 @@ struct Inner {
     name_counters: HashMap<String, u32>,
     /// Active runs, oldest first.
     runs: Vec<ActiveRun>,
-    running: Option<Running>,
+    /// The tasks given to workers and not yet ended: at most one per lane and one per worker.
+    running: Vec<Running>,
 }
 
 struct Worker {
@@ -72,6 +77,7 @@ struct Running {
     run_id: String,
     index: usize,
     worker_id: String,
+    lane: usize,
     deadline: Instant,
     timeout: Duration,
 }
@@ -99,9 +105,18 @@ impl ActiveRun {
 }
 
 impl Control {
+    /// One lane: one task at a time, its trial process placed by the OS.
+    #[cfg(test)]
     pub fn new(store: Store, blobs: BlobStore) -> Self {
-        Control { store, blobs, inner: Mutex::new(Inner::default()) }
+        Self::with_lanes(store, blobs, vec![vec![]])
     }
+
+    /// `lanes`: the CPUs of each lane (crate::lanes::split); at least one.
+    pub fn with_lanes(store: Store, blobs: BlobStore, lanes: Vec<Vec<u32>>) -> Self {
+        assert!(!lanes.is_empty(), "control needs at least one lane");
+        Control { store, blobs, lanes, inner: Mutex::new(Inner::default()) }
+    }
+
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
@@ -157,7 +172,7 @@ impl Control {
             return;
         }
         tracing::warn!(worker = worker_id, "detached");
-        if let Some(r) = inner.running.as_ref().filter(|r| r.worker_id == worker_id) {
+        if let Some(r) = inner.running.iter().find(|r| r.worker_id == worker_id) {
             let (run_id, index) = (r.run_id.clone(), r.index);
             let msg = format!("worker {worker_id} went away while running the task (its stream closed: the process died or was stopped)");
             self.finish_logged(&mut inner, &run_id, index, Err(msg), vec![], None);
@@ -195,7 +210,7 @@ impl Control {
     pub fn close_streams(&self) {
         let mut inner = self.lock();
         inner.workers.clear();
-        inner.running = None;
+        inner.running.clear();
         for run in &mut inner.runs {
             run.subscribers.clear();
         }
@@ -207,6 +222,7 @@ impl Control {
     pub fn start_run(&self, mut run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<UnboundedReceiver<RunEvent>> {
         run.control_rss_start_bytes = crate::memory::reset_peak();
         run.control_peak_rss_bytes = run.control_rss_start_bytes;
+        run.lanes = self.lanes.len() as u32;
         let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
         self.store.insert_run(&run, source, &summaries, &self.workers())?;
         let (tx, rx) = unbounded_channel();
@@ -289,11 +305,11 @@ impl Control {
         }
         tracing::info!(run = run_id, "cancelled");
         let snapshot = inner.runs[pos].run.clone();
-        if inner.running.as_ref().is_some_and(|r| r.run_id == run_id) {
-            Self::abandon(&inner, "its run was cancelled (CancelRun)");
+        while let Some(k) = inner.running.iter().position(|r| r.run_id == run_id) {
+            Self::abandon(&inner, &inner.running[k], "its run was cancelled (CancelRun)");
             // Cancelled, not failed: nothing went wrong with the codec or the worker, so the
             // task's cell must not read as a failed verification.
-            let r = inner.running.take().unwrap();
+            let r = inner.running.remove(k);
             if let Some(w) = inner.workers.get_mut(&r.worker_id) {
                 w.info.current_task_id.clear();
             }
@@ -333,14 +349,13 @@ impl Control {
                 "the report for task {} does not carry the report secret control gave worker {} when it attached", req.task_id, req.worker_id))),
             Some(_) => {}
         }
-        let Some(r) = inner.running.as_ref() else {
+        let Some(r) = inner.running.iter().find(|r| {
+            inner.runs.iter().find(|a| a.run.id == r.run_id).is_some_and(|a| a.tasks[r.index].summary.id == req.task_id)
+        }) else {
             return Err(Status::failed_precondition(format!("task {} is not running (it timed out, or control restarted)", req.task_id)));
         };
         let (run_id, index, worker_id) = (r.run_id.clone(), r.index, r.worker_id.clone());
         let run = inner.runs.iter().find(|r| r.run.id == run_id).expect("running task belongs to an active run");
-        if run.tasks[index].summary.id != req.task_id {
-            return Err(Status::failed_precondition(format!("task {} is not running (it timed out, or control restarted)", req.task_id)));
-        }
         if req.worker_id != worker_id {
             return Err(Status::permission_denied(format!("task {} was given to {worker_id}, not {}", req.task_id, req.worker_id)));
         }
@@ -366,6 +381,8 @@ impl Control {
         // UNAVAILABLE, reports again.
         let pos = inner.runs.iter().position(|r| r.run.id == run_id).expect("running task belongs to an active run");
         let saved = (inner.runs[pos].clone(), inner.running.clone(), inner.workers.get(&worker_id).map(|w| w.info.clone()));
+        // What the trial process itself saw of its CPUs (a short list; anything longer is not kept).
+        inner.runs[pos].tasks[index].summary.trial_cpus = req.trial_cpus.chars().take(MAX_TRIAL_CPUS).collect();
         if let Err(e) = self.finish(&mut inner, &run_id, index, outcome, req.measurements, payload, phases, true) {
             let (run, running, worker) = saved;
             match inner.runs.iter().position(|r| r.run.id == run_id) {
@@ -386,18 +403,22 @@ impl Control {
     /// Fails the running task when it overran its timeout, and tells its worker to abandon it.
     pub fn check_timeouts(&self) {
         let mut inner = self.lock();
-        let Some(r) = inner.running.as_ref().filter(|r| Instant::now() > r.deadline) else { return };
-        let (run_id, index, secs) = (r.run_id.clone(), r.index, r.timeout.as_secs());
-        let why = format!("timed out after {secs} s (sampling.taskTimeoutS)");
-        Self::abandon(&inner, &why);
-        self.finish_logged(&mut inner, &run_id, index, Err(why), vec![], None);
+        let now = Instant::now();
+        let overdue: Vec<Running> = inner.running.iter().filter(|r| now > r.deadline).cloned().collect();
+        if overdue.is_empty() {
+            return;
+        }
+        for r in overdue {
+            let why = format!("timed out after {} s (sampling.taskTimeoutS)", r.timeout.as_secs());
+            Self::abandon(&inner, &r, &why);
+            self.finish_logged(&mut inner, &r.run_id, r.index, Err(why), vec![], None);
+        }
         self.dispatch(&mut inner);
     }
 
-    /// Tells the worker running the current task to stop it: control is about to end it, and will
-    /// refuse its report, so the worker should not spend minutes finishing it.
-    fn abandon(inner: &Inner, reason: &str) {
-        let Some(r) = inner.running.as_ref() else { return };
+    /// Tells the worker running `r` to stop it: control is about to end it, and will refuse its
+    /// report, so the worker should not spend minutes finishing it.
+    fn abandon(inner: &Inner, r: &Running, reason: &str) {
         let Some(run) = inner.runs.iter().find(|a| a.run.id == r.run_id) else { return };
         let task_id = run.tasks[r.index].summary.id.clone();
         if let Some(w) = inner.workers.get(&r.worker_id) {
@@ -431,8 +452,8 @@ impl Control {
             tracing::debug!(run = run_id, index, "task already ended; ignoring a second end");
             return Ok(());
         }
-        if inner.running.as_ref().is_some_and(|r| r.run_id == run_id && r.index == index) {
-            let r = inner.running.take().unwrap();
+        if let Some(k) = inner.running.iter().position(|r| r.run_id == run_id && r.index == index) {
+            let r = inner.running.remove(k);
             if let Some(w) = inner.workers.get_mut(&r.worker_id) {
                 w.info.current_task_id.clear();
                 w.info.tasks_done += 1;
@@ -626,36 +647,51 @@ impl Control {
         inner.runs.remove(pos);
     }
 
-    /// Gives the next ready task to its idle worker, if no task is running anywhere.
+    /// Gives ready tasks to idle workers while a lane is free: at most one task per lane and one
+    /// per worker, the lowest order key first (a ready task whose worker is busy waits, and the
+    /// next one whose worker is idle goes). With one lane this is one task at a time, machine-wide.
     fn dispatch(&self, inner: &mut Inner) {
-        if inner.running.is_some() {
-            return;
-        }
-        for run in inner.runs.iter_mut().filter(|r| !r.cancelled) {
-            let mut ready: Vec<usize> = (0..run.tasks.len())
-                .filter(|&i| {
-                    run.tasks[i].summary.status() == TaskStatus::Pending
-                        && run.tasks[i].depends_on.is_none_or(|d| run.tasks[d].summary.status() == TaskStatus::Done)
-                })
-                .collect();
-            ready.sort_by(|&a, &b| run.tasks[a].order.total_cmp(&run.tasks[b].order));
-            for i in ready {
-                let worker_id = run.tasks[i].worker_id().to_string();
-                let Some(worker) = inner.workers.get_mut(&worker_id) else { continue };
-                let task = run.tasks[i].task.clone();
-                let timeout = Duration::from_secs(u64::from(task.sampling.map(|s| s.task_timeout_s).unwrap_or(300).max(1)));
-                if worker.tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Task(task)), report_secret: String::new() })).is_err() {
-                    continue; // Its stream is closing; detach will fail its tasks.
+        let Inner { runs, workers, running, .. } = inner;
+        while running.len() < self.lanes.len() {
+            let lane = (0..self.lanes.len()).find(|l| running.iter().all(|r| r.lane != *l)).expect("a lane is free");
+            let busy: Vec<String> = running.iter().map(|r| r.worker_id.clone()).collect();
+            let mut given = false;
+            for run in runs.iter_mut().filter(|r| !r.cancelled) {
+                let mut ready: Vec<usize> = (0..run.tasks.len())
+                    .filter(|&i| {
+                        run.tasks[i].summary.status() == TaskStatus::Pending
+                            && run.tasks[i].depends_on.is_none_or(|d| run.tasks[d].summary.status() == TaskStatus::Done)
+                            && !busy.iter().any(|w| w == run.tasks[i].worker_id())
+                    })
+                    .collect();
+                ready.sort_by(|&a, &b| run.tasks[a].order.total_cmp(&run.tasks[b].order));
+                for i in ready {
+                    let worker_id = run.tasks[i].worker_id().to_string();
+                    let Some(worker) = workers.get_mut(&worker_id) else { continue };
+                    run.tasks[i].task.cpus = self.lanes[lane].clone();
+                    let task = run.tasks[i].task.clone();
+                    let timeout = Duration::from_secs(u64::from(task.sampling.map(|s| s.task_timeout_s).unwrap_or(300).max(1)));
+                    if worker.tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Task(task)), report_secret: String::new() })).is_err() {
+                        continue; // Its stream is closing; detach will fail its tasks.
+                    }
+                    worker.info.current_task_id = run.tasks[i].summary.id.clone();
+                    run.tasks[i].summary.status = TaskStatus::Running as i32;
+                    run.tasks[i].summary.started_at = Some(now());
+                    run.tasks[i].summary.lane = lane as u32;
+                    if let Err(e) = self.store.update_task(&run.tasks[i].summary) {
+                        tracing::error!("storing task: {e:#}");
+                    }
+                    let s = run.tasks[i].summary.clone();
+                    run.emit(run_event::Event::Task(s));
+                    running.push(Running { run_id: run.run.id.clone(), index: i, worker_id, lane, deadline: Instant::now() + timeout, timeout });
+                    given = true;
+                    break;
                 }
-                worker.info.current_task_id = run.tasks[i].summary.id.clone();
-                run.tasks[i].summary.status = TaskStatus::Running as i32;
-                run.tasks[i].summary.started_at = Some(now());
-                if let Err(e) = self.store.update_task(&run.tasks[i].summary) {
-                    tracing::error!("storing task: {e:#}");
+                if given {
+                    break;
                 }
-                let s = run.tasks[i].summary.clone();
-                run.emit(run_event::Event::Task(s));
-                inner.running = Some(Running { run_id: run.run.id.clone(), index: i, worker_id, deadline: Instant::now() + timeout, timeout });
+            }
+            if !given {
                 return;
             }
         }
@@ -894,5 +930,61 @@ mod tests {
         // The owner's report, with its secret, is stored.
         control.report(forged(&worker.secret.clone())).unwrap();
         assert_eq!(stored(&task.id), 1);
+    }
+
+    /// Two lanes: two workers' tasks run at once, each given its lane's CPUs; a worker never gets
+    /// a second task while its first runs, and a freed lane goes to the next ready task.
+    #[test]
+    fn two_lanes_run_two_workers_at_once_each_on_its_own_cpus() {
+        let dir = tempfile::tempdir().unwrap();
+        let control = Control::with_lanes(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap(), vec![vec![0], vec![1]]);
+        let (a, mut arx) = attach_rust(&control);
+        let (b, mut brx) = attach_rust(&control);
+        let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
+            operations: vec![Operation::Encode as i32, Operation::Decode as i32],
+            sampling: Some(Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() }), ..Default::default() };
+        let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
+        let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
+            created_at: Some(now()), ..Default::default() };
+        std::mem::forget(control.start_run(run, "", planned).unwrap());
+        let payload = control.blobs.put_bytes(b"[]").unwrap();
+        let (ta, tb) = (next_task(&mut arx), next_task(&mut brx));
+        assert!(arx.try_recv().is_err() && brx.try_recv().is_err(), "one task per worker at a time");
+        let mut cpus = [ta.cpus.clone(), tb.cpus.clone()];
+        cpus.sort();
+        assert_eq!(cpus, [vec![0], vec![1]], "each running task has its own lane's CPUs");
+        let tasks = control.get_run("r1").unwrap().unwrap().1;
+        let lane = |id: &str| tasks.iter().find(|t| t.id == id).unwrap().lane;
+        assert_ne!(lane(&ta.id), lane(&tb.id));
+        assert_eq!(control.get_run("r1").unwrap().unwrap().0.lanes, 2);
+        // a's task ends (with what its trial process saw of its CPUs): a gets the next one, in the freed lane.
+        let freed = ta.cpus.clone();
+        let report = |me: &Me, t: &Task| ReportResultRequest {
+            payload_blob_id: if t.store_payload { payload.clone() } else { String::new() }, payload_blob_size: 2, trial_cpus: "0".into(),
+            measurements: if t.prepare { vec![] } else { vec![Measurement { operation: t.operation, round_ns_per_op: vec![1.0; 3], verified: true, ..Default::default() }] },
+            ..me.report(t)
+        };
+        control.report(report(&a, &ta)).unwrap();
+        assert_eq!(control.store.tasks("r1").unwrap().iter().find(|t| t.id == ta.id).unwrap().trial_cpus, "0");
+        let mut next = next_task(&mut arx);
+        assert_eq!(next.cpus, freed);
+        assert!(brx.try_recv().is_err());
+        // Served to the end, the run finishes with every task done.
+        let mut current = [Some(next), Some(tb)];
+        let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
+            Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
+            _ => None,
+        };
+        while current.iter().any(Option::is_some) {
+            for (k, me) in [&a, &b].into_iter().enumerate() {
+                if let Some(t) = current[k].take() {
+                    control.report(report(me, &t)).unwrap();
+                }
+            }
+            current = [taken(&mut arx), taken(&mut brx)];
+        }
+        let (run, tasks) = control.get_run("r1").unwrap().unwrap();
+        assert_eq!(run.status(), RunStatus::Finished, "{tasks:#?}");
+        assert!(tasks.iter().all(|t| t.status() == TaskStatus::Done), "{tasks:#?}");
     }
 }

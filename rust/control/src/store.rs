@@ -62,6 +62,10 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("tasks", "ended_at", "TEXT"),
     // TaskSummary.phase_ms as a JSON object (ms by phase).
     ("tasks", "phase_ms", "TEXT"),
+    // TaskSummary.lane and .trial_cpus; Run.lanes (0: a run from before lanes, one at a time).
+    ("tasks", "lane", "INTEGER NOT NULL DEFAULT 0"),
+    ("tasks", "trial_cpus", "TEXT NOT NULL DEFAULT ''"),
+    ("runs", "lanes", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
@@ -144,12 +148,12 @@ impl Store {
         let mut db = self.db();
         let tx = db.transaction()?;
         tx.execute(
-            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers, control_rss_start, control_peak_rss, refusals)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            "INSERT INTO runs (id, name, source, status, message, created_at, tasks_total, scenario, workers, control_rss_start, control_peak_rss, refusals, lanes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             params![run.id, run.name, source, status_name(run.status()), run.message, ts(&run.created_at), run.tasks_total,
                 run.scenario.clone().unwrap_or_default().encode_to_vec(),
                 ListWorkersResponse { workers: workers.to_vec() }.encode_to_vec(), run.control_rss_start_bytes as i64,
-                run.control_peak_rss_bytes as i64, Run { refusals: run.refusals.clone(), ..Default::default() }.encode_to_vec()],
+                run.control_peak_rss_bytes as i64, Run { refusals: run.refusals.clone(), ..Default::default() }.encode_to_vec(), run.lanes],
         )?;
         for (seq, t) in tasks.iter().enumerate() {
             Self::insert_task_in(&tx, &run.id, seq, t)?;
@@ -220,9 +224,9 @@ impl Store {
 
     fn update_task_in(db: &Connection, t: &TaskSummary) -> Result<()> {
         db.execute(
-            "UPDATE tasks SET status = ?2, failure = ?3, started_at = ?4, ended_at = ?5, phase_ms = ?6 WHERE id = ?1",
+            "UPDATE tasks SET status = ?2, failure = ?3, started_at = ?4, ended_at = ?5, phase_ms = ?6, lane = ?7, trial_cpus = ?8 WHERE id = ?1",
             params![t.id, task_status_name(t.status()), t.failure, ts(&t.started_at), ts(&t.ended_at),
-                (!t.phase_ms.is_empty()).then(|| serde_json::to_string(&t.phase_ms)).transpose()?],
+                (!t.phase_ms.is_empty()).then(|| serde_json::to_string(&t.phase_ms)).transpose()?, t.lane, t.trial_cpus],
         )?;
         Ok(())
     }
@@ -261,6 +265,7 @@ impl Store {
             message: row.get("message")?,
             control_rss_start_bytes: row.get::<_, i64>("control_rss_start")? as u64,
             control_peak_rss_bytes: row.get::<_, i64>("control_peak_rss")? as u64,
+            lanes: row.get("lanes")?,
         })
     }
 
@@ -298,6 +303,8 @@ impl Store {
                 started_at: parse_ts(row.get("started_at")?),
                 ended_at: parse_ts(row.get("ended_at")?),
                 phase_ms: row.get::<_, Option<String>>("phase_ms")?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
+                lane: row.get("lane")?,
+                trial_cpus: row.get("trial_cpus")?,
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
