@@ -15,6 +15,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
@@ -98,8 +99,20 @@ public final class ForkedTrials implements Trials {
     return jvmFlags;
   }
 
-  private List<String> command(Path dir, Task task) throws TaskFailure {
+  /** The child JVM's command line; with the task's cpus (its lane) behind {@code taskset -c}. */
+  List<String> command(Path dir, Task task) throws TaskFailure {
     List<String> cmd = new ArrayList<>();
+    if (task.getCpusCount() > 0) {
+      // The JVM has no API to set its own affinity, so the trial JVM is started pinned by taskset
+      // (util-linux), which sets it and execs java: the JVM and every thread it starts stay on
+      // the lane's CPUs. A JVM that sees one CPU picks its own ergonomics for one CPU (Serial GC,
+      // fewer compiler threads); they are left as the JVM chooses, and each measurement says which
+      // GC the trial JVM ran (environment detail trial_gc, extras trial_processors).
+      String cpus = cpuList(task);
+      Path taskset = onPath("taskset").orElseThrow(() -> TaskFailure.at("trial", "the task asks for cpus " + cpus
+          + " but taskset (util-linux) is not on PATH, so the trial JVM cannot be pinned to them"));
+      cmd.addAll(List.of(taskset.toString(), "-c", cpus));
+    }
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.addAll(jvmFlags);
     Optional<Path> manifest = UserDatasets.manifestOf(task.getDataset());
@@ -118,6 +131,21 @@ public final class ForkedTrials implements Trials {
     // A user's dataset: the child loads its models from the cache the worker built at start-up.
     manifest.ifPresent(m -> cmd.add(m.toString()));
     return cmd;
+  }
+
+  /** Task.cpus as taskset reads them: "0,1". */
+  static String cpuList(Task task) {
+    return task.getCpusList().stream().map(Integer::toUnsignedString).collect(Collectors.joining(","));
+  }
+
+  /** An executable {@code name} in a directory of PATH. */
+  static Optional<Path> onPath(String name) {
+    String path = System.getenv("PATH");
+    if (path == null) {
+      return Optional.empty();
+    }
+    return Stream.of(path.split(java.io.File.pathSeparator)).filter(d -> !d.isEmpty()).map(d -> Path.of(d, name))
+        .filter(Files::isExecutable).findFirst();
   }
 
   @Override
@@ -182,7 +210,7 @@ public final class ForkedTrials implements Trials {
       for (Measurement m : r.getMeasurementsList()) {
         ms.add(m.toBuilder().putExtras("forked", 1).putExtras("trial_jvm_ms", wallMs).build());
       }
-      return new Trial.Outcome(ms, r.getFailure(), encoded, r.getPhaseMsMap());
+      return new Trial.Outcome(ms, r.getFailure(), encoded, r.getPhaseMsMap(), r.getTrialCpus());
     } catch (IOException e) {
       throw TaskFailure.at("trial", "cannot read the child JVM's result: " + e.getMessage());
     }

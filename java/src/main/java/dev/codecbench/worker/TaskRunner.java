@@ -123,7 +123,7 @@ public final class TaskRunner {
 
   private void encode(Task task, ReportResultRequest.Builder report, Laps laps) throws TaskFailure {
     byte[] canonical = canonicals.get(task.getCanonicalBlobId());
-    Trial.Outcome trial = trial(task, canonical, null, laps);
+    Trial.Outcome trial = trial(task, canonical, null, laps, report);
     addMeasurements(report, trial);
     if (!trial.failure().isEmpty()) {
       throw new TaskFailure(trial.failure());
@@ -185,7 +185,7 @@ public final class TaskRunner {
                 .setCompression(label(compression))));
       }
     }
-    Trial.Outcome trial = trial(task, canonical, payload, laps);
+    Trial.Outcome trial = trial(task, canonical, payload, laps, report);
     addMeasurements(report, trial);
     if (!trial.failure().isEmpty()) {
       throw new TaskFailure(trial.failure());
@@ -194,9 +194,10 @@ public final class TaskRunner {
 
   /**
    * The trial in its fresh JVM: process is from starting it to holding its result (a crashed or
-   * timed-out one too); its own phases are merged in.
+   * timed-out one too); its own phases are merged in, and the CPUs it ran on go in trial_cpus.
    */
-  private Trial.Outcome trial(Task task, byte[] canonical, byte[] payload, Laps laps) throws TaskFailure {
+  private Trial.Outcome trial(Task task, byte[] canonical, byte[] payload, Laps laps, ReportResultRequest.Builder report)
+      throws TaskFailure {
     laps.lap("fetch");
     Trial.Outcome outcome;
     try {
@@ -205,6 +206,7 @@ public final class TaskRunner {
       laps.lap("process");
     }
     laps.merge(outcome.phaseMs());
+    report.setTrialCpus(outcome.trialCpus());
     return outcome;
   }
 
@@ -236,7 +238,10 @@ public final class TaskRunner {
     }
   }
 
+  /** The worker's environment, with the details the trial JVM added about itself (trial_gc) kept. */
   private Measurement withEnvironment(Measurement.Builder m) {
-    return m.setEnvironment(environment).putExtras("jvm_min_warmup_ms", jvmMinWarmupMs).build();
+    Environment env = m.getEnvironment().getDetailsCount() == 0 ? environment
+        : environment.toBuilder().putAllDetails(m.getEnvironment().getDetailsMap()).build();
+    return m.setEnvironment(env).putExtras("jvm_min_warmup_ms", jvmMinWarmupMs).build();
   }
 }

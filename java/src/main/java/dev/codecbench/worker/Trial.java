@@ -31,11 +31,20 @@ import java.util.Optional;
  */
 public final class Trial {
   /**
-   * What a trial returns: its measurement(s), a failure message or "", an encode's payload, and its
-   * phases (load, verify, warmup, rounds, other; ms) so far.
+   * What a trial returns: its measurement(s), a failure message or "", an encode's payload, its
+   * phases (load, verify, warmup, rounds, other; ms) so far, and the CPUs the process it ran in was
+   * allowed on (ReportResultRequest.trial_cpus; "" where not known).
    */
   public record Outcome(
-      List<Measurement> measurements, String failure, byte[] payload, Map<String, Double> phaseMs) {}
+      List<Measurement> measurements, String failure, byte[] payload, Map<String, Double> phaseMs, String trialCpus) {
+    public Outcome(List<Measurement> measurements, String failure, byte[] payload, Map<String, Double> phaseMs) {
+      this(measurements, failure, payload, phaseMs, "");
+    }
+
+    Outcome withTrialCpus(String cpus) {
+      return new Outcome(measurements, failure, payload, phaseMs, cpus);
+    }
+  }
 
   private final CodecRegistry codecs = new CodecRegistry();
   private final Sampler sampler = new Sampler();

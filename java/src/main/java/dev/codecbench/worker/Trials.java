@@ -11,8 +11,13 @@ public interface Trials {
    */
   Trial.Outcome run(Task task, byte[] canonicalBlob, byte[] payload) throws TaskFailure;
 
-  /** In this JVM: no fresh JIT, heap or allocator state. For tests of everything around the fork. */
+  /**
+   * In this JVM: no fresh JIT, heap or allocator state. For tests of everything around the fork.
+   * Nothing is pinned (Task.cpus cannot apply to the worker's own JVM); trial_cpus says where this
+   * JVM may run.
+   */
   static Trials inProcess(long jvmMinWarmupMs) {
-    return (task, canonical, payload) -> Trial.run(task, canonical, payload, jvmMinWarmupMs);
+    return (task, canonical, payload) ->
+        Trial.run(task, canonical, payload, jvmMinWarmupMs).withTrialCpus(TrialMain.cpusAllowed());
   }
 }

@@ -13,6 +13,7 @@ import codecbench.v1.WorkerServiceOuterClass.ReportResultRequest;
 import codecbench.v1.WorkerServiceOuterClass.Task;
 import dev.codecbench.worker.dataset.Dataset;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -72,6 +73,9 @@ class ForkedTrialsTest {
     assertTrue(m.getExtrasOrThrow("warmup_rounds") >= 10, m.getExtrasMap().toString());
     assertTrue(m.getExtrasOrThrow("trial_jvm_ms") > m.getExtrasOrThrow("warmup_ms"), m.getExtrasMap().toString());
     assertTrue(m.hasAllocBytesPerOp() && m.getAllocBytesPerOp() > 0);
+    // Not pinned: the child may run where the worker may, and says so itself.
+    assertEquals(TrialMain.cpusAllowed(), r.getTrialCpus());
+    assertFalse(r.getTrialCpus().isEmpty(), "Linux lists the CPUs in /proc/self/status");
     // The payload came back from the child, byte for byte Rust's, and was stored.
     assertEquals(CanonicalVectors.rust(TestDatasets.DUMMY, "protobuf").length, r.getPayloadBlobSize());
     assertTrue(java.util.Arrays.equals(CanonicalVectors.rust(TestDatasets.DUMMY, "protobuf"),
@@ -79,6 +83,37 @@ class ForkedTrialsTest {
     System.err.printf("one forked trial: %.0f ms in all, child JVM %.0f ms, warm-up %.0f ms (%d rounds, steady %s)%n",
         wallMs, m.getExtrasOrThrow("trial_jvm_ms"), m.getExtrasOrThrow("warmup_ms"),
         (long) m.getExtrasOrThrow("warmup_rounds"), m.getSteady());
+  }
+
+  @Test
+  void aTrialWithCpusRunsInAChildJvmPinnedToThemAndSaysWhichGcItChose() {
+    // Warm-up capped short: only where the child ran is checked.
+    Sampling brief = QUICK.toBuilder().setMaxWarmupMs(200).build();
+    ReportResultRequest r = runner(new ForkedTrials(0))
+        .run("java-1", task(Operation.OPERATION_ENCODE, "json").setSampling(brief).addCpus(0).build());
+    assertEquals("", r.getFailure());
+    // Read by the child JVM from its own /proc/self/status.
+    assertEquals("0", r.getTrialCpus());
+    Measurement m = r.getMeasurements(0);
+    assertEquals(1.0, m.getExtrasOrThrow("trial_processors"), m.getExtrasMap().toString());
+    String gc = m.getEnvironment().getDetailsOrDefault("trial_gc", "");
+    assertFalse(gc.isEmpty(), m.getEnvironment().toString());
+    assertEquals("java", m.getEnvironment().getLanguage(), "the worker's environment, with the trial's details added");
+    System.err.println("a trial JVM pinned to CPU 0 ran GC: " + gc);
+  }
+
+  @Test
+  void theChildJvmIsStartedThroughTasksetOnlyWhenTheTaskHasCpus() throws Exception {
+    ForkedTrials trials = new ForkedTrials(0, List.of("-Xmx64m"));
+    Path dir = Path.of("/tmp/unused");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> plain = trials.command(dir, task(Operation.OPERATION_ENCODE, "json").build());
+    assertEquals(List.of(java, "-Xmx64m", "-cp"), plain.subList(0, 3));
+    assertFalse(plain.stream().anyMatch(a -> a.contains("taskset")), plain.toString());
+    List<String> pinned = trials.command(dir, task(Operation.OPERATION_ENCODE, "json").addCpus(1).addCpus(3).build());
+    assertTrue(pinned.get(0).endsWith("/taskset"), pinned.toString());
+    assertEquals(List.of("-c", "1,3"), pinned.subList(1, 3));
+    assertEquals(plain, pinned.subList(3, pinned.size()));
   }
 
   @Test
