@@ -1,4 +1,5 @@
 //! The Rust worker's parts; `main.rs` is the binary (attach loop, `trial` and `vectors` commands).
+pub mod affinity;
 pub mod alloc;
 pub mod blobs;
 pub mod client;

@@ -76,6 +76,7 @@ pub fn child_main() -> i32 {
     let (mut report, payload) = run_trial(&task, &canonical, &payload, &environment::current(), &mut laps);
     laps.lap("other");
     report.phase_ms = laps.into_map();
+    report.trial_cpus = crate::affinity::own_cpus();
     let mut out = std::io::stdout().lock();
     if let Err(e) = write_frames(&mut out, &[&report.encode_to_vec(), &payload]) {
         eprintln!("trial: writing the result: {e}");
@@ -349,7 +350,9 @@ pub fn run_in_child_until(
     timeout: Option<Duration>,
     abandon: &AtomicBool,
 ) -> Result<(ReportResultRequest, Vec<u8>), String> {
-    let mut child = Command::new(program)
+    let mut command = Command::new(program);
+    crate::affinity::pin(&mut command, &task.cpus)?;
+    let mut child = command
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -168,3 +168,22 @@ fn streaming_holds_a_bounded_buffer_not_the_payload() {
     let (report, _) = run(&task(Operation::Decode, "matrix", "json", "streaming", &records), &canonical, &Json.encode(&other).unwrap());
     assert_eq!(report.failure, "verification failed: streamed record 7 differs from the canonical one");
 }
+
+/// Lanes: a task with CPUs runs its trial process pinned to them, and the trial reports what it
+/// was allowed on, read by itself; a task without runs where the OS puts it.
+#[test]
+fn a_trial_runs_on_its_lanes_cpus_and_says_so() {
+    let records = generate("numeric", 10, 1).unwrap();
+    let canonical = records.to_canonical_bytes();
+    let mut t = task(Operation::Encode, "numeric", "protobuf", "", &records);
+    let everywhere = codecbench_worker::affinity::own_cpus();
+    assert!(!everywhere.is_empty(), "Linux lists this process's CPUs");
+    assert_eq!(run(&t, &canonical, b"").0.trial_cpus, everywhere);
+    t.cpus = vec![0];
+    let (report, _) = run(&t, &canonical, b"");
+    assert_measured(&report, Operation::Encode, canonical.len());
+    assert_eq!(report.trial_cpus, "0");
+    t.cpus = vec![100_000];
+    let refused = run_in_child(Path::new(BIN), &["trial"], &t, &canonical, b"", Some(Duration::from_secs(10))).unwrap_err();
+    assert!(refused.contains("CPU 100000"), "{refused}");
+}
