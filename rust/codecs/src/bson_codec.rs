@@ -1,7 +1,9 @@
 //! `bson`: the `bson` crate. `typed` deserializes straight from the bytes into the native model
 //! (serde over the raw reader); `tree` builds a `bson::Document` from the borrowed bytes (no copy
 //! into a `RawDocumentBuf` first); `lazy` reads the named fields of every record from the
-//! `RawDocument` without materialising it. Encode is the serde raw serializer.
+//! `RawDocument` without materialising it. Encode is the serde raw serializer. The crate's
+//! readers recurse once per nested document with no limit, so `typed` and `tree` first check the
+//! nesting (`check_depth`): a deeply nested payload is a decode error, not a stack overflow.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
 use crate::{Codec, CodecError, CodecMeta, Region, Tree, LAZY, TREE, TYPED};
 use bson::{RawBsonRef, RawDocument};
@@ -49,10 +51,12 @@ impl Codec for Bson {
     }
 
     fn decode(&self, dataset: &str, bytes: &[u8]) -> Result<Records, CodecError> {
+        check_depth(bytes)?;
         decode_typed(dataset, bytes, FromSlice)
     }
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
+        check_depth(bytes)?;
         let raw = RawDocument::from_bytes(bytes).map_err(CodecError::from_display)?;
         bson::Document::try_from(raw).map(Tree::Bson).map_err(CodecError::from_display)
     }
@@ -104,4 +108,91 @@ fn lookup<'a>(doc: &'a RawDocument, path: &str) -> Result<Option<RawBsonRef<'a>>
         }
     }
     Ok(None)
+}
+
+/// Documents and arrays nested deeper than this are refused (ubjson's limit too); the datasets
+/// nest a few levels.
+pub const MAX_DEPTH: usize = 128;
+
+fn read_i32(bytes: &[u8], at: usize) -> Option<usize> {
+    let b = bytes.get(at..at + 4)?;
+    usize::try_from(i32::from_le_bytes([b[0], b[1], b[2], b[3]])).ok()
+}
+
+/// Refuses a document nested deeper than MAX_DEPTH, walking element headers with an explicit
+/// stack (no recursion). It only looks for depth: at the first malformed byte it stops and leaves
+/// the error to the library, which reads in the same order and so fails there before nesting
+/// any deeper than this walk saw.
+pub fn check_depth(bytes: &[u8]) -> Result<(), CodecError> {
+    // The end (exclusive, before the terminating 0) of every open document.
+    let mut open: Vec<usize> = Vec::with_capacity(8);
+    let Some(len) = read_i32(bytes, 0) else { return Ok(()) };
+    if len < 5 || len > bytes.len() {
+        return Ok(());
+    }
+    open.push(len - 1);
+    let mut at = 4;
+    while let Some(&end) = open.last() {
+        if at >= end {
+            open.pop();
+            at = end + 1;
+            continue;
+        }
+        let kind = bytes[at];
+        // The element's key: a NUL-terminated name.
+        let Some(nul) = bytes[at + 1..end].iter().position(|&b| b == 0) else { return Ok(()) };
+        at += 2 + nul;
+        let string_len = |at: usize| read_i32(bytes, at).map(|n| 4 + n);
+        let skip = match kind {
+            0x01 | 0x09 | 0x11 | 0x12 => Some(8),
+            0x02 | 0x0D | 0x0E => string_len(at),
+            0x03 | 0x04 => {
+                let Some(n) = read_i32(bytes, at) else { return Ok(()) };
+                if n < 5 || at + n > end {
+                    return Ok(());
+                }
+                if open.len() >= MAX_DEPTH {
+                    return Err(CodecError(format!("documents nested deeper than {MAX_DEPTH} levels")));
+                }
+                open.push(at + n - 1);
+                at += 4;
+                continue;
+            }
+            0x05 => read_i32(bytes, at).map(|n| 5 + n),
+            0x06 | 0x0A | 0x7F | 0xFF => Some(0),
+            0x07 => Some(12),
+            0x08 => Some(1),
+            0x0B => {
+                // Two C strings: the pattern and its options.
+                let Some(a) = bytes[at..end].iter().position(|&b| b == 0) else { return Ok(()) };
+                let Some(b) = bytes[at + a + 1..end].iter().position(|&b| b == 0) else { return Ok(()) };
+                Some(a + b + 2)
+            }
+            0x0C => string_len(at).map(|n| n + 12),
+            // Code with scope: its length, the code, then a document (one more level).
+            0x0F => {
+                let (Some(total), Some(code)) = (read_i32(bytes, at), string_len(at + 4)) else { return Ok(()) };
+                let doc = at + 4 + code;
+                let Some(n) = read_i32(bytes, doc) else { return Ok(()) };
+                if total < 4 + code + n || n < 5 || at + total > end || doc + n > at + total {
+                    return Ok(());
+                }
+                if open.len() >= MAX_DEPTH {
+                    return Err(CodecError(format!("documents nested deeper than {MAX_DEPTH} levels")));
+                }
+                // Whatever follows the scope document inside `total` is the library's to refuse.
+                open.push(doc + n - 1);
+                at = doc + 4;
+                continue;
+            }
+            0x10 => Some(4),
+            0x13 => Some(16),
+            _ => None,
+        };
+        match skip {
+            Some(n) if at + n <= end => at += n,
+            _ => return Ok(()),
+        }
+    }
+    Ok(())
 }

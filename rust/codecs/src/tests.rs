@@ -673,3 +673,49 @@ fn a_users_schema_is_refused_by_the_codecs_that_cannot_carry_it_naming_the_field
     }
     assert!(dataset_infos().iter().all(|i| i.refused.is_empty() && i.field_names == "json"));
 }
+
+/// `{records: [{a: {a: ... {} }}]}` with `levels` nested documents inside the record, written
+/// outside in (no recursion, no quadratic copying).
+fn deep_bson(levels: usize) -> Vec<u8> {
+    // Each nested level adds: its length (4), the type (1), the key "a\0" (2), the terminator (1).
+    let inner = 5 + 8 * levels;
+    let record = inner; // the record itself is the outermost of the nested documents
+    let array = 4 + 1 + 2 + record + 1;
+    let top = 4 + 1 + 8 + array + 1;
+    let mut out = Vec::with_capacity(top);
+    let len = |n: usize| (n as i32).to_le_bytes();
+    out.extend(len(top));
+    out.push(0x04);
+    out.extend(b"records\0");
+    out.extend(len(array));
+    out.push(0x03);
+    out.extend(b"0\0");
+    for level in 0..levels {
+        out.extend(len(inner - 8 * level));
+        out.push(0x03);
+        out.extend(b"a\0");
+    }
+    out.extend(len(5));
+    out.push(0);
+    out.extend(std::iter::repeat_n(0u8, levels + 2));
+    assert_eq!(out.len(), top);
+    out
+}
+
+#[test]
+fn bson_refuses_deep_nesting_as_a_decode_error_not_a_stack_overflow() {
+    let bson = find("bson").unwrap();
+    // 20,000 levels overflowed the stack in typed and tree decodes (issue 32).
+    let deep = deep_bson(20_000);
+    bson::RawDocument::from_bytes(&deep).expect("well-formed BSON: only its depth is refused");
+    for d in DATASETS {
+        let e = bson.decode(d, &deep).unwrap_err();
+        assert!(e.0.contains("nested deeper than 128"), "{d}: {e:?}");
+    }
+    let e = bson.decode_tree(&deep).err().expect("tree refuses");
+    assert!(e.0.contains("nested deeper than 128"), "{e:?}");
+    // At the limit it is the library's to read (the record is a document of documents).
+    let ok = deep_bson(bson_codec::MAX_DEPTH - 3);
+    assert!(bson.decode_tree(&ok).is_ok());
+    assert!(bson.decode_tree(&deep_bson(bson_codec::MAX_DEPTH - 2)).is_err());
+}
