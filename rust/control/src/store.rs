@@ -22,6 +22,9 @@ pub struct Store {
     db: Mutex<Connection>,
 }
 
+/// The failure of a task that was pending or running when control stopped (its row and its status).
+pub const RESTARTED: &str = "control restarted during the run";
+
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS runs (
   id TEXT PRIMARY KEY, name TEXT NOT NULL, source TEXT NOT NULL, status TEXT NOT NULL,
@@ -122,23 +125,57 @@ impl Store {
     }
 
     /// Runs left RUNNING by a control that stopped: they can't go on, so they are closed as FAILED
-    /// with their unfinished tasks; their measurements stay.
+    /// with their unfinished tasks; their measurements stay. Each task closed here gets its one
+    /// failure row (DESIGN.md: exactly one per failed task), in the same transaction as its status.
     pub fn close_interrupted_runs(&self) -> Result<usize> {
-        let db = self.db();
-        let n = db.execute(
-            "UPDATE tasks SET status = 'FAILED', failure = 'control stopped before the task ended'
-             WHERE status IN ('PENDING', 'RUNNING')",
-            [],
+        let mut db = self.db();
+        let tx = db.transaction()?;
+        let unfinished: Vec<Measurement> = {
+            let mut stmt = tx.prepare(
+                "SELECT run_id, id, operation, dataset, codec, decode_mode, record_count, producer_worker_id,
+                 consumer_worker_id, cell_id, trial FROM tasks WHERE status IN ('PENDING', 'RUNNING') ORDER BY run_id, seq")?;
+            let rows = stmt.query_map([], |row| {
+                let op: String = row.get(2)?;
+                let operation = Operation::from_str_name(&format!("OPERATION_{}", op.to_uppercase())).unwrap_or_default();
+                let (producer, consumer): (String, String) = (row.get(7)?, row.get(8)?);
+                Ok(Measurement {
+                    run_id: row.get(0)?,
+                    task_id: row.get(1)?,
+                    operation: operation as i32,
+                    dataset: row.get(3)?,
+                    codec: row.get(4)?,
+                    decode_mode: row.get(5)?,
+                    record_count: row.get(6)?,
+                    // The worker that runs it, as state.rs names it: the producer encodes.
+                    worker_id: if operation == Operation::Encode { producer.clone() } else { consumer.clone() },
+                    producer_worker_id: producer,
+                    consumer_worker_id: consumer,
+                    cell_id: row.get(9)?,
+                    trial: row.get(10)?,
+                    failure: RESTARTED.into(),
+                    recorded_at: Some(std::time::SystemTime::now().into()),
+                    ..Default::default()
+                })
+            })?;
+            rows.collect::<rusqlite::Result<_>>()?
+        };
+        for m in &unfinished {
+            Self::insert_measurement_in(&tx, m)?;
+        }
+        let n = tx.execute(
+            "UPDATE tasks SET status = 'FAILED', failure = ?1 WHERE status IN ('PENDING', 'RUNNING')",
+            [RESTARTED],
         )?;
-        let runs = db.execute(
+        let runs = tx.execute(
             "UPDATE runs SET status = 'FAILED', message = 'control stopped before the run ended',
              tasks_failed = (SELECT COUNT(*) FROM tasks t WHERE t.run_id = runs.id AND t.status = 'FAILED'),
              finished_at = COALESCE(finished_at, strftime('%Y-%m-%dT%H:%M:%fZ','now'))
              WHERE status = 'RUNNING'",
             [],
         )?;
+        tx.commit()?;
         if n > 0 || runs > 0 {
-            tracing::warn!("closed {runs} interrupted run(s) and {n} unfinished task(s)");
+            tracing::warn!("closed {runs} interrupted run(s) and {n} unfinished task(s), each with its failure row");
         }
         Ok(runs)
     }
@@ -349,5 +386,35 @@ mod tests {
         assert_eq!(back.tasks_failed, 1);
         assert_eq!(s.tasks("r1").unwrap()[0].status(), TaskStatus::Failed);
         assert_eq!(s.run_workers("r1").unwrap()[0].id, "rust-1");
+    }
+
+    #[test]
+    fn tasks_closed_by_a_restart_get_exactly_one_failure_row_each() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("db.sqlite")).unwrap();
+        let run = Run { id: "r1".into(), status: RunStatus::Running as i32, tasks_total: 3,
+            created_at: Some(std::time::SystemTime::now().into()), ..Default::default() };
+        let task = |i: usize, status: TaskStatus, op: Operation| TaskSummary {
+            id: format!("r1-t{i}"), status: status as i32, operation: op as i32, producer_worker_id: "rust-1".into(),
+            consumer_worker_id: "java-1".into(), dataset: "dummy".into(), codec: "json".into(), ..Default::default() };
+        let tasks = [task(0, TaskStatus::Done, Operation::Encode), task(1, TaskStatus::Running, Operation::Encode),
+            task(2, TaskStatus::Pending, Operation::Decode)];
+        s.insert_run(&run, "x.yaml", &tasks, &[]).unwrap();
+        s.close_interrupted_runs().unwrap();
+        let rows = s.measurements("r1").unwrap();
+        let failed: Vec<_> = s.tasks("r1").unwrap().into_iter().filter(|t| t.status() == TaskStatus::Failed).collect();
+        assert_eq!(failed.len(), 2);
+        for t in &failed {
+            assert_eq!(t.failure, RESTARTED);
+            let own: Vec<_> = rows.iter().filter(|m| m.task_id == t.id).collect();
+            assert_eq!(own.len(), 1, "{}: {rows:?}", t.id);
+            assert_eq!((own[0].failure.as_str(), own[0].run_id.as_str(), own[0].operation), (RESTARTED, "r1", t.operation));
+        }
+        assert_eq!(rows.iter().find(|m| m.task_id == "r1-t1").unwrap().worker_id, "rust-1", "the encoder's producer");
+        assert_eq!(rows.iter().find(|m| m.task_id == "r1-t2").unwrap().worker_id, "java-1", "the decoder's consumer");
+        // A second restart finds nothing left to close and adds no row.
+        s.close_interrupted_runs().unwrap();
+        assert_eq!(s.measurements("r1").unwrap().len(), 2);
+        assert_eq!(s.get_run("r1").unwrap().unwrap().tasks_failed, 2);
     }
 }
