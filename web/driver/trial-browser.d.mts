@@ -24,3 +24,19 @@ export interface TrialBrowserHost {
 export declare function trialBrowserHost(options: TrialBrowserOptions): TrialBrowserHost;
 export declare function exposeTrialBrowser(page: Page, options: TrialBrowserOptions): Promise<() => Promise<void>>;
 export declare function processTree(pid: number): number[];
+/** A Chromium launch for trials; with `cpus` (Task.cpus) started pinned to them. */
+export interface TrialLaunch {
+  browser: Browser;
+  userDataDir: string;
+  launchMs: number;
+  trials: number;
+  /** The lane it was pinned to ("0,1"), "" for none. */
+  cpus: string;
+  /** Its processes' CPU list as last read from /proc (ReportResultRequest.trial_cpus). */
+  trialCpus: string;
+}
+export declare function launchTrialBrowser(options: Omit<TrialBrowserOptions, "origin"> & { protocolTimeoutMs?: number; onLaunch?: (browser: Browser) => void; cpus?: number[] }): Promise<TrialLaunch>;
+export declare function closeLaunch(launch: TrialLaunch | undefined): Promise<void>;
+export declare function runTrial(options: TrialBrowserOptions & { input: WireTrialInput; timeoutMs: number; launch?: TrialLaunch }): Promise<WireTrialRun>;
+/** /proc/PID/status Cpus_allowed_list ("0-1"); "" where not known. */
+export declare function cpusAllowed(pid: number | undefined): string;

@@ -8,9 +8,10 @@
 // it forks, so trials inside one launch agree with each other more than with a rerun
 // (src/worker/trials.ts has the figures). Used by driver.mjs and web/tools/stability.
 
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 import { CHROMIUM_FLAGS } from "./flags.mjs";
 
@@ -66,26 +67,94 @@ async function settle(pid) {
   return performance.now() - start;
 }
 
-function failure(message) {
-  return { result: { failure: `trial failed: ${message}`, payloadBytes: 0, extras: {} }, startMs: 0, totalMs: 0 };
+// Lanes (Task.cpus): a trial Chromium is started through this wrapper, `taskset -c CPUS chromium`,
+// so that it and every process it starts run on the lane's CPUs only.
+const TASKSET_CHROMIUM = fileURLToPath(new URL("./taskset-chromium.sh", import.meta.url));
+
+/** A CPU set from a Linux CPU list ("0-2,5"). */
+function parseCpuList(list) {
+  const cpus = new Set();
+  for (const part of list.split(",").filter(Boolean)) {
+    const [from, to = from] = part.split("-").map(Number);
+    for (let cpu = from; cpu <= to; cpu++) cpus.add(cpu);
+  }
+  return cpus;
+}
+
+/** A CPU set as Linux lists it: sorted, runs as ranges ("0-1", "0,2"). */
+function formatCpuList(cpus) {
+  const sorted = [...cpus].sort((a, b) => a - b);
+  const parts = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j] + 1) j++;
+    parts.push(j > i ? `${sorted[i]}-${sorted[j]}` : `${sorted[i]}`);
+    i = j;
+  }
+  return parts.join(",");
+}
+
+/** A process's CPU affinity as Linux lists it (/proc/PID/status Cpus_allowed_list); "" where not known. */
+export function cpusAllowed(pid) {
+  try {
+    return /^Cpus_allowed_list:\s*(\S*)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The CPUs the processes of the browser `pid` (itself, zygotes, renderers...) may run on, as one
+ * Linux CPU list (their union: a process that escaped the lane shows); "" where /proc does not say.
+ */
+function treeCpusAllowed(pid) {
+  const cpus = new Set();
+  for (const p of pid ? processTree(pid) : []) for (const cpu of parseCpuList(cpusAllowed(p))) cpus.add(cpu);
+  return formatCpuList(cpus);
+}
+
+/** Task.cpus as taskset and launch keys spell them: "0,1"; "" for none. */
+function cpuListOf(cpus = []) {
+  return cpus.join(",");
+}
+
+function onPath(name) {
+  for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {}
+  }
+  return false;
+}
+
+function failure(message, trialCpus = "") {
+  return { result: { failure: `trial failed: ${message}`, payloadBytes: 0, extras: {}, ...(trialCpus ? { trialCpus } : {}) }, startMs: 0, totalMs: 0 };
 }
 
 /**
  * Launches a headless Chromium for trials (a new profile). Answers a launch `{ browser, launchMs,
- * trials }`; close it with closeLaunch. `onLaunch(browser)` sees the browser as soon as it exists.
+ * trials, cpus }`; close it with closeLaunch. `onLaunch(browser)` sees the browser as soon as it
+ * exists. With `cpus` (Task.cpus, the task's lane) the browser starts pinned to them (taskset):
+ * such a launch serves only trials of that lane.
  */
-export async function launchTrialBrowser({ executablePath, args = CHROMIUM_FLAGS, dumpio = false, protocolTimeoutMs = 360_000, onLaunch = () => {} }) {
+export async function launchTrialBrowser({ executablePath, args = CHROMIUM_FLAGS, dumpio = false, protocolTimeoutMs = 360_000, onLaunch = () => {}, cpus = [] }) {
   const start = performance.now();
+  const cpuList = cpuListOf(cpus);
+  if (cpuList && !onPath("taskset")) throw new Error(`the task asks for cpus ${cpuList} but taskset (util-linux) is not on PATH, so the trial Chromium cannot be pinned to them`);
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-trial-"));
   try {
+    // Pinned before it starts, not after: a process Chromium forks inherits its parent's affinity
+    // at that moment, so pinning a running browser would miss what it forks meanwhile.
+    const pinned = cpuList ? { executablePath: TASKSET_CHROMIUM, env: { ...process.env, CODECBENCH_TRIAL_CPUS: cpuList, CODECBENCH_TRIAL_CHROMIUM: executablePath } } : { executablePath };
     // A pipe, as for the worker's Chromium: if the driver dies, this browser exits with it.
     // A copy: puppeteer takes --disable-features out of the array it is given (to merge it with
     // its own), so a shared array would lose it from the second launch on.
-    const browser = await puppeteer.launch({ executablePath, headless: true, userDataDir, args: [...args], pipe: true, dumpio,
+    const browser = await puppeteer.launch({ ...pinned, headless: true, userDataDir, args: [...args], pipe: true, dumpio,
       // DevTools calls otherwise give up after puppeteer's default 180 s; the trial's own limit rules.
       protocolTimeout: protocolTimeoutMs, handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
     onLaunch(browser);
-    return { browser, userDataDir, launchMs: performance.now() - start, trials: 0 };
+    return { browser, userDataDir, launchMs: performance.now() - start, trials: 0, cpus: cpuList, trialCpus: cpusAllowed(browser.process()?.pid) };
   } catch (error) {
     rmSync(userDataDir, { recursive: true, force: true });
     throw error;
@@ -124,9 +193,18 @@ async function runInLaunch(launch, { origin, token = "", input, timeoutMs, log }
     await page.goto(url.href, { waitUntil: "domcontentloaded" });
     await page.waitForFunction(() => typeof window.codecbenchTrial === "function", { timeout: 30_000 });
     const pageMs = performance.now() - start;
-    const settleMs = await settle(launch.browser.process()?.pid);
+    const pid = launch.browser.process()?.pid;
+    const settleMs = await settle(pid);
+    // Where the trial runs: the browser and its processes, the trial page's renderer among them
+    // now (its Web Worker is a thread of it). A lane's trial runs on the lane's CPUs or not at all.
+    launch.trialCpus = treeCpusAllowed(pid) || launch.trialCpus;
+    const lane = cpuListOf(input.cpus);
+    if (lane && launch.trialCpus !== formatCpuList(parseCpuList(lane))) {
+      throw new Error(`the trial browser's processes may run on cpus ${launch.trialCpus || "(unknown)"}, not only on the task's cpus ${lane}`);
+    }
     const answer = await page.evaluate((input, timeoutMs) => window.codecbenchTrial(input, timeoutMs), input, timeoutMs);
     answer.result.extras = { ...answer.result.extras, browser_launch_ms: launch.launchMs, browser_launch_trial: launch.trials - 1, browser_page_ms: pageMs, browser_settle_ms: settleMs };
+    answer.result.trialCpus = launch.trialCpus;
     // The trial worker's start is measured in the page; the launch (for its first trial), the
     // page's load and settling come before it.
     return { ...answer, startMs: (firstInLaunch ? launch.launchMs : 0) + pageMs + settleMs + answer.startMs };
@@ -155,7 +233,7 @@ export async function runTrial({ executablePath, origin, token = "", input, time
   const own = !launch;
   let failed = true;
   try {
-    launch ??= await launchTrialBrowser({ executablePath, args, dumpio, protocolTimeoutMs: timeoutMs + 60_000, onLaunch });
+    launch ??= await launchTrialBrowser({ executablePath, args, dumpio, protocolTimeoutMs: timeoutMs + 60_000, onLaunch, cpus: input.cpus });
     const answer = await runInLaunch(launch, { origin, token, input, timeoutMs, log });
     failed = !!answer.result.failure;
     log(`trial browser: ${what} ${answer.result.failure ? `failed: ${answer.result.failure}` : "done"} in ${(performance.now() - start).toFixed(0)} ms (start ${answer.startMs.toFixed(0)} ms, trial ${launch.trials} of its launch)`);
@@ -163,7 +241,7 @@ export async function runTrial({ executablePath, origin, token = "", input, time
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     log(`trial browser: ${what} failed: ${message}`);
-    return failure(`the fresh browser for this trial failed: ${message}`);
+    return failure(`the fresh browser for this trial failed: ${message}`, launch?.trialCpus);
   } finally {
     if (own || failed) await closeLaunch(launch);
   }
@@ -188,7 +266,9 @@ const IDLE_CLOSE_MS = 300_000;
  * another. So every cell's trials still come from as many launches as it has trials (the launch's
  * variation stays inside its interval), while cells compared with each other, A/A groups first,
  * met the same launches (docs/DESIGN.md rule 3, "One launch per pass"). An input without a key
- * gets a Chromium of its own.
+ * gets a Chromium of its own. A launch is pinned to its first input's cpus (its lane) and serves
+ * only inputs with the same cpus: the page's key names them too (src/worker/task.ts launchKey),
+ * and the kept launch is compared on both.
  */
 export function trialBrowserHost({ executablePath, origin, token, log = () => {}, args, dumpio }) {
   // The launch kept for the current key, and the trial in flight (whether control abandoned it:
@@ -211,16 +291,17 @@ export function trialBrowserHost({ executablePath, origin, token, log = () => {}
       if (trial.abandoned) browser.process()?.kill("SIGKILL");
     };
     const key = input.launchKey;
+    const cpus = cpuListOf(input.cpus);
     try {
       if (!key) {
         await drop();
         return await runInFreshBrowser({ executablePath, origin, token, input, timeoutMs, log, args, dumpio, onLaunch });
       }
       // A kept browser that has gone (crashed, killed) is replaced rather than failing the trial.
-      if (kept?.key !== key || !kept.launch.browser.connected) await drop();
+      if (kept?.key !== key || kept.launch.cpus !== cpus || !kept.launch.browser.connected) await drop();
       if (!kept) {
         try {
-          kept = { key, launch: await launchTrialBrowser({ executablePath, args, dumpio, protocolTimeoutMs: timeoutMs + 60_000, onLaunch }) };
+          kept = { key, launch: await launchTrialBrowser({ executablePath, args, dumpio, protocolTimeoutMs: timeoutMs + 60_000, onLaunch, cpus: input.cpus }) };
         } catch (error) {
           const message = error instanceof Error ? error.message : String(error);
           log(`trial browser: ${describeInput(input)} failed: ${message}`);

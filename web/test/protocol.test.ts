@@ -7,6 +7,7 @@ import { MatrixDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { runWorker, type WorkerEvents } from "../src/worker/attach";
 import { workerClient } from "../src/worker/client";
+import type { TrialInput } from "../src/trial/trial";
 import { ABANDONED, type TrialRunner } from "../src/worker/trials";
 import { inProcessTrials } from "./in-process-trials";
 import { FakeControl, sha256, task } from "./fake-control";
@@ -158,6 +159,25 @@ describe("worker protocol", () => {
     ]);
     // Refused before anything ran: total only.
     expect(reports.slice(1).map((r) => Object.keys(r.phaseMs))).toEqual([["total"], ["total"]]);
+  });
+
+  it("hands a lane's cpus to the trial with a launch key of that lane, and reports where the trial ran (trial_cpus)", async () => {
+    const control = new FakeControl();
+    const canonical = withCanonical(control, "dummy");
+    const pinned = task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical, trial: 2 });
+    pinned.cpus = [1, 3];
+    control.enqueue(pinned);
+    control.enqueue(task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical, trial: 2 }));
+    const inputs: TrialInput[] = [];
+    // Stands in for the driver, which reads the trial Chromium's CPUs from /proc.
+    start(control, {}, async (input, timeoutMs, signal) => {
+      inputs.push(input);
+      const run = await inProcessTrials(input, timeoutMs, signal);
+      return input.cpus ? { ...run, result: { ...run.result, trialCpus: "1,3" } } : run;
+    });
+    const reports = await control.waitForReports(2);
+    expect(inputs.map((i) => [i.launchKey, i.cpus])).toEqual([["run-1/trial-2/cpus-1,3", [1, 3]], ["run-1/trial-2", undefined]]);
+    expect(reports.map((r) => [r.failure, r.trialCpus])).toEqual([["", "1,3"], ["", ""]]);
   });
 
   it("times the download, verifies and times decode of a Rust payload", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CHROMIUM_FLAGS } from "../driver/flags.mjs";
-import { runInFreshBrowser, trialBrowserHost } from "../driver/trial-browser.mjs";
+import { closeLaunch, cpusAllowed, launchTrialBrowser, processTree, runInFreshBrowser, runTrial, trialBrowserHost } from "../driver/trial-browser.mjs";
 import { toWireInput } from "../src/worker/trials";
 import { chromiumPath, requireChromium } from "./chromium";
 import { FakeControl } from "./fake-control";
@@ -46,7 +46,10 @@ function profiles(): string[] {
   return [...found].sort();
 }
 
-function decodeInput(launchKey?: string, taskId = "t1") {
+// A lane of one CPU for the pinning tests: the first this process may use (0 on most machines).
+const laneCpu = Math.min(...cpusAllowed(process.pid).split(",").map((part) => Number(part.split("-")[0])));
+
+function decodeInput(launchKey?: string, taskId = "t1", cpus?: number[]) {
   return toWireInput({
     taskId,
     operation: "decode",
@@ -59,6 +62,7 @@ function decodeInput(launchKey?: string, taskId = "t1") {
     canonical: canonicalPb("dummy").slice(),
     payload: vector("dummy", "protobuf").slice(),
     ...(launchKey ? { launchKey } : {}),
+    ...(cpus ? { cpus } : {}),
   });
 }
 
@@ -160,6 +164,52 @@ describe("a trial in a fresh Chromium", () => {
     }
     expect(trialBrowsersRunning()).toEqual([]);
   }, 120_000);
+
+  it("starts a lane's Chromium pinned to its cpus, every process it starts too, and reports them as trialCpus", async () => {
+    const launch = await launchTrialBrowser({ executablePath: chromiumPath, cpus: [laneCpu] });
+    try {
+      const pid = launch.browser.process()!.pid!;
+      expect(cpusAllowed(pid)).toBe(`${laneCpu}`);
+      // With a page open, a renderer exists: it and the zygotes inherited the browser's affinity.
+      const page = await launch.browser.newPage();
+      await page.goto(`${isolated.origin}/trial.html`, { waitUntil: "domcontentloaded" });
+      const tree = processTree(pid).map((p) => {
+        try {
+          return { cmdline: readFileSync(`/proc/${p}/cmdline`, "utf8"), cpus: cpusAllowed(p) };
+        } catch {
+          return { cmdline: "", cpus: "" }; // exited meanwhile
+        }
+      }).filter((p) => p.cpus);
+      expect(tree.filter((p) => p.cmdline.includes("--type=renderer")).length).toBeGreaterThan(0);
+      expect(new Set(tree.map((p) => p.cpus))).toEqual(new Set([`${laneCpu}`]));
+      await page.close();
+      const run = await runTrial({ executablePath: chromiumPath, origin: isolated.origin, input: decodeInput(undefined, "t1", [laneCpu]), timeoutMs: 30_000, log, launch });
+      expect(run.result.failure).toBe("");
+      expect(run.result.trialCpus).toBe(`${laneCpu}`);
+    } finally {
+      await closeLaunch(launch);
+    }
+    expect(trialBrowsersRunning()).toEqual([]);
+  }, 60_000);
+
+  it("keeps a launch to its lane: the same pass unpinned (or in another lane) gets a launch of its own", async () => {
+    const host = trialBrowserHost({ executablePath: chromiumPath, origin: isolated.origin, log });
+    try {
+      const a = await host.run(decodeInput("run/trial-0", "a", [laneCpu]), 30_000);
+      expect(a.result.failure).toBe("");
+      expect(a.result.trialCpus).toBe(`${laneCpu}`);
+      const launchA = profiles();
+      const b = await host.run(decodeInput("run/trial-0", "b"), 30_000);
+      expect(b.result.failure).toBe("");
+      expect(b.result.extras["browser_launch_trial"]).toBe(0);
+      expect(profiles()).not.toEqual(launchA);
+      // Unpinned, a trial browser may run wherever the driver may.
+      expect(b.result.trialCpus).toBe(cpusAllowed(process.pid));
+    } finally {
+      await host.close();
+    }
+    expect(trialBrowsersRunning()).toEqual([]);
+  }, 60_000);
 
   it("runs a trial sent by reference: the trial page fetches its blobs from control and stores an encode's payload there", async () => {
     const canonical = canonicalPb("dummy").slice();

@@ -39,6 +39,11 @@ export interface TrialInput {
    */
   launchKey?: string;
   /**
+   * The task's lane (Task.cpus): the driver starts the trial's Chromium pinned to these CPUs.
+   * Absent: not pinned. A trial in a Web Worker of the page itself cannot be pinned.
+   */
+  cpus?: number[];
+  /**
    * Where `canonical` and `payload` are stored in control (the task's blobs): a trial too large
    * to carry to the driver's Chromium fetches them from control there (src/worker/trials.ts).
    */
@@ -71,6 +76,12 @@ export interface TrialResult {
    * of work; a failed trial has what it measured so far. The page merges it into phase_ms.
    */
   phaseMs?: PhaseMs;
+  /**
+   * The CPUs the trial's processes were allowed on (Linux Cpus_allowed_list, e.g. "0-1"), read
+   * from /proc by the driver that launched its Chromium; absent where nobody could read it (a
+   * page's own Web Worker). ReportResultRequest.trial_cpus.
+   */
+  trialCpus?: string;
 }
 
 function records(input: TrialInput, dataset: Dataset): unknown[] {

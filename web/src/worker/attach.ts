@@ -154,7 +154,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           }
           if (outcome === undefined) {
             // Control has ended the task and refuses its report: nothing to send.
-            events.taskFinished(task, { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "abandoned: control ended the task", phaseMs: {} }, false);
+            events.taskFinished(task, { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "abandoned: control ended the task", phaseMs: {}, trialCpus: "" }, false);
             continue;
           }
           // UNAVAILABLE: control is down or could not store the result yet, so a measured result

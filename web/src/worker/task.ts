@@ -27,6 +27,8 @@ export interface TaskOutcome {
   failure: string;
   /** ReportResultRequest.phase_ms: the task's time by phase in ms (phases that did not happen are absent). */
   phaseMs: PhaseMs;
+  /** ReportResultRequest.trial_cpus: where the trial's processes could run, as the driver read it; "" if not known. */
+  trialCpus: string;
 }
 
 export interface TaskContext {
@@ -83,8 +85,8 @@ function pageExtras(context: TaskContext): Record<string, number> {
   return extras;
 }
 
-async function runTrialStep(task: Task, context: TaskContext, laps: Laps, input: TrialInput): Promise<TrialResult & { sample: Sample; trialExtras: Record<string, number> }> {
-  const { result, startMs, totalMs } = await runUntimedTrialStep(task, context, laps, input);
+async function runTrialStep(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome, input: TrialInput): Promise<TrialResult & { sample: Sample; trialExtras: Record<string, number> }> {
+  const { result, startMs, totalMs } = await runUntimedTrialStep(task, context, laps, outcome, input);
   if (!result.sample) throw new StepError("trial", "the trial worker answered without a measurement");
   const trialExtras = { ...result.extras, worker_start_ms: startMs, trial_ms: totalMs };
   return { ...result, sample: result.sample, trialExtras };
@@ -94,15 +96,16 @@ async function runTrialStep(task: Task, context: TaskContext, laps: Laps, input:
  * The trial run itself; a prepare trial answers without a sample. `process` is the run as this
  * page sees it (TrialRun.totalMs and the await around it: a fresh Web Worker, or a fresh page of
  * the driver's Chromium, launch and settling included); the trial's own phases are merged in,
- * a failed trial's too.
+ * a failed trial's too, and where it ran (trial_cpus).
  */
-async function runUntimedTrialStep(task: Task, context: TaskContext, laps: Laps, input: TrialInput) {
+async function runUntimedTrialStep(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome, input: TrialInput) {
   context.onStep?.("trial");
   const timeoutMs = (task.sampling?.taskTimeoutS || DEFAULT_TASK_TIMEOUT_S) * 1000;
   laps.lap("fetch");
   const run = await context.trials(input, timeoutMs, context.signal);
   laps.lap("process");
   laps.merge(run.result.phaseMs);
+  outcome.trialCpus = run.result.trialCpus ?? "";
   if (run.result.failure) throw new TrialFailure(run.result.failure);
   return run;
 }
@@ -114,9 +117,14 @@ async function canonicalCopy(task: Task, context: TaskContext, laps: Laps): Prom
   return bytes;
 }
 
-/** Control's pass (trial k of every cell) in this run; prepare tasks, which time nothing, a launch of their own. */
+/**
+ * Control's pass (trial k of every cell) in this run; prepare tasks, which time nothing, a launch
+ * of their own. With lanes, the lane's CPUs too: a launch is pinned to one lane's CPUs, so the
+ * tasks of one pass in different lanes get different launches.
+ */
 function launchKey(task: Task): string {
-  return task.prepare ? `${task.runId}/prepare` : `${task.runId}/trial-${task.trial}`;
+  const pass = task.prepare ? `${task.runId}/prepare` : `${task.runId}/trial-${task.trial}`;
+  return task.cpus.length ? `${pass}/cpus-${task.cpus.join(",")}` : pass;
 }
 
 function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8Array, payload?: Uint8Array): TrialInput {
@@ -134,6 +142,7 @@ function trialInput(task: Task, operation: "encode" | "decode", canonical: Uint8
     canonical,
     ...(payload ? { payload } : {}),
     launchKey: launchKey(task),
+    ...(task.cpus.length ? { cpus: [...task.cpus] } : {}),
     ...(userDataset ? { userDataset } : {}),
     blobs: {
       canonical: { id: task.canonicalBlobId, size: Number(task.canonicalBlobSize) },
@@ -154,7 +163,7 @@ async function prepareTask(task: Task, context: TaskContext, laps: Laps, outcome
   if (!task.storePayload) throw new StepError("task", "a prepare task must store its payload (store_payload is false)");
   const canonical = await canonicalCopy(task, context, laps);
   // Run like a trial (same code, same worker) but told to time nothing.
-  const { result } = await runUntimedTrialStep(task, context, laps, { ...trialInput(task, "encode", canonical), prepare: true });
+  const { result } = await runUntimedTrialStep(task, context, laps, outcome, { ...trialInput(task, "encode", canonical), prepare: true });
   if (!result.payload) throw new StepError("encode", "the trial worker returned no payload");
   await storePayload(context, laps, result.payload, outcome);
 }
@@ -178,7 +187,7 @@ async function encodeTask(task: Task, context: TaskContext, laps: Laps, outcome:
   if (task.prepare) return prepareTask(task, context, laps, outcome);
   checkCompressions(task, "upload");
   const canonical = await canonicalCopy(task, context, laps);
-  const trial = await runTrialStep(task, context, laps, trialInput(task, "encode", canonical));
+  const trial = await runTrialStep(task, context, laps, outcome, trialInput(task, "encode", canonical));
   const payload = trial.payload;
   if (!payload) throw new StepError("encode", "the trial worker returned no payload");
   outcome.measurements.push(measurement(task, context, Operation.ENCODE, payload.length, trial.sample, trial.trialExtras));
@@ -216,7 +225,7 @@ async function decodeTask(task: Task, context: TaskContext, laps: Laps, outcome:
     outcome.measurements.push(measurement(task, context, Operation.DOWNLOAD, payloadBytes, sample, pageExtras(context)));
   }
   // The payload's buffer moves to the trial worker.
-  const trial = await runTrialStep(task, context, laps, trialInput(task, "decode", canonical, payload));
+  const trial = await runTrialStep(task, context, laps, outcome, trialInput(task, "decode", canonical, payload));
   outcome.measurements.push(measurement(task, context, Operation.DECODE, payloadBytes, trial.sample, trial.trialExtras));
 }
 
@@ -241,7 +250,7 @@ function checkNotRefused(task: Task): void {
 export async function runTask(task: Task, context: TaskContext): Promise<TaskOutcome> {
   const start = performance.now();
   const laps = new Laps();
-  const outcome: TaskOutcome = { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "", phaseMs: {} };
+  const outcome: TaskOutcome = { measurements: [], payloadBlobId: "", payloadBlobSize: 0n, failure: "", phaseMs: {}, trialCpus: "" };
   try {
     checkNotRefused(task);
     switch (task.operation) {
