@@ -132,9 +132,14 @@ def _worker_plan(art: Artifacts, wanted: set[str] | None, browsers: int) -> tupl
     return plan, skipped
 
 
+LANES_HELP = ("tasks control runs at once, each trial pinned to its own CPUs (default: one per two "
+              "CPUs; docs/DESIGN.md \"Lanes\")")
+
+
 def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
                 started: list[Proc], out=err, timeout: float = 90.0, lab: netlab.Lab | None = None,
-                extra: tuple[str, ...] = (), rust_program: Path | None = None) -> str:
+                extra: tuple[str, ...] = (), rust_program: Path | None = None,
+                lanes: int | None = None) -> str:
     """Start control and the planned workers, save pid files, wait until the workers attach.
     With a network lab, control and each worker run in the lab's namespaces, each worker dialing
     control over its shaped link; the harness dials control over the lab's admin link.
@@ -147,6 +152,8 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
     if lab is not None:
         listen = "0.0.0.0:0"
         control_extra = tuple(a for h in lab.hosts() for a in ("--allow-host", h))
+    if lanes is not None:
+        control_extra += ("--lanes", str(lanes))
     proc, addr = processes.start_control(local.art, listen, local.control_dir,
                                          local.logs / f"{prefix}control.log",
                                          netns=lab.control_ns if lab else None, extra=control_extra)
@@ -251,7 +258,7 @@ def cmd_up(args) -> int:
         err(line)
     started: list[Proc] = []
     try:
-        addr = start_stack(local, listen, plan, "", started, timeout=args.timeout)
+        addr = start_stack(local, listen, plan, "", started, timeout=args.timeout, lanes=args.lanes)
     except (LaunchError, ControlUnreachable) as exc:
         stop_procs(started, local)
         raise CliError(f"up failed: {exc}\n(stopped what was started)") from None
@@ -905,6 +912,9 @@ def cmd_run(args) -> int:
         raise CliError(f"{loaded.path}: network profile {prof.name} needs --local: the harness makes "
                        "the namespaces and links when it starts control and the workers itself",
                        EXIT_USAGE)
+    if args.lanes is not None and not args.local:
+        raise CliError("--lanes needs --local: lanes are control's (codecbench-control --lanes, or "
+                       "CODECBENCH_LANES where it runs)", EXIT_USAGE)
     with ExitStack() as stack:
         if args.local:
             addr = _start_local(stack, local_selectors(scenario), args, prof)
@@ -1003,7 +1013,8 @@ def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Prof
         raise CliError(f"--local: {exc}") from None
     try:
         addr = start_stack(local, "127.0.0.1:0", plan, "", started, lab=lab,
-                           extra=tuple(userrun.worker_args(prepared)), rust_program=rust_program)
+                           extra=tuple(userrun.worker_args(prepared)), rust_program=rust_program,
+                           lanes=getattr(args, "lanes", None))
     except (LaunchError, ControlUnreachable, netlab.LabError) as exc:
         raise CliError(f"--local: {exc}") from None
     args.network_env = lab.environment() if lab is not None else {"profile": "loopback"}
@@ -1151,8 +1162,9 @@ def _say_estimate(control: Control, run_id: str, args, progress: _Progress) -> d
         langs = {w.id: w.environment.language for w in resp.workers}
         tasks = [json_format.MessageToDict(t) for t in resp.tasks]
         scenario = doc.get("scenario") or {}
-        past = estimate.history(results_dir(args), scenario.get("sampling") or {}, exclude=run_id)
-        est = estimate.estimate(tasks, lambda w: results.lang_of(w, langs), scenario, past)
+        lanes = timing.lanes(doc)
+        past = estimate.history(results_dir(args), scenario.get("sampling") or {}, exclude=run_id, lanes=lanes)
+        est = estimate.estimate(tasks, lambda w: results.lang_of(w, langs), scenario, past, lanes=lanes)
     except (grpc.RpcError, OSError, ValueError, KeyError) as exc:
         err(f"plan: no estimate ({type(exc).__name__}: {exc})")
         return None
@@ -1256,6 +1268,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--workers", metavar="KINDS",
                     help="comma-separated kinds to start (rust,java,browser; default: every kind that is built)")
     up.add_argument("--timeout", type=float, default=90, help="seconds to wait for workers (default 90)")
+    up.add_argument("--lanes", type=int, metavar="N", help=LANES_HELP)
     up.set_defaults(fn=cmd_up)
 
     down = sub.add_parser("down", help="stop what `up` and `browser` started (a `run --local` stops its own)")
@@ -1271,6 +1284,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--local", action="store_true",
                      help="start control and workers for this run and stop them afterwards")
     run.add_argument("--browsers", type=int, default=1, help="with --local: browser workers (default 1)")
+    run.add_argument("--lanes", type=int, metavar="N", help="with --local: " + LANES_HELP)
     run.add_argument("--json", action="store_true", help="print the run as JSON instead of a table")
     run.add_argument("--all", action="store_true",
                      help="print every producer → consumer row before the leaderboards (default: the "

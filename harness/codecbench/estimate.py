@@ -2,6 +2,11 @@
 its kind cost in the earlier runs on this host with the same sampling (their results folders:
 control's `startedAt`/`endedAt` per task, timing.py), plus those runs' idle share.
 
+Runs count only when they ran as many lanes (docs/DESIGN.md "Lanes") as this one: a task pinned to
+one CPU beside another trial does not cost what it costs alone. With several lanes the run lasts
+as long as the larger of its task time shared over the lanes and its busiest worker's task time
+(a worker runs one task at a time).
+
 A task's kind is its language, what it does (prepare, encode, decode and its mode) and whether the
 run times transfer legs; a kind never seen with this sampling falls back to the same language and
 operation in any mode, and a task with no such history is left out and counted, so the estimate
@@ -57,7 +62,7 @@ class History:
     runs: int
 
 
-def history(results_dir: Path, sampling: dict, host: str | None = None, exclude: str = "") -> History:
+def history(results_dir: Path, sampling: dict, host: str | None = None, exclude: str = "", lanes: int = 1) -> History:
     host = host or socket.gethostname()
     want = signature(sampling)
     seconds: dict = {}
@@ -75,7 +80,7 @@ def history(results_dir: Path, sampling: dict, host: str | None = None, exclude:
         run, scenario = doc.get("run") or {}, (doc.get("run") or {}).get("scenario") or {}
         if (doc.get("harness") or {}).get("hostname") != host or signature(scenario.get("sampling") or {}) != want:
             continue
-        if run.get("status") != "RUN_STATUS_FINISHED" or not doc.get("timeBreakdown"):
+        if run.get("status") != "RUN_STATUS_FINISHED" or not doc.get("timeBreakdown") or timing.lanes(run) != lanes:
             continue
         runs += 1
         lang = _worker_language(doc)
@@ -91,20 +96,24 @@ def history(results_dir: Path, sampling: dict, host: str | None = None, exclude:
     return History(seconds, coarse, idle, runs)
 
 
-def estimate(tasks: Iterable[dict], language_of: Callable[[str], str], scenario: dict, past: History) -> dict:
+def estimate(tasks: Iterable[dict], language_of: Callable[[str], str], scenario: dict, past: History, lanes: int = 1) -> dict:
     """The planned run's estimate: seconds, tasks covered and not, and what it rests on."""
     transfer = _transfer(scenario)
     total, covered, missing = 0.0, 0, 0
+    per_worker: dict[str, float] = {}
     for t in tasks:
         k = kind(t, language_of(timing.task_worker(t)), transfer)
         xs = past.seconds.get(k) or past.coarse.get(_coarse(k))
         if not xs:
             missing += 1
             continue
-        total += statistics.fmean(xs)
+        cost = statistics.fmean(xs)
+        total += cost
+        per_worker[timing.task_worker(t)] = per_worker.get(timing.task_worker(t), 0.0) + cost
         covered += 1
+    busy = max([total / max(1, lanes), *per_worker.values()])
     idle = statistics.median(past.idle_shares) if past.idle_shares else 0.0
-    seconds = total / (1 - idle) if idle < 0.5 else total
+    seconds = busy / (1 - idle) if idle < 0.5 else busy
     return {"seconds": round(seconds, 1), "tasks": covered, "tasksWithoutHistory": missing, "runs": past.runs}
 
 

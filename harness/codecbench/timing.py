@@ -1,7 +1,8 @@
 """Where a run's wall time went (proto/README.md "Where the time goes"), from its tasks: control's
 `startedAt`/`endedAt` stamps and the workers' `phaseMs`.
 
-Phases, summed over tasks, each in seconds and as a share of the run's wall time:
+Phases, summed over tasks, each in seconds and as a share of the run's lane time (its wall time
+times its lanes, docs/DESIGN.md "Lanes": with one lane, the wall time):
 - rounds: the timed rounds (what the run is for);
 - warm-up: calibration and warm-up rounds;
 - start/exit: starting and ending each trial's fresh process (its `process` time minus what the
@@ -14,8 +15,8 @@ Phases, summed over tasks, each in seconds and as a share of the run's wall time
   messages, storing the report, the attached process's own bookkeeping);
 - other: the rest of the trial processes' time (peak-heap probe, GC, writing the result), and the
   whole time of a task whose worker reported no phases;
-- idle: wall time when no task was running (scheduling, a browser launch between passes, the end
-  of the run).
+- idle: lane time when no task was running (scheduling, a browser launch between passes, a lane
+  waiting because every ready task's worker was busy, the end of the run).
 """
 from __future__ import annotations
 
@@ -60,6 +61,11 @@ def task_phases(task: dict) -> dict[str, float] | None:
     return out
 
 
+def lanes(run: dict) -> int:
+    """How many tasks the run ran at once (Run.lanes; 0 or absent in runs from before lanes: one)."""
+    return max(1, int(run.get("lanes") or 0))
+
+
 def breakdown(run: dict, tasks: list[dict], language_of: Callable[[str], str] = lambda w: w) -> dict | None:
     """The run's time breakdown (run.json's `timeBreakdown`), or None when its tasks carry no stamps
     (a run from before control stamped them). `language_of` maps a worker id to its language."""
@@ -71,6 +77,7 @@ def breakdown(run: dict, tasks: list[dict], language_of: Callable[[str], str] = 
     if t1 is None:
         t1 = max(seconds(t["endedAt"]) for t, _ in ran)
     wall = max(1e-9, t1 - t0)
+    capacity = wall * lanes(run)
     total = dict.fromkeys(PHASES, 0.0)
     by_lang: dict[str, dict] = {}
     for t, p in ran:
@@ -81,13 +88,14 @@ def breakdown(run: dict, tasks: list[dict], language_of: Callable[[str], str] = 
             total[k] += v
             entry["seconds"][k] += v
     busy = sum(v for k, v in total.items() if k != "idle")
-    total["idle"] = max(0.0, wall - busy)
+    total["idle"] = max(0.0, capacity - busy)
     return {
         "wallSeconds": round(wall, 3),
+        "lanes": lanes(run),
         "tasks": len(ran),
         "seconds": {k: round(v, 3) for k, v in total.items()},
-        "shares": {k: round(v / wall, 4) for k, v in total.items()},
-        "timedShare": round(total["rounds"] / wall, 4),
+        "shares": {k: round(v / capacity, 4) for k, v in total.items()},
+        "timedShare": round(total["rounds"] / capacity, 4),
         # Per language: the mean task's seconds by phase (a trial's cost in that runtime).
         "byLanguage": {lang: {"tasks": e["tasks"], "meanTaskSeconds": {k: round(v / e["tasks"], 4) for k, v in e["seconds"].items()}}
                        for lang, e in sorted(by_lang.items())},
@@ -109,5 +117,7 @@ def sentence(b: dict, estimated: float | None = None) -> str:
     per = "; ".join(f"{lang} {sum(e['meanTaskSeconds'].values()):.2f} s" for lang, e in b["byLanguage"].items())
     est = (f" (estimated {duration(estimated)}, {b['wallSeconds'] / estimated - 1:+.0%})"
            if estimated else "")
-    return (f"time: {duration(b['wallSeconds'])} wall{est}, {b['timedShare']:.0%} in timed rounds · {rest}"
+    lanes = b.get("lanes", 1)
+    of = f" of {lanes} lanes' time" if lanes > 1 else ""
+    return (f"time: {duration(b['wallSeconds'])} wall{est}, {b['timedShare']:.0%}{of} in timed rounds · {rest}"
             + (f" (mean task: {per})" if per else ""))

@@ -26,8 +26,8 @@ def task(op, worker, start, seconds, mode="", prepare=False):
     return t
 
 
-def write_run(root, name, tasks, sampling=SAMPLING, host=None, wall=10.0, status="RUN_STATUS_FINISHED"):
-    run = {"id": name, "status": status, "createdAt": stamp(0), "finishedAt": stamp(wall),
+def write_run(root, name, tasks, sampling=SAMPLING, host=None, wall=10.0, status="RUN_STATUS_FINISHED", lanes=0):
+    run = {"id": name, "status": status, "createdAt": stamp(0), "finishedAt": stamp(wall), "lanes": lanes,
            "scenario": {"sampling": sampling, "operations": ["OPERATION_ENCODE", "OPERATION_DECODE"]}}
     doc = {"run": run, "tasks": tasks, "workers": {"java-1": {"language": "java"}, "rust-1": {"language": "rust"}},
            "harness": {"hostname": host or socket.gethostname()}}
@@ -60,6 +60,26 @@ def test_a_plan_costs_what_its_kinds_cost_before_plus_the_idle_share(tmp_path):
     line = estimate.sentence(est, 4)
     assert line.startswith("plan: 4 tasks, estimated 5.2 s (from 2 earlier runs on this host with this sampling; ")
     assert "1 of them have no history" in line
+
+
+def test_lanes_share_the_task_time_but_a_worker_runs_one_task_at_a_time(tmp_path):
+    # One earlier two-lane run, no idle: Java and Rust decodes of 2 s and 1 s ran side by side.
+    write_run(tmp_path, "20261128-000001-aaaa", [task("decode", "java-1", 0, 2.0, "typed"), task("decode", "rust-1", 0, 1.0, "typed"),
+                                                 task("decode", "rust-1", 1.0, 1.0, "typed")], wall=2.0, lanes=2)
+    # A one-lane run is another machine as far as task costs go: not counted for two lanes.
+    write_run(tmp_path, "20261128-000002-bbbb", [task("decode", "java-1", 0, 9.0, "typed")], wall=9.0)
+    b = json.loads((tmp_path / "20261128-000001-aaaa" / "run.json").read_text())["timeBreakdown"]
+    assert b["lanes"] == 2 and b["shares"]["idle"] == pytest.approx(0.0, abs=1e-3)
+    assert "of 2 lanes' time in timed rounds" in timing.sentence(b)
+    past = estimate.history(tmp_path, SAMPLING, lanes=2)
+    assert past.runs == 1 and estimate.history(tmp_path, SAMPLING).runs == 1
+    scenario = {"operations": ["OPERATION_DECODE"]}
+    language = lambda w: w.split("-")[0]  # noqa: E731
+    balanced = [task("decode", "java-1", 0, 0, "typed"), task("decode", "rust-1", 0, 0, "typed"), task("decode", "rust-1", 0, 0, "typed")]
+    assert estimate.estimate(balanced, language, scenario, past, lanes=2)["seconds"] == pytest.approx(2.0)
+    # All Java: one worker, so the second lane cannot help.
+    java = [task("decode", "java-1", 0, 0, "typed")] * 3
+    assert estimate.estimate(java, language, scenario, past, lanes=2)["seconds"] == pytest.approx(6.0)
 
 
 def test_no_history_says_so(tmp_path):
