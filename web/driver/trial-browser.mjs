@@ -8,9 +8,10 @@
 // it forks, so trials inside one launch agree with each other more than with a rerun
 // (src/worker/trials.ts has the figures). Used by driver.mjs and web/tools/stability.
 
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import puppeteer from "puppeteer-core";
 import { CHROMIUM_FLAGS } from "./flags.mjs";
@@ -118,14 +119,14 @@ function cpuListOf(cpus = []) {
   return cpus.join(",");
 }
 
-function onPath(name) {
-  for (const dir of (process.env.PATH ?? "").split(delimiter).filter(Boolean)) {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return true;
-    } catch {}
-  }
-  return false;
+/**
+ * Throws, saying why, unless taskset can pin a process to `cpuList`: a Chromium whose wrapper
+ * failed would only show as puppeteer's "Target closed" (its stderr is not kept).
+ */
+function checkTaskset(cpuList) {
+  const probe = spawnSync("taskset", ["-c", cpuList, "true"], { encoding: "utf8", timeout: 10_000 });
+  if (probe.error?.code === "ENOENT") throw new Error(`the task asks for cpus ${cpuList} but taskset (util-linux) is not on PATH, so the trial Chromium cannot be pinned to them`);
+  if (probe.error || probe.status !== 0) throw new Error(`the trial Chromium cannot be pinned to cpus ${cpuList}: taskset -c ${cpuList}: ${(probe.stderr || probe.error?.message || `exit ${probe.status}`).trim()}`);
 }
 
 function failure(message, trialCpus = "") {
@@ -141,7 +142,7 @@ function failure(message, trialCpus = "") {
 export async function launchTrialBrowser({ executablePath, args = CHROMIUM_FLAGS, dumpio = false, protocolTimeoutMs = 360_000, onLaunch = () => {}, cpus = [] }) {
   const start = performance.now();
   const cpuList = cpuListOf(cpus);
-  if (cpuList && !onPath("taskset")) throw new Error(`the task asks for cpus ${cpuList} but taskset (util-linux) is not on PATH, so the trial Chromium cannot be pinned to them`);
+  if (cpuList) checkTaskset(cpuList);
   const userDataDir = mkdtempSync(join(tmpdir(), "codecbench-trial-"));
   try {
     // Pinned before it starts, not after: a process Chromium forks inherits its parent's affinity

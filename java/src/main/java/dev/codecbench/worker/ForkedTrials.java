@@ -199,7 +199,9 @@ public final class ForkedTrials implements Trials {
     Path result = dir.resolve(TrialMain.RESULT);
     if (exit != 0 || !Files.isRegularFile(result)) {
       String signal = exit > 128 ? " (signal " + (exit - 128) + ")" : "";
-      throw TaskFailure.at("trial", "the child JVM exited with code " + exit + signal
+      // Pinned, a non-zero exit may be taskset's own ("failed to set pid ...'s affinity"), in the stderr.
+      String pinned = task.getCpusCount() > 0 ? " (started by taskset -c " + cpuList(task) + ")" : "";
+      throw TaskFailure.at("trial", "the child JVM" + pinned + " exited with code " + exit + signal
           + (exit == 0 ? " without a result" : "") + "; stderr: " + tail(stderr));
     }
     try {

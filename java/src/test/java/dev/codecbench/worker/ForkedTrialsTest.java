@@ -103,6 +103,14 @@ class ForkedTrialsTest {
   }
 
   @Test
+  void aTrialPinnedToCpusTheMachineLacksFailsWithTasksetsMessage() {
+    ReportResultRequest r = runner(new ForkedTrials(0))
+        .run("java-1", task(Operation.OPERATION_ENCODE, "json").addCpus(4095).build());
+    assertTrue(r.getFailure().startsWith("trial failed: the child JVM (started by taskset -c 4095) exited with code 1; "
+        + "stderr: taskset: "), r.getFailure());
+  }
+
+  @Test
   void theChildJvmIsStartedThroughTasksetOnlyWhenTheTaskHasCpus() throws Exception {
     ForkedTrials trials = new ForkedTrials(0, List.of("-Xmx64m"));
     Path dir = Path.of("/tmp/unused");
