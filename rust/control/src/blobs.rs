@@ -12,14 +12,18 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime};
 
 pub const MAX_CHUNK: usize = 1 << 20;
-/// Unfinished uploads at once: each holds an open file, and abandoned ones (a client that never
-/// sends `finish`) must not use up control's file descriptors.
+/// Unfinished uploads at once, a stream counted from the moment it opens: each holds a file once
+/// its first chunk arrives, and abandoned ones (a client that never sends `finish`) must not use
+/// up control's file descriptors.
 pub const MAX_OPEN_UPLOADS: usize = 64;
-/// Unfinished uploads one client (one peer address) may hold, so that no single client can take
-/// every slot of MAX_OPEN_UPLOADS.
+/// Unfinished uploads one client (an attached worker, or the clients without a worker secret on
+/// one path: clients.rs) may hold, so that no single client can take every slot of MAX_OPEN_UPLOADS.
 pub const MAX_UPLOADS_PER_CLIENT: usize = 16;
-/// An upload that receives no chunk for this long is abandoned: its file is removed.
+/// A PutBlob upload that receives no chunk for this long is abandoned: its file is removed.
 pub const UPLOAD_IDLE: Duration = Duration::from_secs(60);
+/// An UploadBlob stream that sends no chunk for this long (the first included) is closed: a 1 MiB
+/// chunk then needs at least 0.3 Mbit/s, slower than the slowest network profile (3g's 0.77 up).
+pub const STREAM_IDLE: Duration = Duration::from_secs(30);
 /// A blob written or stored again this recently is never collected: between a worker's upload
 /// (or control's canonical write) and the report or run that names it, no run refers to it yet.
 pub const COLLECT_GRACE: Duration = Duration::from_secs(600);
@@ -75,6 +79,7 @@ pub struct BlobStore {
     stored: Mutex<u64>,
     quota: u64,
     idle: Duration,
+    stream_idle: Duration,
     grace: Duration,
     /// Compressed sizes measured so far, by blob id (a blob's bytes never change).
     compressed: Mutex<HashMap<String, Compressed>>,
@@ -83,12 +88,14 @@ pub struct BlobStore {
 }
 
 struct Upload {
-    file: File,
+    /// Created with the first chunk: a stream that opened and sent nothing holds no descriptor.
+    file: Option<File>,
     path: PathBuf,
     len: u64,
     hash: Sha256,
     last: Instant,
-    /// Who started it (the peer's IP address): only they may add to it.
+    /// Who started it (clients.rs: a worker, or the clients without a worker secret on one path):
+    /// only they may add to it.
     client: String,
 }
 
@@ -175,8 +182,13 @@ impl Write for Hashing {
     }
 }
 
+/// A size a person reads: "10 bytes", "1.5 KiB", "3.2 MiB" (a small upload is not "0.0 MiB").
 fn mib(bytes: u64) -> String {
-    format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20))
+    match bytes {
+        0..1024 => format!("{bytes} bytes"),
+        1024..1_048_576 => format!("{:.1} KiB", bytes as f64 / 1024.0),
+        _ => format!("{:.1} MiB", bytes as f64 / f64::from(1 << 20)),
+    }
 }
 
 impl BlobStore {
@@ -190,8 +202,21 @@ impl BlobStore {
         let stored = blob_files(dir)?.iter().map(|b| b.2).sum();
         Ok(BlobStore {
             dir: dir.to_path_buf(), uploads: Mutex::new(HashMap::new()), stored: Mutex::new(stored), quota,
-            idle: UPLOAD_IDLE, grace: COLLECT_GRACE, compressed: Mutex::new(HashMap::new()), synced: Default::default(),
+            idle: UPLOAD_IDLE, stream_idle: STREAM_IDLE, grace: COLLECT_GRACE, compressed: Mutex::new(HashMap::new()), synced: Default::default(),
         })
+    }
+
+    /// Unfinished uploads expire after `idle` without a chunk, streams after at most that long
+    /// (defaults UPLOAD_IDLE and STREAM_IDLE; tests shorten them).
+    pub fn with_idle(mut self, idle: Duration) -> Self {
+        self.idle = idle;
+        self.stream_idle = STREAM_IDLE.min(idle);
+        self
+    }
+
+    /// How long an UploadBlob stream may wait for its next chunk, the first included.
+    pub fn stream_idle(&self) -> Duration {
+        self.stream_idle
     }
 
     /// `collect` keeps blobs stored within `grace` (default COLLECT_GRACE).
@@ -351,41 +376,80 @@ impl BlobStore {
         }
     }
 
-    /// Appends one chunk to an upload `client` (the caller's address) started; on `finish`,
-    /// stores the blob and returns (id, size).
-    pub fn put_chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
-        if upload_id.is_empty() || upload_id.len() > 128 || !upload_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-            return Err(BlobError::BadRequest(format!("upload_id {upload_id:?} must be 1 to 128 characters of [A-Za-z0-9_-]")));
+    /// Opens an upload for `client` (clients.rs) before any chunk arrives, so that an UploadBlob
+    /// stream counts against the caps from the moment it opens; refused past either cap.
+    pub fn begin(&self, client: &str, upload_id: &str) -> Result<(), BlobError> {
+        valid_upload_id(upload_id)?;
+        let mut uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
+        if uploads.contains_key(upload_id) {
+            return Err(BlobError::BadRequest(format!("upload {upload_id} is open already")));
         }
+        self.begin_in(&mut uploads, client, upload_id)
+    }
+
+    fn begin_in(&self, uploads: &mut HashMap<String, Upload>, client: &str, upload_id: &str) -> Result<(), BlobError> {
+        Self::expire_in(uploads, self.idle);
+        if uploads.len() >= MAX_OPEN_UPLOADS {
+            return Err(BlobError::Busy(format!("{MAX_OPEN_UPLOADS} uploads are unfinished, the most control holds at once; finish one first \
+(a PutBlob upload idle for {} s is dropped, an UploadBlob stream after {} s without a chunk)", self.idle.as_secs(), self.stream_idle.as_secs())));
+        }
+        if uploads.values().filter(|u| u.client == client).count() >= MAX_UPLOADS_PER_CLIENT {
+            return Err(BlobError::Busy(format!("{client} has {MAX_UPLOADS_PER_CLIENT} unfinished uploads, the most one client may hold; \
+finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob stream after {} s without a chunk)", self.idle.as_secs(), self.stream_idle.as_secs())));
+        }
+        let path = self.dir.join("uploads").join(upload_id);
+        uploads.insert(upload_id.to_string(), Upload { file: None, path, len: 0, hash: Sha256::new(), last: Instant::now(), client: client.to_string() });
+        Ok(())
+    }
+
+    /// Appends one chunk to an upload `client` (clients.rs) started, starting it at offset 0 (PutBlob);
+    /// on `finish`, stores the blob and returns (id, size).
+    pub fn put_chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
+        self.chunk(client, upload_id, offset, data, finish, true)
+    }
+
+    /// Appends one chunk to an upload opened with `begin` (UploadBlob); one that was dropped (its
+    /// stream ended or expired) is not started again.
+    pub fn append(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
+        self.chunk(client, upload_id, offset, data, finish, false)
+    }
+
+    fn chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool, start: bool) -> Result<Option<(String, u64)>, BlobError> {
+        valid_upload_id(upload_id)?;
         if data.len() > MAX_CHUNK {
             return Err(BlobError::BadRequest(format!("chunk of {} bytes is over the 1 MiB limit", data.len())));
         }
         let mut uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
         if !uploads.contains_key(upload_id) {
-            if offset != 0 {
+            if !start || offset != 0 {
                 return Err(BlobError::BadRequest(format!("upload {upload_id} is unknown (never started, finished, or expired after {} s idle); it must start at offset 0, not {offset}", self.idle.as_secs())));
             }
-            Self::expire_in(&mut uploads, self.idle);
-            if uploads.len() >= MAX_OPEN_UPLOADS {
-                return Err(BlobError::Busy(format!("{MAX_OPEN_UPLOADS} uploads are unfinished; finish one first (an upload idle for {} s is dropped)", self.idle.as_secs())));
-            }
-            if uploads.values().filter(|u| u.client == client).count() >= MAX_UPLOADS_PER_CLIENT {
-                return Err(BlobError::Busy(format!("{client} has {MAX_UPLOADS_PER_CLIENT} unfinished uploads, the most one client may hold; finish one first (an upload idle for {} s is dropped)", self.idle.as_secs())));
-            }
-            let path = self.dir.join("uploads").join(upload_id);
-            let file = OpenOptions::new().create(true).truncate(true).write(true).open(&path).map_err(io)?;
-            uploads.insert(upload_id.to_string(), Upload { file, path, len: 0, hash: Sha256::new(), last: Instant::now(), client: client.to_string() });
+            self.begin_in(&mut uploads, client, upload_id)?;
         }
         if uploads[upload_id].client != client {
             return Err(BlobError::BadRequest(format!("upload {upload_id} was started by another client")));
         }
-        self.check_quota(&uploads, data.len() as u64)?;
+        if let Err(full) = self.check_quota(&uploads, data.len() as u64) {
+            // A finishing chunk that completes bytes stored already adds nothing: it may pass.
+            let again = finish && {
+                let mut h = uploads[upload_id].hash.clone();
+                h.update(data);
+                let id = hex::encode(h.finalize());
+                self.dir.join(&id[..2]).join(&id).exists()
+            };
+            if !again {
+                return Err(full);
+            }
+        }
         let up = uploads.get_mut(upload_id).expect("inserted above");
         up.last = Instant::now();
         if offset != up.len {
             return Err(BlobError::BadRequest(format!("upload {upload_id} has {} bytes; a chunk at offset {offset} does not follow", up.len)));
         }
-        up.file.write_all(data).map_err(io)?;
+        if up.file.is_none() {
+            up.file = Some(OpenOptions::new().create(true).truncate(true).write(true).open(&up.path).map_err(io)?);
+        }
+        up.file.as_mut().expect("opened above").write_all(data).map_err(io)?;
         up.hash.update(data);
         up.len += data.len() as u64;
         if !finish {
@@ -403,7 +467,7 @@ impl BlobStore {
             let _ = fs::remove_file(&up.path);
             touch(&target)?;
         } else {
-            up.file.sync_data().map_err(io)?;
+            up.file.as_ref().expect("written above").sync_data().map_err(io)?;
             self.synced.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             fs::create_dir_all(&dir).map_err(io)?;
             fs::rename(&up.path, &target).map_err(io)?;
@@ -412,6 +476,18 @@ impl BlobStore {
         drop(uploads);
         Ok(Some((id, up.len)))
     }
+
+    /// How many uploads are unfinished (streams that sent nothing yet included).
+    pub fn open_uploads(&self) -> usize {
+        self.uploads.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+}
+
+fn valid_upload_id(upload_id: &str) -> Result<(), BlobError> {
+    if upload_id.is_empty() || upload_id.len() > 128 || !upload_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
+        return Err(BlobError::BadRequest(format!("upload_id {upload_id:?} must be 1 to 128 characters of [A-Za-z0-9_-]")));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -495,6 +571,42 @@ mod tests {
         let hijack = s.put_chunk("10.0.0.2", "u0", 1, b"y", true).unwrap_err();
         assert!(matches!(&hijack, BlobError::BadRequest(m) if m.contains("another client")), "{hijack:?}");
         s.put_chunk("10.0.0.1", "u0", 1, b"y", true).unwrap();
+    }
+
+    #[test]
+    fn a_stream_counts_from_the_moment_it_opens_and_holds_no_file_until_its_first_chunk() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
+        for i in 0..MAX_UPLOADS_PER_CLIENT {
+            s.begin("worker rust-1", &format!("stream-{i}")).unwrap();
+        }
+        assert_eq!(s.open_uploads(), MAX_UPLOADS_PER_CLIENT);
+        assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 0, "no descriptor before a chunk");
+        let refused = s.begin("worker rust-1", "stream-x").unwrap_err();
+        assert!(matches!(&refused, BlobError::Busy(m) if m.contains("worker rust-1 has 16 unfinished uploads")), "{refused:?}");
+        // Another client's allowance is its own; a PutBlob upload of the same client is refused too.
+        s.begin("worker java-1", "stream-y").unwrap();
+        assert!(matches!(s.put_chunk("worker rust-1", "put-1", 0, b"x", false), Err(BlobError::Busy(_))));
+        let (_, size) = s.append("worker rust-1", "stream-0", 0, b"abc", true).unwrap().unwrap();
+        assert_eq!(size, 3);
+        // A dropped stream's upload is gone, and a late chunk does not start it again.
+        s.abandon("stream-1");
+        assert!(matches!(s.append("worker rust-1", "stream-1", 0, b"x", false), Err(BlobError::BadRequest(m)) if m.contains("unknown")));
+        assert_eq!(s.open_uploads(), MAX_UPLOADS_PER_CLIENT - 1);
+    }
+
+    #[test]
+    fn near_the_quota_bytes_stored_already_may_be_uploaded_again_and_sizes_read_well() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = BlobStore::open(dir.path(), 100).unwrap();
+        s.put_bytes(&[1u8; 90]).unwrap();
+        // The same 90 bytes again, in two chunks: the last one completes a stored blob.
+        s.put_chunk("c", "again", 0, &[1u8; 5], false).unwrap();
+        s.put_chunk("c", "again", 5, &[1u8; 85], true).unwrap();
+        assert_eq!(s.stored_bytes(), 90);
+        let full = s.put_chunk("c", "new", 0, &[2u8; 20], true).unwrap_err();
+        assert!(matches!(&full, BlobError::Busy(m) if m.contains("20 bytes more would pass its quota of 100 bytes")), "{full:?}");
+        assert_eq!((mib(1536), mib(3 << 20)), ("1.5 KiB".to_string(), "3.0 MiB".to_string()));
     }
 
     #[test]

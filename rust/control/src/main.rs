@@ -2,6 +2,7 @@
 //! health and the browser worker page. Workers attach to it; it never dials them.
 mod access;
 mod blobs;
+mod clients;
 mod harness_service;
 mod lanes;
 mod memory;
@@ -47,6 +48,10 @@ struct Args {
     /// it uploads are refused until `codecbench gc` removes what no active run needs.
     #[arg(long, env = "CODECBENCH_BLOB_QUOTA_MIB", default_value_t = 50 * 1024)]
     blob_quota_mib: u64,
+    /// Unfinished uploads expire after this many seconds without a chunk (UploadBlob streams after
+    /// at most 30 s); tests shorten it.
+    #[arg(long, env = "CODECBENCH_UPLOAD_IDLE_S", default_value_t = blobs::UPLOAD_IDLE.as_secs(), hide = true)]
+    upload_idle_s: u64,
     /// CollectGarbage keeps blobs stored this recently (tests set 0).
     #[arg(long, env = "CODECBENCH_GC_GRACE_S", default_value_t = blobs::COLLECT_GRACE.as_secs(), hide = true)]
     gc_grace_s: u64,
@@ -84,7 +89,8 @@ Give a token with --token-file FILE or CODECBENCH_TOKEN (e.g. `openssl rand -hex
     store.close_interrupted_runs()?;
     let blobs = blobs::BlobStore::open(&args.state_dir.join("blobs"), args.blob_quota_mib.saturating_mul(1 << 20))
         .context("opening the blob store")?
-        .with_grace(Duration::from_secs(args.gc_grace_s));
+        .with_grace(Duration::from_secs(args.gc_grace_s))
+        .with_idle(Duration::from_secs(args.upload_idle_s.max(1)));
     let allowed = lanes::allowed_cpus()?;
     let lanes = lanes::split(&allowed, args.lanes.unwrap_or_else(|| lanes::default_count(allowed.len())))?;
     tracing::info!(lanes = lanes.len(), "lanes: {}", lanes.iter().map(|l| if l.is_empty() { "unpinned".to_string() } else { lanes::format_list(l) }).collect::<Vec<_>>().join(" | "));
@@ -118,7 +124,7 @@ Give a token with --token-file FILE or CODECBENCH_TOKEN (e.g. `openssl rand -hex
     // encoding it names (grpc-encoding), and a response is compressed only for a client that
     // advertises the encoding (grpc-accept-encoding). A worker's identity legs and its other
     // calls advertise none (grpc-java, which advertises gzip by default, is told not to).
-    let worker = WorkerServiceServer::new(worker_service::Service { control: control.clone() })
+    let worker = WorkerServiceServer::new(worker_service::Service { control: control.clone(), clients: Arc::new(clients::Clients::new(token.is_some())) })
         .accept_compressed(CompressionEncoding::Gzip)
         .accept_compressed(CompressionEncoding::Zstd)
         .send_compressed(CompressionEncoding::Gzip)

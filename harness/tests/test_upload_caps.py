@@ -1,0 +1,166 @@
+"""Issue 32's upload probes against a real control on loopback: idle UploadBlob streams count
+against the caps from the moment they open, are closed after the stream deadline and hold no
+thread of control's; the per-client cap is keyed by who the client is (a worker's report secret),
+not by its address, so four loopback addresses are one anonymous client."""
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from codecbench.client import connect
+from codecbench.pb import results, ws
+
+IDLE_S = 3  # CODECBENCH_UPLOAD_IDLE_S: the stream deadline here (30 s by default)
+PER_CLIENT = 16
+SECRET_HEADER = "codecbench-report-secret"
+
+
+def threads(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("Threads:"):
+            return int(line.split()[1])
+    raise AssertionError("no Threads line")
+
+
+def attach(c, name: str):
+    """An attached worker (this process speaking WorkerService): its open stream and secret."""
+    codec = results.CodecInfo(id="json", decode_modes=["typed"], library="probe", library_version="0")
+    stream = c.worker.Attach(ws.AttachRequest(name=name, codecs=[codec]))
+    first = next(stream)
+    assert first.WhichOneof("message") == "attached"
+    return stream, first.report_secret
+
+
+def put(c, upload_id: str, secret: str | None = None, finish: bool = False):
+    meta = [(SECRET_HEADER, secret)] if secret else None
+    return c.worker.PutBlob(ws.PutBlobRequest(upload_id=upload_id, offset=0, data=b"x", finish=finish),
+                            timeout=5, metadata=meta)
+
+
+@pytest.fixture
+def idle_control(monkeypatch, start_control):
+    monkeypatch.setenv("CODECBENCH_UPLOAD_IDLE_S", str(IDLE_S))
+    return start_control()
+
+
+def test_idle_upload_streams_count_from_the_start_hold_no_thread_and_are_closed(idle_control):
+    control = idle_control
+    release = threading.Event()
+
+    def idle():  # a stream that never sends a chunk until released
+        release.wait(60)
+        return
+        yield
+
+    with control.client() as c:
+        stream, secret = attach(c, "probe")
+        before = threads(control.proc.pid)
+        calls = [c.worker.UploadBlob.future(idle(), timeout=60) for _ in range(80)]
+        try:
+            deadline = time.monotonic() + 10
+            while sum(f.done() for f in calls) < len(calls) - PER_CLIENT and time.monotonic() < deadline:
+                time.sleep(0.05)
+            refused = [f for f in calls if f.done()]
+            # From the moment they open: the anonymous loopback allowance (16) is all they get.
+            assert len(refused) == len(calls) - PER_CLIENT, f"{len(refused)} of 80 idle streams refused"
+            assert all(f.exception().code() == grpc.StatusCode.RESOURCE_EXHAUSTED for f in refused)
+            assert "16 unfinished uploads" in refused[0].exception().details()
+            # The 16 open streams pin no blocking thread each (before: one each, up to 512).
+            grown = threads(control.proc.pid) - before
+            assert grown <= 6, f"control grew by {grown} threads for 16 idle streams"
+            # Everyone else's blob calls answer at once: a worker has an allowance of its own.
+            t = time.monotonic()
+            r = put(c, "probe-put", secret, finish=True)
+            got = list(c.worker.GetBlob(ws.GetBlobRequest(blob_id=r.blob_id), timeout=5))
+            assert got[0].data == b"x" and time.monotonic() - t < 2
+            # After the stream deadline the idle streams are closed, and their slots freed.
+            open_ = [f for f in calls if not f.done()]
+            for f in open_:
+                e = f.exception(timeout=IDLE_S + 10)
+                assert e.code() == grpc.StatusCode.DEADLINE_EXCEEDED and f"no chunk for {IDLE_S} s" in e.details(), e
+            r = c.worker.UploadBlob(iter([ws.UploadBlobRequest(offset=0, data=b"after", finish=True)]), timeout=10)
+            assert r.size == 5
+        finally:
+            release.set()
+            stream.cancel()
+    assert not list((control.state_dir / "blobs" / "uploads").iterdir()), "an idle stream left a file"
+
+
+class SourceProxy:
+    """A loopback TCP relay whose outgoing connections leave from `source` (127.0.0.N): a client
+    that connects through it reaches control from that address."""
+
+    def __init__(self, target: str, source: str):
+        host, port = target.rsplit(":", 1)
+        self.target, self.source = (host, int(port)), source
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.addr = f"127.0.0.1:{self.server.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self):
+        while True:
+            try:
+                client, _ = self.server.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(self.target, source_address=(self.source, 0))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(a, b):
+        try:
+            while data := a.recv(65536):
+                b.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (a, b):
+                try:
+                    s.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    def close(self):
+        self.server.close()
+
+
+def test_four_loopback_addresses_are_one_client_and_a_worker_keeps_its_own_allowance(control):
+    proxies = [SourceProxy(control.addr, f"127.0.0.{n}") for n in range(2, 6)]
+    clients = [connect(p.addr) for p in proxies]
+    try:
+        accepted, refused = 0, []
+        for i, c in enumerate(clients):
+            for k in range(PER_CLIENT):
+                try:
+                    put(c, f"addr{i}-{k}")
+                    accepted += 1
+                except grpc.RpcError as e:
+                    refused.append(e)
+        # Before: 16 per address, 64 in all, and every other client got "64 uploads are unfinished".
+        assert accepted == PER_CLIENT, f"{accepted} unfinished uploads from one machine's four addresses"
+        assert all(e.code() == grpc.StatusCode.RESOURCE_EXHAUSTED for e in refused)
+        assert "anonymous, on loopback" in refused[0].details(), refused[0].details()
+        with control.client() as c:
+            stream, secret = attach(c, "honest")
+            try:
+                for k in range(PER_CLIENT):
+                    put(c, f"worker-{k}", secret)
+                with pytest.raises(grpc.RpcError) as own_cap:
+                    put(c, "worker-one-more", secret)
+                assert "worker honest-1 has 16 unfinished uploads" in own_cap.value.details()
+                with pytest.raises(grpc.RpcError) as forged:
+                    put(c, "forged", "0" * 32)
+                assert forged.value.code() == grpc.StatusCode.PERMISSION_DENIED
+            finally:
+                stream.cancel()
+    finally:
+        for c in clients:
+            c.close()
+        for p in proxies:
+            p.close()
