@@ -11,7 +11,7 @@ from codecbench import timing
 from codecbench.pb import scenario as scenario_pb2
 from conftest import run_every_task_done, start_language_worker, write_scenario
 
-LANGUAGES = ("rust", "java")
+LANGUAGES = ("rust", "java", "browser")
 
 
 def cpu_list(cpus: list[int]) -> str:
