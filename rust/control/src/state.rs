@@ -47,6 +47,9 @@ struct Worker {
     tx: TaskSender,
     /// Sent once with `attached`; every report for this worker's tasks must carry it.
     report_secret: String,
+    /// The lane of its last task: its next one goes there when that lane is free (a browser
+    /// worker keeps its pinned Chromium launch instead of relaunching on other CPUs).
+    last_lane: Option<usize>,
 }
 
 #[derive(Clone)]
@@ -149,7 +152,7 @@ impl Control {
             message: Some(attach_response::Message::Attached(info.clone())),
             report_secret: report_secret.clone(),
         }));
-        inner.workers.insert(info.id.clone(), Worker { info: info.clone(), tx, report_secret });
+        inner.workers.insert(info.id.clone(), Worker { info: info.clone(), tx, report_secret, last_lane: None });
         tracing::info!(worker = info.id, language = info.environment.as_ref().map(|e| e.language.as_str()).unwrap_or("?"), "attached");
         self.dispatch(&mut inner);
         (info, rx)
@@ -653,7 +656,7 @@ impl Control {
     fn dispatch(&self, inner: &mut Inner) {
         let Inner { runs, workers, running, .. } = inner;
         while running.len() < self.lanes.len() {
-            let lane = (0..self.lanes.len()).find(|l| running.iter().all(|r| r.lane != *l)).expect("a lane is free");
+            let free: Vec<usize> = (0..self.lanes.len()).filter(|l| running.iter().all(|r| r.lane != *l)).collect();
             let busy: Vec<String> = running.iter().map(|r| r.worker_id.clone()).collect();
             let mut given = false;
             for run in runs.iter_mut().filter(|r| !r.cancelled) {
@@ -668,6 +671,7 @@ impl Control {
                 for i in ready {
                     let worker_id = run.tasks[i].worker_id().to_string();
                     let Some(worker) = workers.get_mut(&worker_id) else { continue };
+                    let lane = worker.last_lane.filter(|l| free.contains(l)).unwrap_or(free[0]);
                     run.tasks[i].task.cpus = self.lanes[lane].clone();
                     let task = run.tasks[i].task.clone();
                     let timeout = Duration::from_secs(u64::from(task.sampling.map(|s| s.task_timeout_s).unwrap_or(300).max(1)));
@@ -675,6 +679,7 @@ impl Control {
                         continue; // Its stream is closing; detach will fail its tasks.
                     }
                     worker.info.current_task_id = run.tasks[i].summary.id.clone();
+                    worker.last_lane = Some(lane);
                     run.tasks[i].summary.status = TaskStatus::Running as i32;
                     run.tasks[i].summary.started_at = Some(now());
                     run.tasks[i].summary.lane = lane as u32;
