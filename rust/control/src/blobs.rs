@@ -478,6 +478,7 @@ finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob strea
     }
 
     /// How many uploads are unfinished (streams that sent nothing yet included).
+    #[cfg(test)]
     pub fn open_uploads(&self) -> usize {
         self.uploads.lock().unwrap_or_else(|p| p.into_inner()).len()
     }

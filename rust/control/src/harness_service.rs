@@ -1,4 +1,5 @@
 //! `codecbench.v1.HarnessService`: what the CLI and grpcurl call.
+use crate::bounds;
 use crate::scenario;
 use crate::state::Shared;
 use crate::user_datasets;
@@ -27,7 +28,7 @@ pub struct Service {
 /// One GetRun page from task `first` on: whole tasks with all their measurements, added while the
 /// page stays within `budget` encoded bytes (a page holds at least one task). Measurements of no
 /// listed task (none are expected) go on the first page, so nothing is dropped.
-fn run_page(run: Run, tasks: Vec<TaskSummary>, measurements: Vec<Measurement>, workers: Vec<WorkerInfo>, first: usize, budget: usize) -> GetRunResponse {
+pub fn run_page(run: Run, tasks: Vec<TaskSummary>, measurements: Vec<Measurement>, workers: Vec<WorkerInfo>, first: usize, budget: usize) -> GetRunResponse {
     let mut by_task: HashMap<String, Vec<Measurement>> = HashMap::new();
     for m in measurements {
         by_task.entry(m.task_id.clone()).or_default().push(m);
@@ -85,6 +86,10 @@ impl HarnessService for Service {
         let req = request.into_inner();
         let source = req.source;
         let scenario = req.scenario.ok_or_else(|| Status::invalid_argument("no scenario given"))?;
+        // Bounded before anything is planned or stored: every reply that carries it must fit.
+        bounds::check_scenario(&scenario, &source).map_err(|m| {
+            Status::invalid_argument(if source.is_empty() || source.len() > scenario::limits().max_path_bytes { m } else { format!("{source}: {m}") })
+        })?;
         let run_id = new_run_id();
         let workers = self.control.worker_views();
         let (scenario, mut planned) = scenario::plan(&run_id, &scenario, &workers)
@@ -132,7 +137,11 @@ impl HarnessService for Service {
             id: run_id,
             name,
             tasks_total: planned.len() as u32,
-            refusals: scenario::refusals(&scenario, &workers),
+            refusals: {
+                let mut r = scenario::refusals(&scenario, &workers);
+                bounds::cap_refusals(&mut r);
+                r
+            },
             scenario: Some(scenario),
             status: RunStatus::Running as i32,
             created_at: Some(SystemTime::now().into()),
@@ -167,7 +176,8 @@ impl HarnessService for Service {
     async fn list_runs(&self, request: Request<ListRunsRequest>) -> Result<Response<ListRunsResponse>, Status> {
         let limit = match request.into_inner().limit { 0 => 50, n => n };
         let runs = self.control.store.list_runs(limit).map_err(internal)?;
-        Ok(Response::new(ListRunsResponse { runs }))
+        // No pages here: the newest runs that fit the page budget (each run is bounded: bounds.rs).
+        Ok(Response::new(ListRunsResponse { runs: bounds::runs_within(runs, self.page_bytes) }))
     }
 
     async fn cancel_run(&self, request: Request<CancelRunRequest>) -> Result<Response<CancelRunResponse>, Status> {
@@ -193,12 +203,16 @@ impl HarnessService for Service {
     }
 
     async fn list_codecs(&self, _: Request<ListCodecsRequest>) -> Result<Response<ListCodecsResponse>, Status> {
-        let offers = self.control.workers().into_iter().flat_map(|w| {
-            let language = w.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default();
-            w.codecs.into_iter().map(move |c| CodecOffer { codec: Some(c), worker_id: w.id.clone(), language: language.clone() })
-        }).collect();
-        Ok(Response::new(ListCodecsResponse { offers }))
+        Ok(Response::new(ListCodecsResponse { offers: codec_offers(self.control.workers()) }))
     }
+}
+
+/// Every codec every worker offers, with the worker's id and language.
+pub fn codec_offers(workers: Vec<WorkerInfo>) -> Vec<CodecOffer> {
+    workers.into_iter().flat_map(|w| {
+        let language = w.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default();
+        w.codecs.into_iter().map(move |c| CodecOffer { codec: Some(c), worker_id: w.id.clone(), language: language.clone() })
+    }).collect()
 }
 
 #[cfg(test)]

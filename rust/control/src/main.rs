@@ -2,6 +2,7 @@
 //! health and the browser worker page. Workers attach to it; it never dials them.
 mod access;
 mod blobs;
+mod bounds;
 mod clients;
 mod harness_service;
 mod lanes;

@@ -37,6 +37,32 @@ pub struct Limits {
     pub max_task_timeout_s: u32,
     pub max_aa_cells: u32,
     pub max_tasks: usize,
+    /// Strings and lists control stores (bounds.rs): scenario name, worker name.
+    pub max_name_bytes: usize,
+    pub max_description_bytes: usize,
+    /// Every string item of a list (datasets, codecs, ...) and every other short string.
+    pub max_id_bytes: usize,
+    /// StartRunRequest.source, a user dataset's proto and records paths.
+    pub max_path_bytes: usize,
+    /// Every repeated field of a scenario.
+    pub max_list_items: usize,
+    /// Every repeated field of an attach (ListCodecs repeats a worker's id per codec).
+    pub max_attach_list_items: usize,
+    /// A scenario as StartRun receives it, encoded.
+    pub max_scenario_bytes: usize,
+    /// Workers attached at once.
+    pub max_workers: usize,
+    /// An AttachRequest, encoded; its environment alone.
+    pub max_attach_bytes: usize,
+    pub max_environment_bytes: usize,
+    /// A refusal's reason (DatasetInfo.refused), and how many refusals a run keeps.
+    pub max_reason_bytes: usize,
+    pub max_refusals: usize,
+    /// A failure message: longer ones are truncated with a marker.
+    pub max_failure_bytes: usize,
+    pub max_measurements_per_report: usize,
+    /// A ReportResultRequest, encoded, after its failures were truncated.
+    pub max_report_bytes: usize,
 }
 
 pub fn limits() -> &'static Limits {

@@ -2,6 +2,7 @@
 //! server-streaming, so a page can be a worker over gRPC-web; UploadBlob (client-streaming) is the
 //! faster upload for workers that can stream a request.
 use crate::blobs::{BlobError, BlobStore, MAX_CHUNK};
+use crate::bounds;
 use crate::clients::Clients;
 use crate::state::Shared;
 use codecbench_proto::v1::{
@@ -101,6 +102,11 @@ impl WorkerService for Service {
         if let Some(c) = req.codecs.iter().find(|c| c.id.is_empty() || c.decode_modes.is_empty()) {
             return Err(Status::invalid_argument(format!("codec {:?} needs an id and at least one decode mode", c.id)));
         }
+        bounds::check_attach(&req).map_err(|m| Status::invalid_argument(format!("attach: {m}")))?;
+        let most = crate::scenario::limits().max_workers;
+        if self.control.workers().len() >= most {
+            return Err(Status::resource_exhausted(format!("{most} workers are attached, the most control serves at once (proto/codecbench/v1/limits.json)")));
+        }
         let (info, mut rx) = self.control.attach(req);
         // The first message is `attached`, sent before attach returned: it carries the secret.
         let first = rx.try_recv().ok();
@@ -111,7 +117,9 @@ impl WorkerService for Service {
     }
 
     async fn report_result(&self, request: Request<ReportResultRequest>) -> Result<Response<ReportResultResponse>, Status> {
-        self.control.report(request.into_inner())?;
+        let mut req = request.into_inner();
+        bounds::clip_report(&mut req).map_err(|m| Status::invalid_argument(format!("report for task {}: {m}", req.task_id)))?;
+        self.control.report(req)?;
         Ok(Response::new(ReportResultResponse {}))
     }
 
