@@ -4,6 +4,7 @@ HTTP/1.1 (the page, gRPC-web) and HTTP/2 (gRPC) alike."""
 from __future__ import annotations
 
 import http.client
+import urllib.parse
 
 import grpc
 import pytest
@@ -42,3 +43,23 @@ def test_a_foreign_host_gets_401_and_loopback_names_are_served(control):
         assert refused.value.code() == grpc.StatusCode.UNAUTHENTICATED, refused.value
     with control.client() as c:
         assert c.harness.ListWorkers(hs.ListWorkersRequest(), timeout=10) is not None
+
+
+def test_grpc_web_with_a_foreign_host_gets_401_with_its_grpc_status(control):
+    """gRPC-web is HTTP/1.1: a refused call is a 401 (it was 200 with grpc-status 16), and still
+    carries the gRPC status and message a client prints."""
+    ip, port = control.addr.rsplit(":", 1)
+    conn = http.client.HTTPConnection(ip, int(port), timeout=10)
+    try:
+        conn.putrequest("POST", "/codecbench.v1.HarnessService/ListWorkers", skip_host=True)
+        conn.putheader("Host", "attacker.example")
+        conn.putheader("Content-Type", "application/grpc-web+proto")
+        conn.putheader("Content-Length", "5")
+        conn.endheaders(b"\x00\x00\x00\x00\x00")
+        resp = conn.getresponse()
+        resp.read()
+        assert resp.status == 401, resp.status
+        message = urllib.parse.unquote(resp.getheader("grpc-message") or "")  # percent-encoded, as gRPC sends it
+        assert resp.getheader("grpc-status") == "16" and "does not answer to host" in message, message
+    finally:
+        conn.close()

@@ -83,12 +83,17 @@ fn is_grpc(req: &Request) -> bool {
 }
 
 /// A refusal a client can read: gRPC and gRPC-web callers get `UNAUTHENTICATED` with the message
-/// as their status (grpcurl and the workers print it); anything else a plain-text 401.
+/// as their status (grpcurl and the workers print it); anything else a plain-text 401. gRPC-web
+/// is HTTP/1.1 that pages and proxies read by its HTTP status, so it is a 401 too (with the gRPC
+/// status headers); gRPC over HTTP/2 keeps 200, since its clients would drop the message otherwise.
 fn refuse(req: &Request, msg: String) -> Response {
     if is_grpc(req) {
         let mut resp = tonic::Status::unauthenticated(msg.trim_end()).into_http::<axum::body::Body>();
         if let Some(ct) = req.headers().get(CONTENT_TYPE) {
             resp.headers_mut().insert(CONTENT_TYPE, ct.clone());
+            if ct.to_str().is_ok_and(|v| v.starts_with("application/grpc-web")) {
+                *resp.status_mut() = StatusCode::UNAUTHORIZED;
+            }
         }
         return resp;
     }
