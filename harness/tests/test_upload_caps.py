@@ -153,7 +153,7 @@ def test_four_loopback_addresses_are_one_client_and_a_worker_keeps_its_own_allow
                     put(c, f"worker-{k}", secret)
                 with pytest.raises(grpc.RpcError) as own_cap:
                     put(c, "worker-one-more", secret)
-                assert "worker honest-1 has 16 unfinished uploads" in own_cap.value.details()
+                assert "16 unfinished uploads are worker honest-1's" in own_cap.value.details()
                 with pytest.raises(grpc.RpcError) as forged:
                     put(c, "forged", "0" * 32)
                 assert forged.value.code() == grpc.StatusCode.PERMISSION_DENIED

@@ -394,7 +394,7 @@ impl BlobStore {
 (a PutBlob upload idle for {} s is dropped, an UploadBlob stream after {} s without a chunk)", self.idle.as_secs(), self.stream_idle.as_secs())));
         }
         if uploads.values().filter(|u| u.client == client).count() >= MAX_UPLOADS_PER_CLIENT {
-            return Err(BlobError::Busy(format!("{client} has {MAX_UPLOADS_PER_CLIENT} unfinished uploads, the most one client may hold; \
+            return Err(BlobError::Busy(format!("{MAX_UPLOADS_PER_CLIENT} unfinished uploads are {client}'s, the most one client may hold; \
 finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob stream after {} s without a chunk)", self.idle.as_secs(), self.stream_idle.as_secs())));
         }
         let path = self.dir.join("uploads").join(upload_id);
@@ -567,7 +567,7 @@ mod tests {
             s.put_chunk("10.0.0.1", &format!("u{i}"), 0, b"x", false).unwrap();
         }
         let refused = s.put_chunk("10.0.0.1", "one-more", 0, b"x", false).unwrap_err();
-        assert!(matches!(&refused, BlobError::Busy(m) if m.contains("10.0.0.1 has 16 unfinished uploads")), "{refused:?}");
+        assert!(matches!(&refused, BlobError::Busy(m) if m.contains("16 unfinished uploads are 10.0.0.1's")), "{refused:?}");
         s.put_chunk("10.0.0.2", "theirs", 0, b"x", true).unwrap();
         let hijack = s.put_chunk("10.0.0.2", "u0", 1, b"y", true).unwrap_err();
         assert!(matches!(&hijack, BlobError::BadRequest(m) if m.contains("another client")), "{hijack:?}");
@@ -584,7 +584,7 @@ mod tests {
         assert_eq!(s.open_uploads(), MAX_UPLOADS_PER_CLIENT);
         assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 0, "no descriptor before a chunk");
         let refused = s.begin("worker rust-1", "stream-x").unwrap_err();
-        assert!(matches!(&refused, BlobError::Busy(m) if m.contains("worker rust-1 has 16 unfinished uploads")), "{refused:?}");
+        assert!(matches!(&refused, BlobError::Busy(m) if m.contains("16 unfinished uploads are worker rust-1's")), "{refused:?}");
         // Another client's allowance is its own; a PutBlob upload of the same client is refused too.
         s.begin("worker java-1", "stream-y").unwrap();
         assert!(matches!(s.put_chunk("worker rust-1", "put-1", 0, b"x", false), Err(BlobError::Busy(_))));
