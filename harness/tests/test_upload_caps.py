@@ -164,3 +164,19 @@ def test_four_loopback_addresses_are_one_client_and_a_worker_keeps_its_own_allow
             c.close()
         for p in proxies:
             p.close()
+
+
+def test_near_the_quota_stored_bytes_upload_again_and_a_refusal_names_the_size(monkeypatch, start_control):
+    """A re-upload of a stored blob adds nothing, so a full store takes it (a transfer leg sends
+    the same payload round after round); a refusal says how much, not "0.0 MiB"."""
+    monkeypatch.setenv("CODECBENCH_BLOB_QUOTA_MIB", "1")
+    control = start_control()
+    payload = bytes(range(256)) * 3900  # 998,400 bytes of the 1 MiB quota
+    with control.client() as c:
+        first = c.worker.UploadBlob(iter([ws.UploadBlobRequest(offset=0, data=payload, finish=True)]), timeout=10)
+        again = c.worker.UploadBlob(iter([ws.UploadBlobRequest(offset=0, data=payload, finish=True)]), timeout=10)
+        assert again.blob_id == first.blob_id
+        with pytest.raises(grpc.RpcError) as full:
+            c.worker.UploadBlob(iter([ws.UploadBlobRequest(offset=0, data=b"y" * 60_000, finish=True)]), timeout=10)
+        assert full.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        assert "58.6 KiB more would pass its quota of 1.0 MiB" in full.value.details(), full.value.details()
