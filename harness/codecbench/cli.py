@@ -1115,6 +1115,14 @@ def _run(control: Control, loaded, args) -> int:
                 if item is _Stream.DONE:
                     break
                 if isinstance(item, grpc.RpcError):
+                    if item.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and run_id:
+                        # Control dropped this stream for falling behind: follow again (WatchRun
+                        # replays what is stored, then goes on live).
+                        err(f"the run's event stream fell behind ({item.details()}); following again")
+                        call.cancel()
+                        call = control.harness.WatchRun(hs.WatchRunRequest(run_id=run_id))
+                        stream = _Stream(call)
+                        continue
                     _stream_error(item, loaded, run_id)
                     break
                 progress.event(item.event)

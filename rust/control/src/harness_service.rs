@@ -16,7 +16,6 @@ use futures::{Stream, StreamExt};
 use std::collections::HashMap;
 use std::pin::Pin;
 use std::time::SystemTime;
-use tokio_stream::wrappers::UnboundedReceiverStream;
 use tonic::{Request, Response, Status};
 
 pub struct Service {
@@ -73,8 +72,8 @@ fn new_run_id() -> String {
 
 type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
-fn stream_of<T: Send + 'static>(rx: tokio::sync::mpsc::UnboundedReceiver<RunEvent>, wrap: fn(RunEvent) -> T) -> EventStream<T> {
-    Box::pin(UnboundedReceiverStream::new(rx).map(move |e| Ok(wrap(e))))
+fn stream_of<T: Send + 'static>(control: &crate::state::Shared, follow: crate::follow::Follow, wrap: fn(RunEvent) -> T) -> EventStream<T> {
+    Box::pin(crate::follow::stream(control.clone(), follow).map(move |e| e.map(wrap)))
 }
 
 #[tonic::async_trait]
@@ -147,14 +146,14 @@ impl HarnessService for Service {
             created_at: Some(SystemTime::now().into()),
             ..Default::default()
         };
-        let rx = self.control.start_run(run, &source, planned).map_err(internal)?;
-        Ok(Response::new(stream_of(rx, |e| StartRunResponse { event: Some(e) })))
+        let follow = self.control.start_run(run, &source, planned).map_err(internal)?;
+        Ok(Response::new(stream_of(&self.control, follow, |e| StartRunResponse { event: Some(e) })))
     }
 
     async fn watch_run(&self, request: Request<WatchRunRequest>) -> Result<Response<Self::WatchRunStream>, Status> {
         let id = request.into_inner().run_id;
-        let rx = self.control.watch_run(&id).map_err(internal)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
-        Ok(Response::new(stream_of(rx, |e| WatchRunResponse { event: Some(e) })))
+        let follow = self.control.watch_run(&id).map_err(internal)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
+        Ok(Response::new(stream_of(&self.control, follow, |e| WatchRunResponse { event: Some(e) })))
     }
 
     async fn get_run(&self, request: Request<GetRunRequest>) -> Result<Response<GetRunResponse>, Status> {

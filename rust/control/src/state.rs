@@ -2,6 +2,7 @@
 //! whole machine (workers share its cores; two timed loops at once would disturb each other).
 //! Every change that matters is written to SQLite before it is announced.
 use crate::blobs::BlobStore;
+use crate::follow::{Follow, Subscriber};
 use crate::stats;
 use crate::scenario::{Planned, WorkerView};
 use crate::store::{Batch, Store};
@@ -56,7 +57,7 @@ struct Worker {
 struct ActiveRun {
     run: Run,
     tasks: Vec<Entry>,
-    subscribers: Vec<UnboundedSender<RunEvent>>,
+    subscribers: Vec<Subscriber>,
     cancelled: bool,
     started: Instant,
     /// Draws where adaptive trials go among the pending ones (seeded from the run's order seed).
@@ -89,6 +90,18 @@ fn now() -> prost_types::Timestamp {
     SystemTime::now().into()
 }
 
+/// The most of an encode's failure message each task that waited for its payload repeats.
+const DEPENDENT_EXCERPT: usize = 200;
+
+/// The start of a failure message, for the tasks that depend on the failed one: the whole message
+/// is stored once, in the failed task's own row, however many tasks waited for its payload.
+fn excerpt(msg: &str) -> String {
+    match msg.char_indices().nth(DEPENDENT_EXCERPT) {
+        None => msg.to_string(),
+        Some((cut, _)) => format!("{}… (the whole message is the encode task's failure)", &msg[..cut]),
+    }
+}
+
 fn is_terminal(s: TaskStatus) -> bool {
     matches!(s, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Cancelled)
 }
@@ -103,7 +116,7 @@ impl Entry {
 impl ActiveRun {
     fn emit(&mut self, event: run_event::Event) {
         let ev = RunEvent { event: Some(event) };
-        self.subscribers.retain(|s| s.send(ev.clone()).is_ok());
+        self.subscribers.retain(|s| s.offer(&ev));
     }
 }
 
@@ -222,13 +235,13 @@ impl Control {
     // ---- runs -------------------------------------------------------------------------------
 
     /// Stores a planned run and starts it; returns its event stream (the run comes first).
-    pub fn start_run(&self, mut run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<UnboundedReceiver<RunEvent>> {
+    pub fn start_run(&self, mut run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<Follow> {
         run.control_rss_start_bytes = crate::memory::reset_peak();
         run.control_peak_rss_bytes = run.control_rss_start_bytes;
         run.lanes = self.lanes.len() as u32;
         let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
         self.store.insert_run(&run, source, &summaries, &self.workers())?;
-        let (tx, rx) = unbounded_channel();
+        let (follow, sub) = Follow::live(&run.id, vec![], None);
         let mut inner = self.lock();
         let run_id = run.id.clone();
         let seed = run.scenario.as_ref().and_then(|s| s.sampling).map(|s| s.order_seed).unwrap_or_default();
@@ -237,7 +250,7 @@ impl Control {
             tasks: planned.into_iter().map(|p| Entry {
                 summary: p.summary, task: p.task, depends_on: p.depends_on, aa_twin: p.aa_twin, order: p.order, figure: None,
             }).collect(),
-            subscribers: vec![tx],
+            subscribers: vec![sub],
             cancelled: false,
             started: Instant::now(),
             rng: ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_ada9),
@@ -254,26 +267,27 @@ impl Control {
             self.finish_logged(&mut inner, &run_id, i, Err(format!("worker {w} detached before the task ran")), vec![], None);
         }
         self.dispatch(&mut inner);
-        Ok(rx)
+        Ok(follow)
     }
 
-    /// Events of a run: what is stored so far, then live events while it is active.
-    pub fn watch_run(&self, run_id: &str) -> anyhow::Result<Option<UnboundedReceiver<RunEvent>>> {
-        let mut inner = self.lock();
-        let (tx, rx) = unbounded_channel();
-        let send = |e: run_event::Event| { let _ = tx.send(RunEvent { event: Some(e) }); };
-        if let Some(active) = inner.runs.iter_mut().find(|r| r.run.id == run_id) {
-            send(run_event::Event::Run(active.run.clone()));
-            active.tasks.iter().for_each(|t| send(run_event::Event::Task(t.summary.clone())));
-            self.store.measurements(run_id)?.into_iter().for_each(|m| send(run_event::Event::Measurement(m)));
-            active.subscribers.push(tx);
-            return Ok(Some(rx));
+    /// Events of a run: the run, what is stored so far (read by the follower's stream, a page at
+    /// a time, outside this lock), then live events while it is active (follow.rs).
+    pub fn watch_run(&self, run_id: &str) -> anyhow::Result<Option<Follow>> {
+        {
+            let mut inner = self.lock();
+            if let Some(active) = inner.runs.iter_mut().find(|r| r.run.id == run_id) {
+                // Measurements are committed and emitted under this lock: those stored by now are
+                // replayed, every later one arrives live, none twice. Task events may repeat a
+                // state the replay already read; the last one a follower sees is the current one.
+                let through = self.store.last_measurement_id(run_id)?;
+                let first = vec![RunEvent { event: Some(run_event::Event::Run(active.run.clone())) }];
+                let (follow, sub) = Follow::live(run_id, first, Some(through));
+                active.subscribers.push(sub);
+                return Ok(Some(follow));
+            }
         }
         let Some(run) = self.store.get_run(run_id)? else { return Ok(None) };
-        send(run_event::Event::Run(run));
-        self.store.tasks(run_id)?.into_iter().for_each(|t| send(run_event::Event::Task(t)));
-        self.store.measurements(run_id)?.into_iter().for_each(|m| send(run_event::Event::Measurement(m)));
-        Ok(Some(rx))
+        Ok(Some(Follow::stored(run_id, RunEvent { event: Some(run_event::Event::Run(run)) })))
     }
 
     /// The run as it stands, from memory while active, else from SQLite.
@@ -535,7 +549,7 @@ impl Control {
                 for (i, t) in run.tasks.iter_mut().enumerate() {
                     if t.depends_on == Some(index) && t.summary.status() == TaskStatus::Pending {
                         t.summary.status = TaskStatus::Failed as i32;
-                        t.summary.failure = format!("not run: the payload's encode ({}) failed: {msg}", summary.id);
+                        t.summary.failure = format!("not run: the payload's encode ({}) failed: {}", summary.id, excerpt(msg));
                         changed.push(i);
                     }
                 }
@@ -991,5 +1005,116 @@ mod tests {
         let (run, tasks) = control.get_run("r1").unwrap().unwrap();
         assert_eq!(run.status(), RunStatus::Finished, "{tasks:#?}");
         assert!(tasks.iter().all(|t| t.status() == TaskStatus::Done), "{tasks:#?}");
+    }
+
+    /// A follower's events until its stream ends, and the status it ended with, if any.
+    async fn follow_all(control: Shared, follow: Follow) -> (Vec<RunEvent>, Option<Status>) {
+        use futures::StreamExt;
+        let mut stream = std::pin::pin!(crate::follow::stream(control, follow));
+        let mut events = vec![];
+        while let Some(item) = stream.next().await {
+            match item {
+                Ok(ev) => events.push(ev),
+                Err(status) => return (events, Some(status)),
+            }
+        }
+        (events, None)
+    }
+
+    /// Answers `n` tasks (or all there are); returns how many it answered.
+    fn serve_some(control: &Control, rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>, worker: &Me, payload: &str, n: usize) -> usize {
+        let mut done = 0;
+        while done < n {
+            let Ok(Ok(msg)) = rx.try_recv() else { break };
+            let Some(attach_response::Message::Task(task)) = msg.message else { continue };
+            let measurements = if task.prepare { vec![] } else {
+                vec![Measurement { operation: task.operation, round_ns_per_op: vec![1000.0; 3], verified: true, ..Default::default() }]
+            };
+            control.report(ReportResultRequest {
+                measurements, payload_blob_id: if task.store_payload { payload.into() } else { String::new() }, payload_blob_size: 2,
+                ..worker.report(&task)
+            }).unwrap();
+            done += 1;
+        }
+        done
+    }
+
+    /// A watcher that joins mid-run gets the stored tasks and measurements (read a page at a time,
+    /// more than one page here), then live events: every measurement exactly once, and each
+    /// task's last event its final state. A watcher of the finished run replays the same.
+    #[tokio::test]
+    async fn a_watcher_replays_a_big_run_in_pages_and_sees_each_measurement_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, payload) = setup(dir.path(), Sampling { trials: 12, max_trials: 12, order_seed: 3, ..Default::default() });
+        let control: Shared = Arc::new(control);
+        assert_eq!(serve_some(&control, &mut rx, &worker, &payload, 20), 20);
+        let follow = control.watch_run("r1").unwrap().unwrap();
+        serve_some(&control, &mut rx, &worker, &payload, usize::MAX);
+        assert_eq!(control.store.get_run("r1").unwrap().unwrap().status(), RunStatus::Finished);
+        let stored = control.store.measurements("r1").unwrap();
+        let tasks = control.store.tasks("r1").unwrap();
+        let page = crate::follow::PAGE as usize;
+        assert!(stored.len() > page && tasks.len() > page, "more than one replay page");
+        for (events, end) in [follow_all(control.clone(), follow).await, follow_all(control.clone(), control.watch_run("r1").unwrap().unwrap()).await] {
+            assert!(end.is_none(), "{end:?}");
+            let mut seen: Vec<(String, i32)> = events.iter().filter_map(|e| match &e.event {
+                Some(run_event::Event::Measurement(m)) => Some((m.task_id.clone(), m.operation)),
+                _ => None,
+            }).collect();
+            assert_eq!(seen.len(), stored.len(), "every measurement once");
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), stored.len(), "no measurement twice");
+            let mut last: HashMap<String, i32> = HashMap::new();
+            for e in &events {
+                if let Some(run_event::Event::Task(t)) = &e.event {
+                    last.insert(t.id.clone(), t.status);
+                }
+            }
+            assert_eq!(last.len(), tasks.len());
+            assert!(last.values().all(|&s| s == TaskStatus::Done as i32));
+            assert!(matches!(&events[0].event, Some(run_event::Event::Run(_))), "the run comes first");
+        }
+    }
+
+    /// A follower that stops reading costs one bounded queue: past it, the run drops the follower;
+    /// the stream still delivers what was queued, then ends with a status saying how to resume.
+    #[tokio::test]
+    async fn a_follower_that_falls_behind_is_dropped_with_a_status_saying_how_to_resume() {
+        let dir = tempfile::tempdir().unwrap();
+        let control: Shared = Arc::new(Control::new(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap()));
+        let (follow, sub) = Follow::live("r9", vec![], None);
+        let ev = RunEvent { event: Some(run_event::Event::Run(Run { id: "r9".into(), ..Default::default() })) };
+        for _ in 0..crate::follow::QUEUE {
+            assert!(sub.offer(&ev));
+        }
+        assert!(!sub.offer(&ev), "one more than the queue holds: the follower is dropped");
+        drop(sub);
+        let (events, end) = follow_all(control, follow).await;
+        assert_eq!(events.len(), crate::follow::QUEUE, "what was queued is delivered");
+        let end = end.expect("a status");
+        assert_eq!(end.code(), tonic::Code::ResourceExhausted);
+        assert!(end.message().contains("WatchRun again to resume"), "{}", end.message());
+    }
+
+    /// An encode's failure is stored once: the decode tasks that waited for its payload say so in
+    /// a bounded excerpt, however long the message.
+    #[test]
+    fn dependents_of_a_failed_encode_repeat_only_an_excerpt_of_its_message() {
+        let dir = tempfile::tempdir().unwrap();
+        let (control, mut rx, worker, _) = setup(dir.path(), Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() });
+        let prepare = next_task(&mut rx);
+        assert!(prepare.prepare);
+        let long = "x".repeat(3000);
+        control.report(ReportResultRequest { failure: long.clone(), ..worker.report(&prepare) }).unwrap();
+        let tasks = control.get_run("r1").unwrap().unwrap().1;
+        let own = tasks.iter().find(|t| t.id == prepare.id).unwrap();
+        assert_eq!(own.failure, long, "the failed task keeps the whole message");
+        let dependents: Vec<_> = tasks.iter().filter(|t| t.failure.starts_with("not run")).collect();
+        assert!(!dependents.is_empty());
+        for t in dependents {
+            assert!(t.failure.len() < 400, "{}", t.failure.len());
+            assert!(t.failure.ends_with("(the whole message is the encode task's failure)"), "{}", t.failure);
+        }
     }
 }

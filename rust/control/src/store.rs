@@ -320,31 +320,59 @@ impl Store {
     pub fn tasks(&self, run_id: &str) -> Result<Vec<TaskSummary>> {
         let db = self.db();
         let mut stmt = db.prepare("SELECT * FROM tasks WHERE run_id = ?1 ORDER BY seq")?;
-        let rows = stmt.query_map([run_id], |row| {
-            let op: String = row.get("operation")?;
-            let status: String = row.get("status")?;
-            Ok(TaskSummary {
-                id: row.get("id")?,
-                operation: Operation::from_str_name(&format!("OPERATION_{}", op.to_uppercase())).unwrap_or_default() as i32,
-                dataset: row.get("dataset")?,
-                codec: row.get("codec")?,
-                decode_mode: row.get("decode_mode")?,
-                record_count: row.get("record_count")?,
-                producer_worker_id: row.get("producer_worker_id")?,
-                consumer_worker_id: row.get("consumer_worker_id")?,
-                status: TaskStatus::from_str_name(&format!("TASK_STATUS_{status}")).unwrap_or_default() as i32,
-                failure: row.get("failure")?,
-                cell_id: row.get("cell_id")?,
-                trial: row.get("trial")?,
-                prepare: row.get("prepare")?,
-                started_at: parse_ts(row.get("started_at")?),
-                ended_at: parse_ts(row.get("ended_at")?),
-                phase_ms: row.get::<_, Option<String>>("phase_ms")?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
-                lane: row.get("lane")?,
-                trial_cpus: row.get("trial_cpus")?,
-            })
-        })?;
+        let rows = stmt.query_map([run_id], Self::task_from_row)?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// Up to `limit` of the run's tasks after position `after` (their `seq`), with their positions:
+    /// a replay reads a big run a page at a time instead of holding it all.
+    pub fn tasks_page(&self, run_id: &str, after: i64, limit: u32) -> Result<Vec<(i64, TaskSummary)>> {
+        let db = self.db();
+        let mut stmt = db.prepare("SELECT * FROM tasks WHERE run_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3")?;
+        let rows = stmt.query_map(params![run_id, after, limit], |row| Ok((row.get::<_, i64>("seq")?, Self::task_from_row(row)?)))?;
+        Ok(rows.collect::<rusqlite::Result<_>>()?)
+    }
+
+    /// The run's newest measurement row id (0 when it has none).
+    pub fn last_measurement_id(&self, run_id: &str) -> Result<i64> {
+        Ok(self.db().query_row("SELECT coalesce(max(id), 0) FROM measurements WHERE run_id = ?1", [run_id], |r| r.get(0))?)
+    }
+
+    /// Up to `limit` of the run's measurements with row ids in (after, through], with their ids.
+    pub fn measurements_page(&self, run_id: &str, after: i64, through: i64, limit: u32) -> Result<Vec<(i64, Measurement)>> {
+        let db = self.db();
+        let mut stmt = db.prepare("SELECT id, proto FROM measurements WHERE run_id = ?1 AND id > ?2 AND id <= ?3 ORDER BY id LIMIT ?4")?;
+        let rows = stmt.query_map(params![run_id, after, through, limit], |row| Ok((row.get::<_, i64>(0)?, row.get::<_, Vec<u8>>(1)?)))?;
+        rows.map(|r| {
+            let (id, b) = r?;
+            Ok((id, Measurement::decode(b.as_slice())?))
+        })
+        .collect()
+    }
+
+    fn task_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<TaskSummary> {
+        let op: String = row.get("operation")?;
+        let status: String = row.get("status")?;
+        Ok(TaskSummary {
+            id: row.get("id")?,
+            operation: Operation::from_str_name(&format!("OPERATION_{}", op.to_uppercase())).unwrap_or_default() as i32,
+            dataset: row.get("dataset")?,
+            codec: row.get("codec")?,
+            decode_mode: row.get("decode_mode")?,
+            record_count: row.get("record_count")?,
+            producer_worker_id: row.get("producer_worker_id")?,
+            consumer_worker_id: row.get("consumer_worker_id")?,
+            status: TaskStatus::from_str_name(&format!("TASK_STATUS_{status}")).unwrap_or_default() as i32,
+            failure: row.get("failure")?,
+            cell_id: row.get("cell_id")?,
+            trial: row.get("trial")?,
+            prepare: row.get("prepare")?,
+            started_at: parse_ts(row.get("started_at")?),
+            ended_at: parse_ts(row.get("ended_at")?),
+            phase_ms: row.get::<_, Option<String>>("phase_ms")?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
+            lane: row.get("lane")?,
+            trial_cpus: row.get("trial_cpus")?,
+        })
     }
 
     pub fn measurements(&self, run_id: &str) -> Result<Vec<Measurement>> {
