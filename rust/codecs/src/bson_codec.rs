@@ -50,13 +50,15 @@ impl Codec for Bson {
             .map_err(CodecError::from_display)
     }
 
+    fn admit(&self, bytes: &[u8]) -> Result<(), CodecError> {
+        check_depth(bytes)
+    }
+
     fn decode(&self, dataset: &str, bytes: &[u8]) -> Result<Records, CodecError> {
-        check_depth(bytes)?;
         decode_typed(dataset, bytes, FromSlice)
     }
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
-        check_depth(bytes)?;
         let raw = RawDocument::from_bytes(bytes).map_err(CodecError::from_display)?;
         bson::Document::try_from(raw).map(Tree::Bson).map_err(CodecError::from_display)
     }

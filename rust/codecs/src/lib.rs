@@ -122,6 +122,15 @@ pub trait Codec: Send + Sync {
     /// Bytes in memory -> native model (`typed` mode).
     fn decode(&self, dataset: &str, bytes: &[u8]) -> Result<Records, CodecError>;
 
+    /// Checks untrusted bytes for what the library itself would not survive (nesting its
+    /// recursive reader would overflow the stack on), before any decode of them. The trial calls
+    /// it once per payload, outside the timed region: every timed decode then reads bytes already
+    /// admitted (docs/DESIGN.md, "depth limits"). Codecs whose libraries guard themselves keep
+    /// the default.
+    fn admit(&self, _bytes: &[u8]) -> Result<(), CodecError> {
+        Ok(())
+    }
+
     /// `tree` mode: bytes -> the library's generic document.
     fn decode_tree(&self, _bytes: &[u8]) -> Result<Tree, CodecError> {
         Err(CodecError(format!("{} offers no tree mode", self.meta().id)))

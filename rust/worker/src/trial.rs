@@ -215,6 +215,8 @@ fn decode(task: &Task, canonical: &[u8], payload: &[u8], env: &Environment, laps
         return Err(format!("codec {} offers no decode mode {mode:?} (it offers {})", meta.id, meta.decode_modes.join(", ")));
     }
     let dataset = records.dataset();
+    // Once per payload, untimed: what the library would not survive (Codec::admit).
+    codec.admit(payload).map_err(|e| format!("decode failed: {e}"))?;
     let sample = match mode {
         TYPED => {
             let decoded = codec.decode(dataset, payload).map_err(|e| format!("decode failed: {e}"))?;

@@ -187,3 +187,28 @@ fn a_trial_runs_on_its_lanes_cpus_and_says_so() {
     let refused = run_in_child(Path::new(BIN), &["trial"], &t, &canonical, b"", Some(Duration::from_secs(10))).unwrap_err();
     assert!(refused.contains("CPU 100000"), "{refused}");
 }
+
+/// BSON nested `levels` documents deep ({"a": {"a": ...}}), well formed.
+fn deep_bson(levels: usize) -> Vec<u8> {
+    let mut out = vec![];
+    for k in (1..=levels).rev() {
+        out.extend_from_slice(&((5 + 8 * k) as i32).to_le_bytes());
+        out.extend_from_slice(b"\x03a\x00");
+    }
+    out.extend_from_slice(&[5, 0, 0, 0, 0]);
+    out.extend(std::iter::repeat_n(0u8, levels));
+    out
+}
+
+/// A payload nested past what the library survives fails the trial as a decode error, in every
+/// mode, before anything is timed (Codec::admit), never by a crash of the trial process.
+#[test]
+fn deeply_nested_bson_fails_the_trial_with_a_decode_error() {
+    let records = generate("dummy", 3, 1).unwrap();
+    let canonical = records.to_canonical_bytes();
+    let deep = deep_bson(20_000);
+    for mode in ["typed", "tree"] {
+        let (report, _) = run(&task(Operation::Decode, "dummy", "bson", mode, &records), &canonical, &deep);
+        assert!(report.failure.contains("decode failed") && report.failure.contains("nested deeper than 128"), "{mode}: {}", report.failure);
+    }
+}

@@ -40,6 +40,11 @@ pub fn clean<T>(f: impl FnOnce() -> Result<T, CodecError>) -> Result<Result<T, C
 /// verification, outside the timed region but in the same process); lazy reads of `fields`
 /// (the dataset's lazy fields when `None`).
 pub fn decode_mode(codec: &dyn Codec, mode: &str, dataset: &str, bytes: &[u8], fields: Option<&[&str]>) -> Result<Outcome, String> {
+    // The trial admits a payload once before any mode decodes it (Codec::admit).
+    match clean(|| codec.admit(bytes))? {
+        Ok(()) => {}
+        Err(e) => return Ok(Err(e)),
+    }
     match mode {
         TYPED => clean(|| codec.decode(dataset, bytes).map(drop)),
         TREE => {
