@@ -188,7 +188,7 @@ async fn attach_once(args: &Args, token: &client::Token, environment: &codecbenc
         .connect()
         .await
         .with_context(|| format!("connecting to {}", args.control))?;
-    let mut client = client::new(channel, token.clone());
+    let (mut client, secret) = client::new(channel, token.clone());
     let mut stream = client
         .attach(AttachRequest {
             name: args.name.clone(),
@@ -220,6 +220,8 @@ async fn attach_once(args: &Args, token: &client::Token, environment: &codecbenc
             Some(attach_response::Message::Attached(info)) => {
                 worker_id = info.id;
                 report_secret = msg.report_secret;
+                // Blob calls name this worker from now on: its own upload allowance (clients.rs).
+                secret.set(&report_secret);
                 *last_seen = Instant::now();
                 tracing::info!(worker_id, "attached to {}", args.control);
             }

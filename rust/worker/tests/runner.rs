@@ -8,6 +8,7 @@ use codecbench_proto::v1::{
     AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, Operation, PutBlobRequest, PutBlobResponse,
     ReportResultRequest, ReportResultResponse, Sampling, Task, UploadBlobRequest, UploadBlobResponse,
 };
+use codecbench_worker::client::SECRET_HEADER;
 use codecbench_worker::task::Runner;
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
@@ -17,15 +18,22 @@ use tonic::{transport::server::TcpIncoming, Request, Response, Status, Streaming
 
 type Stream<T> = Pin<Box<dyn futures::Stream<Item = Result<T, Status>> + Send>>;
 
-/// Blobs by SHA-256 hex, uploads by id, and how many uploads finished.
+/// Blobs by SHA-256 hex, uploads by id, how many uploads finished, and each call's method with
+/// the worker secret it carried.
 #[derive(Default, Clone)]
 struct Store {
     blobs: Arc<Mutex<HashMap<String, Vec<u8>>>>,
     uploads: Arc<Mutex<HashMap<String, Vec<u8>>>>,
     finished: Arc<Mutex<u64>>,
+    secrets: Arc<Mutex<Vec<(&'static str, Option<String>)>>>,
 }
 
 impl Store {
+    fn saw<T>(&self, method: &'static str, r: &Request<T>) {
+        let secret = r.metadata().get(SECRET_HEADER).map(|v| v.to_str().unwrap().to_string());
+        self.secrets.lock().unwrap().push((method, secret));
+    }
+
     fn add(&self, data: Vec<u8>) -> String {
         let id = hex::encode(Sha256::digest(&data));
         self.blobs.lock().unwrap().insert(id.clone(), data);
@@ -40,10 +48,12 @@ impl WorkerService for Store {
     async fn attach(&self, _: Request<AttachRequest>) -> Result<Response<Self::AttachStream>, Status> {
         Err(Status::unimplemented("not in this test"))
     }
-    async fn report_result(&self, _: Request<ReportResultRequest>) -> Result<Response<ReportResultResponse>, Status> {
+    async fn report_result(&self, r: Request<ReportResultRequest>) -> Result<Response<ReportResultResponse>, Status> {
+        self.saw("ReportResult", &r);
         Err(Status::unimplemented("not in this test"))
     }
     async fn get_blob(&self, r: Request<GetBlobRequest>) -> Result<Response<Self::GetBlobStream>, Status> {
+        self.saw("GetBlob", &r);
         let id = r.into_inner().blob_id;
         let data = self.blobs.lock().unwrap().get(&id).cloned().ok_or_else(|| Status::not_found(format!("no blob {id}")))?;
         let total = data.len() as u64;
@@ -55,6 +65,7 @@ impl WorkerService for Store {
         Err(Status::unimplemented("the Rust worker uploads with UploadBlob"))
     }
     async fn upload_blob(&self, r: Request<Streaming<UploadBlobRequest>>) -> Result<Response<UploadBlobResponse>, Status> {
+        self.saw("UploadBlob", &r);
         let mut chunks = r.into_inner();
         let mut data = vec![];
         while let Some(c) = chunks.message().await? {
@@ -73,6 +84,11 @@ impl WorkerService for Store {
 }
 
 async fn serve(store: Store) -> codecbench_worker::client::Client {
+    serve_attached(store).await.0
+}
+
+/// A client, and the secret its blob calls carry once set (as `attached` sets it).
+async fn serve_attached(store: Store) -> (codecbench_worker::client::Client, codecbench_worker::client::Secret) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(tonic::transport::Server::builder().add_service(WorkerServiceServer::new(store)).serve_with_incoming(TcpIncoming::from(listener)));
@@ -191,4 +207,21 @@ async fn encode_stores_and_uploads_decode_downloads_and_failures_are_reported() 
     d.payload_blob_id = "0".repeat(64);
     let report = runner.run("rust-1", d).await;
     assert!(report.failure.starts_with("fetching payload failed:") && report.failure.contains("no blob 000"), "{}", report.failure);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn once_attached_every_blob_call_carries_the_report_secret_and_no_other_call_does() {
+    let store = Store::default();
+    let (client, secret) = serve_attached(store.clone()).await;
+    let mut runner_side = client.clone();
+    codecbench_worker::blobs::put(&mut runner_side, b"before attached").await.unwrap();
+    // Set on the attachment's client; its clones (the runner's, a compressed leg's) see it too.
+    secret.set("0123abcd");
+    let id = codecbench_worker::blobs::put(&mut runner_side, b"payload").await.unwrap();
+    let mut leg = codecbench_worker::client::compressed(&client, "identity").unwrap();
+    assert_eq!(codecbench_worker::blobs::get(&mut leg, &id).await.unwrap(), b"payload");
+    let _ = client.clone().report_result(ReportResultRequest::default()).await;
+    let seen = store.secrets.lock().unwrap().clone();
+    let s = Some("0123abcd".to_string());
+    assert_eq!(seen, vec![("UploadBlob", None), ("UploadBlob", s.clone()), ("GetBlob", s), ("ReportResult", None)]);
 }
