@@ -12,6 +12,8 @@ import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.codec.CodecRegistry;
 import dev.codecbench.worker.codec.Refusals;
 import dev.codecbench.worker.dataset.Dataset;
+import io.grpc.Channel;
+import io.grpc.ClientInterceptors;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -37,6 +39,8 @@ final class WorkerLoop {
   private final WorkerServiceGrpc.WorkerServiceBlockingStub stub;
   private final AttachRequest hello;
   private final TaskRunner runner;
+  /** The attachment's report secret, which every blob call carries once attached. */
+  private final WorkerSecret secret = new WorkerSecret();
 
   /**
    * {@code channel} advertises no compression for answers (every call but a compressed transfer
@@ -44,13 +48,15 @@ final class WorkerLoop {
    */
   WorkerLoop(Options options, ManagedChannel channel, ManagedChannel gzipChannel) {
     this.options = options;
-    this.stub = WorkerServiceGrpc.newBlockingStub(channel);
+    Channel named = ClientInterceptors.intercept(channel, secret);
+    this.stub = WorkerServiceGrpc.newBlockingStub(named);
     CodecRegistry codecs = new CodecRegistry();
     ForkedTrials forked = new ForkedTrials(options.minWarmupMs());
     Trials trials = options.inProcessTrials() ? Trials.inProcess(options.minWarmupMs()) : forked;
     Environment env = EnvironmentProbe.probe(options.minWarmupMs(), forked.jvmFlags(), options.inProcessTrials());
     this.hello = hello(options.name(), env, codecs);
-    BlobClient blobs = new BlobClient(stub, WorkerServiceGrpc.newBlockingStub(gzipChannel).withCompression("gzip"));
+    BlobClient blobs = new BlobClient(stub,
+        WorkerServiceGrpc.newBlockingStub(ClientInterceptors.intercept(gzipChannel, secret)).withCompression("gzip"));
     this.runner = new TaskRunner(codecs, blobs, env, options.minWarmupMs(), trials);
   }
 
@@ -167,6 +173,7 @@ final class WorkerLoop {
           throw Status.INTERNAL.withDescription("control's first message was not 'attached'")
               .asRuntimeException();
         }
+        secret.set(first.getReportSecret());
         return new Attached(first.getAttached().getId(), first.getReportSecret(), stream);
       } catch (StatusRuntimeException e) {
         if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() > deadline) {

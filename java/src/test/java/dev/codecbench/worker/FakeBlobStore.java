@@ -9,7 +9,12 @@ import codecbench.v1.WorkerServiceOuterClass.UploadBlobRequest;
 import codecbench.v1.WorkerServiceOuterClass.UploadBlobResponse;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
 import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.Status;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
@@ -19,7 +24,9 @@ import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Control's blob half of WorkerService, in process: SHA-256 ids, chunks of at most 1 MiB. */
@@ -27,12 +34,24 @@ final class FakeBlobStore extends WorkerServiceGrpc.WorkerServiceImplBase implem
   final Map<String, byte[]> blobs = new ConcurrentHashMap<>();
   /** Finished uploads (ids are content hashes, so the map alone does not count them). */
   final java.util.concurrent.atomic.AtomicInteger finishedUploads = new java.util.concurrent.atomic.AtomicInteger();
+  /** Each call's method and the worker secret it carried ("" for none), in order. */
+  final List<String> secrets = new CopyOnWriteArrayList<>();
   private final Server server;
   final ManagedChannel channel;
 
   FakeBlobStore() throws IOException {
     String name = InProcessServerBuilder.generateName();
-    server = InProcessServerBuilder.forName(name).directExecutor().addService(this).build().start();
+    ServerInterceptor record = new ServerInterceptor() {
+      @Override
+      public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
+          ServerCallHandler<Q, A> next) {
+        String secret = headers.get(WorkerSecret.HEADER);
+        secrets.add(call.getMethodDescriptor().getBareMethodName() + " " + (secret == null ? "" : secret));
+        return next.startCall(call, headers);
+      }
+    };
+    server = InProcessServerBuilder.forName(name).directExecutor()
+        .addService(ServerInterceptors.intercept(this, record)).build().start();
     channel = InProcessChannelBuilder.forName(name).directExecutor().build();
   }
 
