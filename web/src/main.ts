@@ -4,7 +4,7 @@ import { registerUserDataset } from "./model/registry";
 import type { UserDatasetSource } from "./model/user-dataset";
 import { PageView } from "./ui/view";
 import { runWorker } from "./worker/attach";
-import { workerClient } from "./worker/client";
+import { WorkerSecret, withWorkerSecret, workerClient } from "./worker/client";
 import { collectEnvironment } from "./worker/environment";
 import { browserTrials, driverTrialBrowser, driverTrialBrowserAbort, webWorkerTrials } from "./worker/trials";
 
@@ -56,11 +56,14 @@ async function start(): Promise<void> {
     return;
   }
   const client = workerClient(createGrpcWebTransport({ baseUrl: location.origin }));
+  // The attachment's report secret: runWorker sets it, and the trial browsers' blob calls carry it.
+  const secret = new WorkerSecret();
   await runWorker({
     client,
+    secret,
     name: "browser",
     environment,
-    trials: trialBrowser ? browserTrials(trialBrowser, undefined, driverTrialBrowserAbort(), client) : webWorkerTrials,
+    trials: trialBrowser ? browserTrials(trialBrowser, undefined, driverTrialBrowserAbort(), withWorkerSecret(client, secret), undefined, secret) : webWorkerTrials,
     events: {
       connecting: () => view.connecting(),
       attached: (id) => (console.log(`codecbench browser worker: attached as ${id}`), view.attached(id)),

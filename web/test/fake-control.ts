@@ -28,6 +28,8 @@ export class FakeControl {
   readonly blobs = new Map<string, Uint8Array>();
   readonly reports: ReportResultRequest[] = [];
   readonly attaches: AttachRequest[] = [];
+  /** Each call but Attach: its method and the worker secret header it carried ("" for none). */
+  readonly secrets: string[] = [];
   private readonly uploads = new Map<string, Uint8Array[]>();
   private readonly queue: Task[] = [];
   private readonly idle = new Set<() => void>();
@@ -69,7 +71,8 @@ export class FakeControl {
   routes = (router: ConnectRouter): void => {
     router.service(WorkerService, {
       attach: (request, context) => this.attach(request, context),
-      reportResult: async (request) => {
+      reportResult: async (request, context) => {
+        this.saw("ReportResult", context);
         if (this.refusedReports < this.unavailableReports) {
           this.refusedReports++;
           throw new ConnectError("control could not store the result; report it again", Code.Unavailable);
@@ -78,8 +81,9 @@ export class FakeControl {
         this.awaitingReport.get(request.taskId)?.();
         return {};
       },
-      getBlob: (request) => this.getBlob(request.blobId, Number(request.offset)),
-      putBlob: async (request) => {
+      getBlob: (request, context) => (this.saw("GetBlob", context), this.getBlob(request.blobId, Number(request.offset))),
+      putBlob: async (request, context) => {
+        this.saw("PutBlob", context);
         if (request.data.length > CHUNK) throw new ConnectError(`chunk of ${request.data.length} bytes`, Code.InvalidArgument);
         const chunks = this.uploads.get(request.uploadId) ?? [];
         const sent = chunks.reduce((n, c) => n + c.length, 0);
@@ -95,6 +99,10 @@ export class FakeControl {
       },
     });
   };
+
+  private saw(method: string, context: HandlerContext): void {
+    this.secrets.push(`${method} ${context.requestHeader.get("codecbench-report-secret") ?? ""}`);
+  }
 
   private async *getBlob(blobId: string, from: number): AsyncGenerator<{ data: Uint8Array; offset: bigint; totalSize: bigint }> {
     const blob = this.blobs.get(blobId);

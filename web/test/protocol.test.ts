@@ -341,6 +341,30 @@ describe("worker protocol", () => {
     expect(detached[0]).toBe("control closed the stream");
   });
 
+  it("names itself on every blob call with its attachment's secret, the new one after attaching again", async () => {
+    const control = new FakeControl();
+    control.dropAfterTasks = 1;
+    control.enqueue(
+      task({ operation: Operation.ENCODE, dataset: "beers", codec: "json", recordCount: 3, canonical: withCanonical(control, "beers"), prepare: true }),
+      task({ operation: Operation.ENCODE, dataset: "dummy", codec: "json", recordCount: 3, canonical: withCanonical(control, "dummy"), prepare: true }),
+    );
+    start(control);
+    const reports = await control.waitForReports(2);
+    expect(reports.map((r) => [r.workerId, r.failure])).toEqual([
+      ["browser-1", ""],
+      ["browser-2", ""],
+    ]);
+    // Control keys the upload allowance by it (clients.rs); a report carries it in its body instead.
+    expect(control.secrets).toEqual([
+      "GetBlob secret-of-browser-1",
+      "PutBlob secret-of-browser-1",
+      "ReportResult ",
+      "GetBlob secret-of-browser-2",
+      "PutBlob secret-of-browser-2",
+      "ReportResult ",
+    ]);
+  });
+
   it("reports a result again while control answers UNAVAILABLE, and once stored goes on", async () => {
     const control = new FakeControl();
     control.unavailableReports = 2;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { TrialInput } from "../src/trial/trial";
 import { createRouterTransport } from "@connectrpc/connect";
-import { workerClient } from "../src/worker/client";
+import { WorkerSecret, withWorkerSecret, workerClient } from "../src/worker/client";
 import { browserTrials, MAX_BROWSER_TRIAL_BYTES, fetchWireInput, fromBase64, fromWireInput, toBase64, toWireInput, workerTrials, type WireTrialInput, type WorkerLike } from "../src/worker/trials";
 import { FakeControl } from "./fake-control";
 import { canonicalPb } from "./vectors";
@@ -137,6 +137,36 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big.subarray(0, limit - canonical.length), blobs }, 5000);
     expect(sent[1]!.byReference).toBeUndefined();
     expect(typeof sent[1]!.payload).toBe("string");
+  });
+
+  it("gives a trial sent by reference the worker's report secret, so that every blob call of it names the worker", async () => {
+    const control = new FakeControl();
+    const client = workerClient(createRouterTransport(control.routes));
+    const secret = new WorkerSecret();
+    secret.value = "secret-of-browser-1";
+    const canonical = canonicalPb("dummy").slice();
+    const limit = 4096;
+    const big = new Uint8Array(limit).map((_, i) => (i * 13) & 0xff);
+    const blobs = { canonical: { id: control.putBlob(canonical), size: canonical.length }, payload: { id: control.putBlob(big), size: big.length } };
+    const stored = new Uint8Array(5000).map((_, i) => (i * 5) & 0xff);
+    const sent: WireTrialInput[] = [];
+    const runner = browserTrials(async (wire) => {
+      sent.push(wire);
+      // The trial page's side (src/trial/host.ts): its client names the worker by the wire's secret.
+      const pageSecret = new WorkerSecret();
+      pageSecret.value = wire.reportSecret ?? "";
+      const back = await fetchWireInput(wire, () => withWorkerSecret(client, pageSecret));
+      expect(back).not.toHaveProperty("reportSecret");
+      return { result: { failure: "", payloadBytes: back.payload!.length, extras: {}, payloadBlob: { id: control.putBlob(stored), size: stored.length } }, startMs: 1, totalMs: 2 };
+    }, undefined, undefined, withWorkerSecret(client, secret), limit, secret);
+    const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big, blobs }, 5000);
+    expect(run.result.failure).toBe("");
+    expect(sent[0]!.reportSecret).toBe("secret-of-browser-1");
+    // The trial page's two fetches, then the worker page's fetch of the stored payload.
+    expect(control.secrets).toEqual(Array(3).fill("GetBlob secret-of-browser-1"));
+    // Inline, nothing to fetch: the secret stays in the worker page.
+    await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big.subarray(0, 10), blobs }, 5000);
+    expect(sent[1]).not.toHaveProperty("reportSecret");
   });
 
   it("refuses a trial too large to carry inline that names no blobs, without launching a browser", async () => {

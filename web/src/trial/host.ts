@@ -1,6 +1,6 @@
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
 import { putBlob } from "../worker/blobs";
-import { workerClient, type WorkerClient } from "../worker/client";
+import { WorkerSecret, withWorkerSecret, workerClient, type WorkerClient } from "../worker/client";
 import { fetchWireInput, toWireRun, webWorkerTrials, type WireTrialInput, type WireTrialRun } from "../worker/trials";
 
 // The page of a fresh Chromium that codecbench's driver launches for one trial (see
@@ -17,7 +17,9 @@ declare global {
 }
 
 // Control, for a trial sent by reference (created on first use; the page is served by control).
+// Its blob calls carry the worker page's report secret, as the worker page's own do.
 let client: WorkerClient | undefined;
+const secret = new WorkerSecret();
 
 window.codecbenchTrial = async (wire, timeoutMs) => {
   const status = document.getElementById("status");
@@ -28,8 +30,9 @@ window.codecbenchTrial = async (wire, timeoutMs) => {
   }
   if (status) status.textContent = `Running ${wire.operation} ${wire.dataset} ${wire.codec} ${wire.decodeMode}`.trim();
   let input;
+  secret.value = wire.reportSecret ?? "";
   try {
-    input = await fetchWireInput(wire, () => (client ??= workerClient(createGrpcWebTransport({ baseUrl: location.origin }))));
+    input = await fetchWireInput(wire, () => (client ??= withWorkerSecret(workerClient(createGrpcWebTransport({ baseUrl: location.origin })), secret)));
   } catch (error) {
     const failure = `trial failed: the trial page could not fetch its blobs from control: ${error instanceof Error ? error.message : String(error)}`;
     return { result: { failure, payloadBytes: 0, extras: {} }, startMs: 0, totalMs: 0 };

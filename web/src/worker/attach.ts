@@ -7,7 +7,7 @@ import { codecs } from "../codecs/registry";
 import { schemaFingerprint } from "../model/fingerprint";
 import { allDatasets } from "../model/registry";
 import { CanonicalCache } from "./canonical";
-import type { WorkerClient } from "./client";
+import { WorkerSecret, withWorkerSecret, type WorkerClient } from "./client";
 import { COMPRESSIONS, runTask, type TaskOutcome } from "./task";
 import type { TrialRunner } from "./trials";
 
@@ -26,6 +26,8 @@ export interface WorkerEvents {
 
 export interface WorkerOptions {
   client: WorkerClient;
+  /** Set to each attachment's report secret; by default one of runWorker's own. */
+  secret?: WorkerSecret;
   name: string;
   environment: Environment;
   events: WorkerEvents;
@@ -88,13 +90,17 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const { client, events, signal } = options;
   const firstRetryMs = options.firstRetryMs ?? 1000;
   const maxRetryMs = options.maxRetryMs ?? 10_000;
-  const canonical = new CanonicalCache(client);
+  // Blob calls (the canonical records', the task's) name this worker once attached.
+  const secret = options.secret ?? new WorkerSecret();
+  const blobClient = withWorkerSecret(client, secret);
+  const canonical = new CanonicalCache(blobClient);
   const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: COMPRESSIONS, datasets: await datasetAnnouncements() };
   let retryMs = firstRetryMs;
   while (!signal?.aborted) {
     let reason = "control closed the stream";
     try {
       events.connecting();
+      secret.value = "";
       let workerId = "";
       // Sent with `attached`; every report of this attachment carries it (control refuses others).
       let reportSecret = "";
@@ -112,6 +118,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
         if (message.case === "attached") {
           workerId = message.value.id;
           reportSecret = response.reportSecret;
+          secret.value = reportSecret;
           retryMs = firstRetryMs;
           events.attached(workerId);
         } else if (message.case === "abandon") {
@@ -122,7 +129,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
           events.taskStarted(task);
           const abandon = new AbortController();
           const running = runTask(task, {
-            client,
+            client: blobClient,
             canonical,
             environment: options.environment,
             trials: options.trials,

@@ -2,7 +2,7 @@ import type { TrialMessage } from "../trial/entry";
 // Types only: the trial code (codecs included) loads in the trial worker, not with this module.
 import type { BlobRef, TrialInput, TrialResult } from "../trial/trial";
 import { fetchBlob, sha256Hex } from "./blobs";
-import type { WorkerClient } from "./client";
+import type { WorkerClient, WorkerSecret } from "./client";
 
 // How the page runs a trial. Opened by codecbench's driver: in a fresh page and Web Worker of a
 // headless Chromium the driver launched, one launch per pass of control's order (browserTrials;
@@ -103,6 +103,8 @@ export interface WireTrialInput extends Omit<TrialInput, "canonical" | "payload"
   canonical?: string;
   payload?: string;
   byReference?: boolean;
+  /** By reference: the worker's report secret, which the trial page's blob calls carry too. */
+  reportSecret?: string;
 }
 export interface WireTrialRun {
   result: Omit<TrialResult, "payload"> & { payload?: string; payloadBlob?: BlobRef };
@@ -128,15 +130,18 @@ export function toWireInput(input: TrialInput): WireTrialInput {
   return { ...rest, canonical: toBase64(canonical), ...(payload ? { payload: toBase64(payload) } : {}) };
 }
 export function fromWireInput(wire: WireTrialInput): TrialInput {
-  const { canonical, payload, byReference: _, ...rest } = wire;
+  const { canonical, payload, byReference: _, reportSecret: _s, ...rest } = wire;
   if (canonical === undefined) throw new Error("the trial input carries no canonical records (a by-reference input is read with fetchWireInput)");
   return { ...rest, canonical: fromBase64(canonical), ...(payload !== undefined ? { payload: fromBase64(payload) } : {}) };
 }
 
-/** A trial by reference: its canonical records and payload travel as blob ids, not bytes. */
-export function toReferenceInput(input: TrialInput): WireTrialInput {
+/**
+ * A trial by reference: its canonical records and payload travel as blob ids, not bytes, and the
+ * worker's report secret goes along, so that the trial page's blob calls have its allowance.
+ */
+export function toReferenceInput(input: TrialInput, reportSecret = ""): WireTrialInput {
   const { canonical: _c, payload: _p, ...rest } = input;
-  return { ...rest, byReference: true };
+  return { ...rest, byReference: true, ...(reportSecret ? { reportSecret } : {}) };
 }
 
 /** Fetches a blob and checks its size and SHA-256 (its id). */
@@ -151,7 +156,7 @@ async function fetchChecked(client: WorkerClient, blob: BlobRef): Promise<Uint8A
 /** The trial page's side of a wire input: its bytes, fetched from control when sent by reference. */
 export async function fetchWireInput(wire: WireTrialInput, client: () => WorkerClient): Promise<TrialInput> {
   if (!wire.byReference) return fromWireInput(wire);
-  const { canonical: _c, payload: _p, byReference: _, ...rest } = wire;
+  const { canonical: _c, payload: _p, byReference: _, reportSecret: _s, ...rest } = wire;
   if (!rest.blobs) throw new Error("a by-reference trial input names no blobs");
   const canonical = await fetchChecked(client(), rest.blobs.canonical);
   const payload = rest.blobs.payload ? await fetchChecked(client(), rest.blobs.payload) : undefined;
@@ -187,7 +192,7 @@ class AbandonedError extends Error {}
  * A runner handing each trial to `host` (the driver's fresh Chromium). startMs is the time to the
  * trial worker's "ready" in the fresh browser, launch included; totalMs the whole round trip.
  */
-export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS, abort?: TrialBrowserAbort, client?: WorkerClient, maxInlineBytes = MAX_BROWSER_TRIAL_BYTES): TrialRunner {
+export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_START_ALLOWANCE_MS, abort?: TrialBrowserAbort, client?: WorkerClient, maxInlineBytes = MAX_BROWSER_TRIAL_BYTES, secret?: WorkerSecret): TrialRunner {
   return async (input, timeoutMs, signal) => {
     const start = performance.now();
     if (signal?.aborted) return { result: failed(ABANDONED), startMs: 0, totalMs: 0 };
@@ -202,7 +207,7 @@ export function browserTrials(host: TrialBrowser, startAllowanceMs = BROWSER_STA
     let onAbort: (() => void) | undefined;
     // The driver enforces timeoutMs itself; this bounds a driver that never answers (launch included).
     const limitMs = timeoutMs + startAllowanceMs;
-    const answer = Promise.resolve().then(() => host(byReference ? toReferenceInput(input) : toWireInput(input), timeoutMs));
+    const answer = Promise.resolve().then(() => host(byReference ? toReferenceInput(input, secret?.value) : toWireInput(input), timeoutMs));
     try {
       run = await Promise.race([
         answer,
