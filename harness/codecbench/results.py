@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 from google.protobuf import json_format
 
-from . import timing
+from . import duets, timing
 from .pb import operation_name, task_status_name
 from .scenario import DATASETS
 
@@ -37,6 +37,8 @@ MEASUREMENT_COLUMNS = [
     "median_ns_per_op", "q1_ns_per_op", "q3_ns_per_op", "spread", "ns_per_record",
     "alloc_bytes_per_op", "verified", "failure", "runtime", "runtime_version", "build_profile",
     "cpu_model", "cores", "hostname", "os", "environment_details", "extras", "recorded_at",
+    # TaskSummary.duet: the duet a duet copy's trial belongs to ('' for ordinary rows; duets.py).
+    "duet",
 ]
 
 SUMMARY_KEYS = ["dataset", "codec", "mode", "record_count", "producer", "consumer"]
@@ -111,6 +113,7 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
         "environment_details": json.dumps(dict(sorted(env.details.items()))),
         "extras": json.dumps(dict(sorted(m.extras.items()))),
         "recorded_at": m.recorded_at.ToJsonString() if m.HasField("recorded_at") else "",
+        "duet": "",
     }
 
 
@@ -128,7 +131,7 @@ def task_failure_row(t, run_id: str) -> dict:
         "q1_ns_per_op": math.nan, "q3_ns_per_op": math.nan, "spread": math.nan,
         "ns_per_record": math.nan, "alloc_bytes_per_op": math.nan, "verified": False,
         "failure": t.failure or f"task {task_status_name(t.status)}",
-        "environment_details": "{}", "extras": "{}", "recorded_at": "",
+        "environment_details": "{}", "extras": "{}", "recorded_at": "", "duet": t.duet,
     })
     return row
 
@@ -138,6 +141,9 @@ def measurements_frame(measurements: Iterable, tasks: Iterable = (), run_id: str
     tasks = list(tasks)
     task_ops = {t.id: operation_name(t.operation) for t in tasks}
     rows = [measurement_row(m, task_ops) for m in measurements]
+    duet_of = {t.id: t.duet for t in tasks if t.duet}
+    for r in rows:
+        r["duet"] = duet_of.get(r["task_id"], "")
     measured = {r["task_id"] for r in rows}
     failed = [t for t in tasks if task_status_name(t.status) == "failed" and t.id not in measured]
     rows += [task_failure_row(t, run_id) for t in failed]
@@ -629,13 +635,13 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
         raise FileNotFoundError(f"{run_dir} holds neither measurements.parquet nor measurements.csv")
     # Runs recorded before issue 9 have no cells, trials or steady flag: every measurement is then
     # its cell's one trial, taken as steady (the old protocol did not judge it).
-    defaults = {"steady": True, "aa_twin": False, "trial": 0}
+    defaults = {"steady": True, "aa_twin": False, "trial": 0, "duet": ""}
     for col in MEASUREMENT_COLUMNS:
         if col not in df:
             df[col] = defaults.get(col)
     for col in ("failure", "decode_mode", "producer", "consumer", "worker_id", "language", "runtime",
                 "runtime_version", "build_profile", "cpu_model", "hostname", "os", "cell_id",
-                "payload_blob_id", "compression"):
+                "payload_blob_id", "compression", "duet"):
         df[col] = df[col].fillna("").astype(str)
     # Compressed sizes: NaN where unknown (runs recorded before control measured them, too).
     for col in ("gzip_bytes", "zstd_bytes"):
@@ -645,6 +651,16 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
     for col in ("environment_details", "extras"):
         df[col] = df[col].map(lambda v: v if isinstance(v, str) and v else "{}")
     return df[MEASUREMENT_COLUMNS]
+
+
+def read_duets(run_dir: Path) -> pd.DataFrame:
+    """The duet copies' measurements of a results folder (empty when the run had none)."""
+    path = run_dir / "duets.parquet"
+    if not path.exists():
+        return pd.DataFrame(columns=MEASUREMENT_COLUMNS)
+    df = pd.read_parquet(path)
+    df["round_ns_per_op"] = df["round_ns_per_op"].map(lambda v: [float(x) for x in v] if v is not None else [])
+    return df
 
 
 def read_run_doc(run_dir: Path) -> dict:
@@ -751,7 +767,8 @@ def write_results(out_dir: Path, run, tasks, measurements, control_addr: str = "
     measurements = list(measurements)
     tasks = list(tasks)
     out_dir.mkdir(parents=True, exist_ok=True)
-    df = measurements_frame(measurements, tasks, run_id=run.id)
+    # Duet copies ran two at once: they go to duets.parquet, out of every cell and verdict.
+    df, duet_rows = duets.split(measurements_frame(measurements, tasks, run_id=run.id))
     files = {
         "csv": out_dir / "measurements.csv",
         "parquet": out_dir / "measurements.parquet",
@@ -763,6 +780,9 @@ def write_results(out_dir: Path, run, tasks, measurements, control_addr: str = "
     csv["round_ns_per_op"] = csv["round_ns_per_op"].map(json.dumps)
     csv.to_csv(files["csv"], index=False)
     df.to_parquet(files["parquet"], index=False)
+    if not duet_rows.empty:
+        files["duets"] = out_dir / "duets.parquet"
+        duet_rows.to_parquet(files["duets"], index=False)
     summary_frame(df).to_csv(files["summary"], index=False)
     envs = worker_environments(measurements)
     run_dict, task_dicts = json_format.MessageToDict(run), [json_format.MessageToDict(t) for t in tasks]

@@ -322,6 +322,12 @@ def _check_sampling(c: _Checker, canon: dict) -> dict:
             else:
                 out[key] = float(value)
             continue
+        if field.type == field.TYPE_BOOL:
+            if isinstance(value, bool):
+                out[key] = value
+            else:
+                c.problem(path, f'"sampling.{key}" must be true or false, got {_type_name(value)}')
+            continue
         maximum = _SAMPLING_MAX.get(key, UINT64_MAX if field.type == field.TYPE_UINT64 else UINT32_MAX)
         if _check_uint(c, path, value, maximum=maximum, positive=key in _POSITIVE_SAMPLING):
             out[key] = value

@@ -276,6 +276,7 @@ def test_trial_sampling_fields_and_tree_mode(tmp_path):
     ("{warmupMs: 500, maxWarmupMs: 100}", '"sampling.maxWarmupMs" (100) is below "sampling.warmupMs" (500)'),
     ("{aaCells: 0}", '"sampling.aaCells" must be a positive whole number, got 0'),
     ("{trails: 5}", 'unknown key "trails" in "sampling"; did you mean "trials"?'),
+    ("{duets: 1}", '"sampling.duets" must be true or false, got a number (1)'),
 ])
 def test_bad_trial_sampling(tmp_path, capsys, sampling, expected):
     err = check(tmp_path, GOOD.replace("sampling: {warmupMs: 50, rounds: 5, minRoundMs: 5, taskTimeoutS: 60}",

@@ -89,6 +89,11 @@ impl HarnessService for Service {
         bounds::check_scenario(&scenario, &source).map_err(|m| {
             Status::invalid_argument(if source.is_empty() || source.len() > scenario::limits().max_path_bytes { m } else { format!("{source}: {m}") })
         })?;
+        if scenario.sampling.is_some_and(|s| s.duets) && self.control.lane_count() < 2 {
+            let m = format!("sampling.duets: a duet runs two trials at once, each in its own lane, and control runs {} lane \
+                             (start it with --lanes 2 or more)", self.control.lane_count());
+            return Err(Status::invalid_argument(if source.is_empty() { m } else { format!("{source}: {m}") }));
+        }
         let run_id = new_run_id();
         let workers = self.control.worker_views();
         let (scenario, mut planned) = scenario::plan(&run_id, &scenario, &workers)

@@ -4,6 +4,7 @@ mod access;
 mod blobs;
 mod bounds;
 mod clients;
+mod duets;
 mod follow;
 mod harness_service;
 mod lanes;

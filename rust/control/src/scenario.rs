@@ -113,21 +113,23 @@ pub struct Planned {
 
 /// One cell before it is expanded into trials.
 #[derive(Clone)]
-struct Cell {
-    id: String,
-    op: Operation,
-    dataset: String,
-    codec: String,
-    mode: String,
-    count: u32,
-    producer: String,
-    consumer: String,
-    measure_transfer: bool,
+pub(crate) struct Cell {
+    pub id: String,
+    pub op: Operation,
+    pub dataset: String,
+    pub codec: String,
+    pub mode: String,
+    pub count: u32,
+    pub producer: String,
+    pub consumer: String,
+    pub measure_transfer: bool,
     /// The compressions its transfer leg is timed with (empty: identity only).
-    compressions: Vec<String>,
+    pub compressions: Vec<String>,
     /// Index (in `cells`) of the encode cell whose payload this decode cell reads.
-    source: Option<usize>,
-    aa_twin: bool,
+    pub source: Option<usize>,
+    pub aa_twin: bool,
+    /// A duet copy (duets.rs): the duet it belongs to; empty for ordinary cells.
+    pub duet: String,
 }
 
 /// The id of a cell: readable, and the same for every trial of it.
@@ -395,7 +397,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     cells.push(Cell {
                         id: cell_id(Operation::Encode, dataset, count, codec, "", &p.id, ""), op: Operation::Encode,
                         dataset: dataset.clone(), codec: codec.clone(), mode: String::new(), count, producer: p.id.clone(),
-                        consumer: String::new(), measure_transfer: times_transfer(*p), compressions: legs(*p), source: None, aa_twin: false,
+                        consumer: String::new(), measure_transfer: times_transfer(*p), compressions: legs(*p), source: None, aa_twin: false, duet: String::new(),
                     });
                     // A streaming encode cell: timed trials only, after the in-memory cell's prepare
                     // task (its trials name that payload: the bytes are the same).
@@ -406,7 +408,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                         cells.push(Cell {
                             id: cell_id(Operation::Encode, dataset, count, codec, STREAMING, &p.id, ""), op: Operation::Encode,
                             dataset: dataset.clone(), codec: codec.clone(), mode: STREAMING.into(), count, producer: p.id.clone(),
-                            consumer: String::new(), measure_transfer: false, compressions: vec![], source: Some(enc), aa_twin: false,
+                            consumer: String::new(), measure_transfer: false, compressions: vec![], source: Some(enc), aa_twin: false, duet: String::new(),
                         });
                     }
                     if !decode {
@@ -424,7 +426,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                             cells.push(Cell {
                                 id: cell_id(Operation::Decode, dataset, count, codec, mode, &p.id, &c.id), op: Operation::Decode,
                                 dataset: dataset.clone(), codec: codec.clone(), mode: mode.to_string(), count, producer: p.id.clone(),
-                                consumer: c.id.clone(), measure_transfer: times_transfer(*c) && i == 0, compressions: legs(*c), source: Some(enc), aa_twin: false,
+                                consumer: c.id.clone(), measure_transfer: times_transfer(*c) && i == 0, compressions: legs(*c), source: Some(enc), aa_twin: false, duet: String::new(),
                             });
                         }
                     }
@@ -450,8 +452,19 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         }
     }
     cells.extend(twins);
-    // Every in-memory encode cell has one prepare task (the streaming ones reuse its payload).
-    let prepared = |c: &Cell| c.op == Operation::Encode && c.mode.is_empty();
+    if sampling.duets {
+        let mut selected: Vec<&WorkerView> = vec![];
+        for w in producers.iter().chain(consumers.iter()) {
+            if !selected.iter().any(|x| x.id == w.id) {
+                selected.push(w);
+            }
+        }
+        let copies = crate::duets::plan(&cells, &s.codecs, &selected)?;
+        cells.extend(copies);
+    }
+    // Every in-memory encode cell has one prepare task (the streaming ones reuse its payload; a
+    // duet copy reuses its cell's).
+    let prepared = |c: &Cell| c.op == Operation::Encode && c.mode.is_empty() && c.duet.is_empty();
     let encodes = cells.iter().filter(|c| prepared(c)).count();
     let timed = |c: &Cell| c.op != Operation::Encode || time_encode;
     let timed_cells = cells.iter().filter(|c| timed(c)).count();
@@ -491,7 +504,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, producer_worker_id: cell.producer.clone(),
                     consumer_worker_id: cell.consumer.clone(), status: TaskStatus::Pending as i32, failure: String::new(),
-                    cell_id: cell.id.clone(), trial, prepare, ..Default::default()
+                    cell_id: cell.id.clone(), trial, prepare, duet: cell.duet.clone(), ..Default::default()
                 },
                 task: Task {
                     id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
@@ -511,11 +524,11 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use codecbench_proto::v1::UserDataset;
 
-    fn worker(id: &str, lang: &str, codecs: &[(&str, &[&str])]) -> WorkerView {
+    pub(crate) fn worker(id: &str, lang: &str, codecs: &[(&str, &[&str])]) -> WorkerView {
         WorkerView {
             id: id.into(), name: lang.into(), language: lang.into(),
             codecs: codecs.iter().map(|(c, m)| CodecInfo { id: c.to_string(), decode_modes: m.iter().map(|s| s.to_string()).collect(), ..Default::default() }).collect(),

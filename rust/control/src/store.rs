@@ -69,6 +69,8 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("tasks", "lane", "INTEGER NOT NULL DEFAULT 0"),
     ("tasks", "trial_cpus", "TEXT NOT NULL DEFAULT ''"),
     ("runs", "lanes", "INTEGER NOT NULL DEFAULT 0"),
+    // TaskSummary.duet (Sampling.duets; '' for ordinary tasks).
+    ("tasks", "duet", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
@@ -202,10 +204,10 @@ impl Store {
     fn insert_task_in(db: &Connection, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
         db.execute(
             "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
-             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15)",
+             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare, duet)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
             params![t.id, run_id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
-                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial, t.prepare],
+                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial, t.prepare, t.duet],
         )?;
         Ok(())
     }
@@ -372,6 +374,7 @@ impl Store {
             phase_ms: row.get::<_, Option<String>>("phase_ms")?.and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
             lane: row.get("lane")?,
             trial_cpus: row.get("trial_cpus")?,
+            duet: row.get("duet")?,
         })
     }
 
