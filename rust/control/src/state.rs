@@ -599,6 +599,7 @@ impl Control {
         if completed {
             tracing::info!(run = run_id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
             inner.runs.remove(pos);
+            crate::memory::release_free();
         }
         Ok(())
     }
@@ -673,6 +674,7 @@ impl Control {
         tracing::info!(run = run_id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
         // Dropping the run drops its subscribers: their streams end.
         inner.runs.remove(pos);
+        crate::memory::release_free();
     }
 
     /// Gives ready tasks to idle workers while a lane is free: at most one task per lane and one
