@@ -40,7 +40,8 @@ pub(crate) fn plan(cells: &[Cell], codecs: &[String], workers: &[&WorkerView]) -
     }
     if pairs.is_empty() {
         return Err("sampling.duets: no language has two workers selected (a duet runs on two workers of one language: \
-                    start a second one, e.g. `codecbench up --duets`)".into());
+                    attach a second one, e.g. `codecbench browser` for another page, or another codecbench-worker or \
+                    Java worker with --control)".into());
     }
     let find = |op: Operation, dataset: &str, count: u32, codec: &str, mode: &str, producer: &str, consumer: &str| {
         cells.iter().find(|c| {

@@ -395,3 +395,54 @@ fn dependents_of_a_failed_encode_repeat_only_an_excerpt_of_its_message() {
         assert!(t.failure.ends_with("(the whole message is the encode task's failure)"), "{}", t.failure);
     }
 }
+
+#[test]
+fn a_duets_two_trials_start_together_on_two_workers_and_lanes() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = Control::with_lanes(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap(), vec![vec![0], vec![1]]);
+    let (a, mut arx) = attach_rust(&control);
+    let (b, mut brx) = attach_rust(&control);
+    let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
+        operations: vec![Operation::Encode as i32, Operation::Decode as i32],
+        sampling: Some(Sampling { trials: 3, max_trials: 3, order_seed: 5, duets: true, ..Default::default() }), ..Default::default() };
+    let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
+    let duet_tasks = planned.iter().filter(|p| !p.summary.duet.is_empty()).count();
+    assert_eq!(duet_tasks, 2 * 2 * 3, "encode and decode A/A duets, two sides, three trials");
+    let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
+        created_at: Some(now()), ..Default::default() };
+    std::mem::forget(control.start_run(run, "", planned).unwrap());
+    let payload = control.blobs.put_bytes(b"[]").unwrap();
+    let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
+        Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
+        _ => None,
+    };
+    let report = |me: &Me, t: &Task| ReportResultRequest {
+        payload_blob_id: if t.store_payload { payload.clone() } else { String::new() }, payload_blob_size: 2,
+        measurements: if t.prepare { vec![] } else { vec![Measurement { operation: t.operation, round_ns_per_op: vec![1.0; 3], verified: true, ..Default::default() }] },
+        ..me.report(t)
+    };
+    let duet_of = |t: &Task| control.store.tasks("r1").unwrap().into_iter().find(|s| s.id == t.id).unwrap();
+    let (mut current, mut paired) = ([taken(&mut arx), taken(&mut brx)], 0);
+    while current.iter().any(Option::is_some) {
+        let summaries: Vec<Option<TaskSummary>> = current.iter().map(|t| t.as_ref().map(duet_of)).collect();
+        for s in summaries.iter().flatten().filter(|s| !s.duet.is_empty()) {
+            // Its partner was given at the same moment, to the other worker, in the other lane.
+            let other = summaries.iter().flatten().find(|o| o.id != s.id).unwrap_or_else(|| panic!("{} started alone", s.cell_id));
+            assert_eq!((other.duet.as_str(), other.trial), (s.duet.as_str(), s.trial));
+            assert_ne!(other.lane, s.lane);
+            paired += 1;
+        }
+        // Lane by lane: one worker reports first, and the other's duet partner must not be
+        // overtaken by a solo task in the freed lane.
+        for (k, me) in [&a, &b].into_iter().enumerate() {
+            if let Some(t) = current[k].take() {
+                control.report(report(me, &t)).unwrap();
+            }
+        }
+        current = [taken(&mut arx), taken(&mut brx)];
+    }
+    assert_eq!(paired, duet_tasks);
+    let (run, tasks) = control.get_run("r1").unwrap().unwrap();
+    assert_eq!(run.status(), RunStatus::Finished);
+    assert!(tasks.iter().all(|t| t.status() == TaskStatus::Done), "{tasks:#?}");
+}
