@@ -119,7 +119,7 @@ def analyse(duet_rows: pd.DataFrame, cells: pd.DataFrame | None = None) -> list[
     return out
 
 
-def _fmt(iv: stats.Interval) -> str:
+def fmt(iv: stats.Interval) -> str:
     if iv.n == 0:
         return "—"
     return f"×{iv.median:.3f} [{iv.lo:.3f}–{iv.hi:.3f}] ±{iv.half_width_pct:.1f}%"
@@ -134,7 +134,7 @@ def table(duets: list[Duet]) -> list[str]:
         what = f"{d.operation}{f' ({d.decode_mode})' if d.decode_mode else ''} {d.dataset} × {d.record_count:,}"
         pair = f"{d.right} / {d.left}" + (" (A/A)" if d.aa else "")
         lines.append(f"  {d.language:<8} {what:<28} {pair:<24} n{d.pairs:<3} "
-                     f"{_fmt(d.paired):<30} · {_fmt(d.unpaired):<30} · {_fmt(d.separate)}")
+                     f"{fmt(d.paired):<30} · {fmt(d.unpaired):<30} · {fmt(d.separate)}")
     hw = {k: stats.median([getattr(d, k).half_width_pct for d in duets]) for k in ("paired", "unpaired", "separate")}
     aa = [d for d in duets if d.aa]
     held = sum(1 for d in aa if d.paired.n and d.paired.lo <= 1 <= d.paired.hi)

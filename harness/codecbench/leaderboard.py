@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Iterable
 
 import pandas as pd
 
@@ -76,6 +77,9 @@ class Board:
     floors: dict[str, float] = field(default_factory=dict)
     # column name → codec → Entry (a codec not measured in a column is absent)
     columns: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    # (column, codec, baseline) → the paired duet ratio codec / baseline (duets.py), where the run has one:
+    # the verdict judges that comparison by it.
+    duets: dict[tuple[str, str], stats.Interval] = field(default_factory=dict)
 
     def winner(self, column: str) -> str | None:
         """The codec that beat every other in the column, or None when the best is tied."""
@@ -202,15 +206,22 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
 
 
 def for_run(summary: pd.DataFrame, cells: pd.DataFrame, langs: dict[str, str],
-            codec_order: list[str] | None = None) -> tuple[list[Board], dict]:
+            codec_order: list[str] | None = None, duets: Iterable = ()) -> tuple[list[Board], dict]:
     """The run's leaderboards, each language judged by its own noise floor and end to end also by
-    the transfer floor; with those floors (language → stats.NoiseFloor)."""
+    the transfer floor; with those floors (language → stats.NoiseFloor). `duets` (duets.Duet) give
+    their comparisons' paired ratios to the boards they belong to."""
     from .results import language_noise_floors, run_noise_floor
 
     floors = language_noise_floors(cells, langs)
     transfer = run_noise_floor(cells, "download")
     out = boards(summary, langs, {k: v.worst for k, v in floors.items()} or 1.0, codec_order,
                  transfer.worst if transfer.groups else 1.0)
+    by_board = {(b.dataset, b.record_count, b.language): b for b in out}
+    for d in duets:
+        b = by_board.get((d.dataset, d.record_count, d.language))
+        if b is not None and not d.aa and d.paired.n:
+            column = "encode" if d.operation == "encode" else f"decode {d.decode_mode}"
+            b.duets[(column, d.right, d.left)] = d.paired
     return out, floors
 
 
@@ -274,6 +285,21 @@ def verdict(board: Board, baseline: str = "json") -> str:
                     said.append(phrase)
                 continue
             floor = board.floors.get(column, board.noise_floor)
+            paired = board.duets.get((column, codec, base))
+            if paired is not None:
+                # A duet: both trials of each pair saw the same machine; its ratio's interval
+                # decides (it must exclude 1 and the ratio exceed the noise floor).
+                r = paired.median
+                slower, faster = paired.lo > 1 and r > floor, paired.hi < 1 and 1 / r > floor
+                if slower or faster:
+                    what = {"encode": "encodes"}.get(column, f"decodes ({column.split()[-1]})")
+                    said.append(f"{what} {_times(r if slower else 1 / r)} {'slower' if slower else 'faster'} (duet)")
+                elif max(r, 1 / r) <= 1 + TIE_EFFECT + 1e-12:
+                    tied.append(_label(column) + " (duet)")
+                else:
+                    unsure.append(_label(column) + " (duet)")
+                    floors.append(floor if floor and floor >= max(r, 1 / r) else None)
+                continue
             if not stats.differ(a.interval, b.interval, floor):
                 # A tie claims the two are about the same; when their medians are further apart
                 # than TIE_EFFECT, the run could not tell, and says so.

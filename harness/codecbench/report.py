@@ -40,7 +40,7 @@ import pandas as pd  # noqa: E402
 from matplotlib.colors import LogNorm  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 
-from . import calibration, datasets, results, stats, timing, userrun  # noqa: E402
+from . import calibration, datasets, duets, results, stats, timing, userrun  # noqa: E402
 from .results import lang_of, language_map  # noqa: E402
 from .units import fmt_num, fmt_time  # noqa: E402
 from .scenario import DATASETS  # noqa: E402
@@ -279,6 +279,7 @@ class _Builder:
         self.overview()
         self.trust()
         self.noise_floor()
+        self.duets()
         self.time_spent()
         self.environment()
         self.boundaries()
@@ -373,7 +374,8 @@ class _Builder:
         intervals and the noise floor)."""
         from . import leaderboard
 
-        boards, floors = leaderboard.for_run(self.summary, self.cells, self.langs, self.codecs)
+        boards, floors = leaderboard.for_run(self.summary, self.cells, self.langs, self.codecs,
+                                             duets.from_results(self.run_dir))
         if not boards:
             return
         self.section("Verdict", "verdict")
@@ -525,6 +527,27 @@ class _Builder:
                 "max/min − 1"]
         self.add(Details(f"Every A/A group ({len(rows)}), worst first",
                          [TableBlock(pd.DataFrame(rows, columns=cols), left=6)]))
+
+    def duets(self) -> None:
+        """Duet ratios (duets.py) beside the same ratio from separately measured cells."""
+        found = duets.from_results(self.run_dir)
+        if not found:
+            return
+        self.section("Duets: two codecs measured at the same moment", "duets")
+        lines = duets.table(found)
+        self.add(Para("Each duet ran trial k of two cells at the same moment, one on each of two workers "
+                      "of a language, each in its own lane, so both saw the same interference; its ratio "
+                      "(right / left) is judged trial by trial (paired). Beside it: the same trials with "
+                      "their pairing ignored, and the run's ordinary cells, measured alone, by the rule the "
+                      "verdict uses. Narrower is better; an A/A duet (a codec against itself) should hold 1. "
+                      + lines[-1] + "."))
+        rows = []
+        for d in found:
+            rows.append([d.language, d.operation + (f" ({d.decode_mode})" if d.decode_mode else ""),
+                         f"{d.dataset} × {d.record_count:,}", f"{d.right} / {d.left}" + (" (A/A)" if d.aa else ""),
+                         str(d.pairs), duets.fmt(d.paired), duets.fmt(d.unpaired), duets.fmt(d.separate)])
+        cols = ["language", "operation", "data", "ratio", "pairs", "paired", "same trials, unpaired", "separate cells"]
+        self.add(TableBlock(pd.DataFrame(rows, columns=cols), left=4))
 
     def boundaries(self) -> None:
         """Codec × language: what each timed region contains, as the workers declared it

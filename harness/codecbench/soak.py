@@ -42,6 +42,12 @@ def usage(pid: int) -> tuple[float, int]:
     return rss_kib / 1024, len(os.listdir(f"/proc/{pid}/fd"))
 
 
+def threads(pid: int) -> int:
+    """Control's threads: each thread that allocates may hold its own allocator arena."""
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("Threads:"))
+
+
 def scenario(trials: int) -> scenario_pb2.Scenario:
     s = scenario_pb2.Scenario()
     json_format.ParseDict({
@@ -107,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                             if (n := tally["done"] + tally["failed"]) % 1000 == 0:
                                 rss, fds = usage(control.pid)
                                 print(f"  {n:>6} tasks ({tally['failed']} failed) in {time.monotonic() - t0:,.0f} s: "
-                                      f"control RSS {rss:.1f} MiB, {fds} descriptors", flush=True)
+                                      f"control RSS {rss:.1f} MiB, {fds} descriptors, "
+                                      f"{threads(control.pid)} threads", flush=True)
                 except Exception as e:  # noqa: BLE001 - reported below, in the main thread
                     tally["error"] = e
 

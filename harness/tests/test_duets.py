@@ -9,6 +9,7 @@ import os
 import pytest
 
 from codecbench import duets, timing
+from codecbench.report import write_report
 from codecbench.results import read_measurements
 from codecbench.pb import scenario as scenario_pb2
 from conftest import run_cli, run_every_task_done, start_language_worker, write_scenario
@@ -59,9 +60,12 @@ def test_duet_trials_run_together_and_are_judged_in_pairs(start_control, procs, 
         assert d.paired.lo <= d.paired.median <= d.paired.hi
     lines = duets.table(found)
     assert lines[-1].startswith("median half-width: paired ±") and "A/A duets holding 1:" in lines[-1], lines
-    # The module's command prints the same table.
+    # The module's command prints the same table, and the report has a section of them.
     assert duets.main([str(out)]) == 0
     assert capsys.readouterr().out.splitlines() == lines
+    rep = write_report(out, tmp_path / "report")
+    assert "duets" in rep.sections
+    assert "protobuf / json" in rep.md.read_text() and lines[-1] in rep.md.read_text()
 
 
 def test_duets_need_two_lanes(start_control, procs, tmp_path, monkeypatch):

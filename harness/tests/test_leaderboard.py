@@ -187,3 +187,18 @@ def test_a_lone_codec_is_not_ranked():
     [b] = L.boards(frame(row("json", "rust-1", "rust-1", enc=(100, 99, 101))), LANGS, 1.0)
     e = b.columns["encode"]["json"]
     assert not e.best and not e.tie and math.isnan(e.pct_of_best) and b.winner("encode") is None
+
+
+def test_a_duet_decides_the_comparison_its_cells_could_not():
+    # Separately the cells overlap (inconclusive); their duet's paired ratio 0.80 [0.76–0.85]
+    # excludes 1 and the noise floor: bson encodes 1.25× faster, judged by the duet. An A/A duet
+    # is never a comparison, and a duet ratio inside the floor is a tie.
+    s = frame(row("json", "rust-1", "rust-1", enc=(100, 60, 140), dec=(100, 99, 101)),
+              row("bson", "rust-1", "rust-1", enc=(80, 50, 120), dec=(102, 101, 103)))
+    [plain] = L.boards(s, LANGS, 1.05)
+    assert "inconclusive against json on encode" in L.verdict(plain)
+    [b] = L.boards(s, LANGS, 1.05)
+    b.duets[("encode", "bson", "json")] = L.stats.Interval(0.80, 0.76, 0.85, 9, 0.97)
+    b.duets[("decode typed", "bson", "json")] = L.stats.Interval(1.02, 0.99, 1.04, 9, 0.97)
+    v = L.verdict(b)
+    assert v.endswith("bson is the same size as json, encodes 1.25× faster (duet) and ties json on decode (typed) (duet)."), v
