@@ -199,7 +199,7 @@ def test_calibrate_without_a_repeated_scenario_or_with_a_broken_file_says_what_t
     assert res.returncode == 64 and "no scenario was run twice unchanged" in res.stderr, res.stderr
     assert not (tmp_path / "calibration.json").exists()
     res = run_cli("calibrate", "nope", "--results-dir", str(tmp_path), env=NO_CONTROL)
-    assert res.returncode == 64 and "no results for 'nope'" in res.stderr
+    assert res.returncode == 4 and "no results for 'nope'" in res.stderr  # no such run
     (tmp_path / "calibration.json").write_text("{not json")
     res = run_cli("compare", "recorded-a", "recorded-a", "--results-dir", str(tmp_path), env=NO_CONTROL)
     assert res.returncode == 64 and "calibration.json: not a codecbench calibration" in res.stderr, res.stderr

@@ -13,18 +13,35 @@ from pathlib import Path
 from google.protobuf import json_format
 
 from .. import processes
+from .. import scenario as _scenario
 from ..processes import Artifacts, PidDir
 
 
-# Exit codes (README "Exit codes"): 0 ok; 1 a failed task or run, or compare found a slowdown;
-# 2 an invalid scenario (scenario.EXIT_INVALID); 3 compare refused two runs measured under
-# different conditions; 64 a usage error (sysexits' EX_USAGE; argparse's own 2 would read as an
-# invalid scenario); 130 interrupted.
+# Exit codes, one per outcome a script or a CI job must tell apart. EXIT_CODES is what `--help`
+# prints and the README's table says; tests/test_cli.py provokes every one.
 EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_MISMATCH = 3
-EXIT_USAGE = 64
-EXIT_INTERRUPTED = 130
+EXIT_FAILED = 1  # a task or the run failed, compare found something slower or newly failing, control unreachable
+EXIT_INVALID = _scenario.EXIT_INVALID  # 2: an invalid scenario (here, or as control judged it)
+EXIT_MISMATCH = 3  # compare: runs measured under different conditions, or nothing in common
+EXIT_NO_RUN = 4  # no such run: not in the results folder, and control does not have it (or is not reachable)
+EXIT_USAGE = 64  # a usage error (sysexits' EX_USAGE; argparse's own 2 would read as an invalid scenario)
+EXIT_INTERRUPTED = 130  # Ctrl-C or SIGTERM (128 + the signal)
+EXIT_CODES = {
+    EXIT_OK: "ok (compare: nothing slower)",
+    EXIT_FAILED: "a task or the run failed, control could not be reached, or compare found something "
+                 "slower or newly failing",
+    EXIT_INVALID: "an invalid scenario (validate, or control rejected it)",
+    EXIT_MISMATCH: "compare: the runs were measured under different conditions, or have nothing in common",
+    EXIT_NO_RUN: "no such run (neither in the results folder nor at control)",
+    EXIT_USAGE: "a usage error (an unknown flag, a bad value)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C; what was measured is kept)",
+}
+
+
+def exit_codes_text() -> str:
+    return "exit codes:\n" + "\n".join(f"  {code:<4}{text}" for code, text in EXIT_CODES.items())
+
+
 TERMINAL_RUN = {"finished", "cancelled", "failed"}
 ENDED_TASK = {"done", "failed", "cancelled"}
 

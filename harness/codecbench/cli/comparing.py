@@ -6,7 +6,7 @@ from pathlib import Path
 
 
 from .. import display, results
-from .base import EXIT_FAILED, EXIT_MISMATCH, EXIT_OK, EXIT_USAGE, CliError, err, print_json, results_dir
+from .base import EXIT_FAILED, EXIT_MISMATCH, EXIT_NO_RUN, EXIT_OK, EXIT_USAGE, CliError, err, print_json, results_dir
 from .reading import _has_results, fetch_run, locate_run
 
 
@@ -134,7 +134,7 @@ def cmd_calibrate(args) -> int:
         for r in args.runs:
             d = locate_run(r, args)
             if d is None:
-                raise CliError(f"calibrate: no results for {r!r} (neither a results folder nor {out / r})", EXIT_USAGE)
+                raise CliError(f"calibrate: no results for {r!r} (neither a results folder nor {out / r})", EXIT_NO_RUN)
             dirs.append(d)
     else:
         dirs = sorted(d for d in out.iterdir() if d.is_dir() and _has_results(d) and (d / "run.json").exists()) \

@@ -14,7 +14,7 @@ from .. import netlab, processes, userrun
 from ..client import ControlUnreachable
 from ..processes import LaunchError
 from ..scenario import EXIT_INVALID, ScenarioError
-from .base import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CliError, err
+from .base import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CliError, err, exit_codes_text
 from .stack import LANES_HELP, cmd_browser, cmd_down, cmd_up
 from .reading import cmd_codecs, cmd_datasets, cmd_gc, cmd_report, cmd_runs, cmd_workers
 from .comparing import cmd_calibrate, cmd_compare
@@ -42,7 +42,8 @@ def _version() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="codecbench", description="codecbench: a polyglot codec benchmark")
+    p = _Parser(prog="codecbench", description="codecbench: a polyglot codec benchmark",
+                epilog=exit_codes_text(), formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"codecbench {_version()}")
     p.add_argument("--control", metavar="ADDR",
                    help="control address (default: $CODECBENCH_CONTROL, the control started by "
@@ -66,8 +67,8 @@ def build_parser() -> argparse.ArgumentParser:
     down.set_defaults(fn=cmd_down)
 
     br = sub.add_parser("browser", help="open headless browser workers against a running control")
-    br.add_argument("--count", type=int, default=1)
-    br.add_argument("--timeout", type=float, default=90)
+    br.add_argument("--count", type=int, default=1, help="browser workers (pages) to open (default 1)")
+    br.add_argument("--timeout", type=float, default=90, help="seconds to wait for them to attach (default 90)")
     br.set_defaults(fn=cmd_browser)
 
     run = sub.add_parser("run", help="run a scenario and print its results")
@@ -87,6 +88,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--no-report", action="store_true", help="do not write report.html/report.md")
     run.add_argument("--counts", metavar="N,N,...", help="replace the scenario's record counts")
+    run.add_argument("--datasets", metavar="ID,...", help="run only these of the scenario's datasets")
+    run.add_argument("--codecs", metavar="ID,...", help="run only these of the scenario's codecs")
+    run.add_argument("--languages", metavar="LANG,...",
+                     help="run only these languages (rust, java, browser) of the scenario's producers and consumers")
     mine = run.add_argument_group("a dataset of your own, for a quick look (replaces the scenario's datasets)")
     mine.add_argument("--proto", metavar="FILE", help="a .proto file or a descriptor set")
     mine.add_argument("--message", metavar="NAME", help="the record message's full name, e.g. acme.shop.v1.Order")
@@ -111,7 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "CSS, plots embedded as PNG data URIs), report.md and plots/*.png. "
                                      "RUN is a run id (read from results/<run>/, else fetched from "
                                      "control) or a results folder.")
-    rep.add_argument("run", metavar="RUN")
+    rep.add_argument("run", metavar="RUN", help="a run id (results/<run>/, else fetched from control) or a results folder")
     rep.add_argument("--out", metavar="DIR", help="where to write (default: the run's results folder)")
     rep.add_argument("--format", choices=("html", "md", "csv", "json"), default="html",
                      help="html (default): write report.html, report.md and plots/; md, csv or json: print "
@@ -128,9 +133,10 @@ def build_parser() -> argparse.ArgumentParser:
                     "language: trials pooled) and print the ratio of the medians over trials B/A, "
                     "each with its 95 % interval, with a verdict; both runs' noise floors are "
                     "printed and count in the verdict.\n\n"
-                    "Rule: " + RULE + "\n\nExit codes: 0 nothing slower, 1 something slower beyond "
-                    "the threshold, the intervals and the noise floors, or newly failing; 2 nothing "
-                    "in common or a bad argument.\n"
+                    "Rule: " + RULE + "\n\nExit codes: 0 nothing slower; 1 something slower beyond "
+                    "the threshold, the intervals and the noise floors, or newly failing; 3 the runs "
+                    "were measured under different conditions, or have nothing in common; 4 a run "
+                    "not found; 64 a bad argument.\n"
                     "RUN is a run id (results/<run>/measurements.parquet or .csv, else GetRun from "
                     "control) or a results folder.")
     cmpp.add_argument("run_a", metavar="RUN_A", help="the baseline")
@@ -142,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmpp.add_argument("--allow-mismatch", action="store_true",
                       help="compare runs measured under different conditions (sampling, workers, runtime, "
                            "build profile, host), saying so first (without it: exit 3)")
-    cmpp.add_argument("--json", action="store_true")
+    cmpp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmpp.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     cmpp.set_defaults(fn=cmd_compare)
 
@@ -156,27 +162,33 @@ def build_parser() -> argparse.ArgumentParser:
                     "harness/codecbench/calibration.py.")
     cal.add_argument("runs", nargs="*", metavar="RUN",
                      help="runs to use (default: every finished run in the results folder from the newest run's host)")
-    cal.add_argument("--json", action="store_true")
+    cal.add_argument("--json", action="store_true", help="print the measured terms as JSON")
     cal.add_argument("--results-dir", help="where results/<run-id>/ are and calibration.json is written")
     cal.set_defaults(fn=cmd_calibrate)
 
-    val = sub.add_parser("validate", help="check scenario files without running them (exit 2 if any is invalid)")
-    val.add_argument("scenario", nargs="+")
+    val = sub.add_parser("validate", help="check scenario files without running them (exit 2 if any is invalid)",
+                         description="Check scenario files without control: every key and value, then the "
+                                     "codecs against codecs/catalogue.yaml (with the closest names for a "
+                                     "misspelt one) and the decode modes against what each codec offers in "
+                                     "the selected consumers' languages. Notes say which cells will not be "
+                                     "planned. Exit 2 if any file is invalid.")
+    val.add_argument("scenario", nargs="+", help="scenario YAML files")
+    val.add_argument("--catalogue", metavar="PATH", help="the codec catalogue (default codecs/catalogue.yaml)")
     val.set_defaults(fn=cmd_validate)
 
     sp = sub.add_parser("workers", help="list attached workers")
-    sp.add_argument("--json", action="store_true")
+    sp.add_argument("--json", action="store_true", help="print the workers as JSON")
     sp.set_defaults(fn=cmd_workers)
 
     gc = sub.add_parser("gc", help="remove stored payloads and canonical data that no active run needs "
                                    "(results stay; control's blob store has a quota)")
     gc.add_argument("--dry-run", action="store_true", help="only count what would be removed")
-    gc.add_argument("--json", action="store_true")
+    gc.add_argument("--json", action="store_true", help="print the counts as JSON")
     gc.set_defaults(fn=cmd_gc)
 
     cod = sub.add_parser("codecs", help="the codec × language matrix of attached workers, checked "
                                         "against codecs/catalogue.yaml")
-    cod.add_argument("--json", action="store_true")
+    cod.add_argument("--json", action="store_true", help="print the matrix, its problems and every offer as JSON")
     cod.add_argument("--catalogue", metavar="PATH", help="the catalogue (default codecs/catalogue.yaml)")
     cod.add_argument("--by-worker", action="store_true", help="also list every worker's announcement")
     cod.add_argument("--check", action="store_true",
@@ -185,7 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     dsp = sub.add_parser("datasets", help="every dataset: its message, fields, lazy fields, bytes per record "
                                           "in JSON and protobuf, and schema fingerprint (no control needed)")
-    dsp.add_argument("--json", action="store_true")
+    dsp.add_argument("--json", action="store_true", help="print the datasets as JSON")
     dsp.add_argument("--proto", metavar="FILE", help="your own schema: a .proto (imports from its folder and "
                      "--proto-path) or a descriptor set (buf build -o x.binpb)")
     dsp.add_argument("--proto-path", metavar="DIR", action="append", default=[], help="more import roots")
@@ -196,16 +208,19 @@ def build_parser() -> argparse.ArgumentParser:
                      help="write the fingerprints into codecs/vectors/fingerprints.json (every language's tests read it)")
     dsp.set_defaults(fn=cmd_datasets)
 
-    runs = sub.add_parser("runs", help="list runs; `runs show RUN_ID` prints one and writes its files")
-    runs.add_argument("--json", action="store_true")
-    runs.add_argument("--limit", type=int, default=50)
+    runs = sub.add_parser("runs", help="list runs (control's, the results folder's and the kept --local runs'); "
+                                       "`runs show RUN_ID` prints one")
+    runs.add_argument("--json", action="store_true", help="print the runs as JSON")
+    runs.add_argument("--limit", type=int, default=50, help="at most this many, newest first (default 50)")
+    runs.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     runs.set_defaults(fn=cmd_runs, runs_cmd=None)
     runs_sub = runs.add_subparsers(dest="runs_cmd", metavar="show")
-    show = runs_sub.add_parser("show", help="print a stored run's table and write its result files")
-    show.add_argument("run_id")
-    show.add_argument("--json", action="store_true")
+    show = runs_sub.add_parser("show", help="print a stored run: from its results folder, else from control "
+                                            "(then its result files are written)")
+    show.add_argument("run_id", metavar="RUN_ID", help="a run id, or a results folder")
+    show.add_argument("--json", action="store_true", help="print the run and its answer as JSON")
     show.add_argument("--all", action="store_true", help="print every producer → consumer row too")
-    show.add_argument("--results-dir")
+    show.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     return p
 
 

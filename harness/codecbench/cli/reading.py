@@ -16,7 +16,8 @@ from .. import catalogue, datasets, display, leaderboard, processes, results, ti
 from ..client import Control, ControlUnreachable, connect
 from ..pb import hs, operation_name, run_status_name, task_status_name
 from ..scenario import EXIT_INVALID
-from .base import EXIT_FAILED, EXIT_OK, CliError, err, print_json, resolve_control, results_dir, to_json
+from . import offline
+from .base import EXIT_FAILED, EXIT_NO_RUN, EXIT_OK, CliError, err, print_json, resolve_control, results_dir, to_json
 
 
 # ---- reading ------------------------------------------------------------------------------------
@@ -52,11 +53,19 @@ def cmd_gc(args) -> int:
 
 
 def cmd_codecs(args) -> int:
-    with connect(resolve_control(args)) as control:
-        offers = control.harness.ListCodecs(hs.ListCodecsRequest(), timeout=10).offers
-        # What each worker refuses for a dataset it carries (a user's schema with a feature a
-        # codec has no payload rule for): control plans none of those cells.
-        refusals = [(w.id, r) for w in control.list_workers() for d in w.datasets for r in d.refused]
+    """What attached workers announce, checked against the catalogue; without a reachable control,
+    the catalogue alone (every language "no worker attached")."""
+    addr = resolve_control(args)
+    offers, refusals, reached = [], [], False
+    try:
+        with connect(addr, ready_timeout=2) as control:
+            offers = control.harness.ListCodecs(hs.ListCodecsRequest(), timeout=10).offers
+            # What each worker refuses for a dataset it carries (a user's schema with a feature a
+            # codec has no payload rule for): control plans none of those cells.
+            refusals = [(w.id, r) for w in control.list_workers() for d in w.datasets for r in d.refused]
+            reached = True
+    except ControlUnreachable:
+        err(f"(control at {addr} is not reachable: the catalogue alone, no worker's announcement)")
     path = Path(args.catalogue) if args.catalogue else catalogue.default_path()
     try:
         cat = catalogue.load(path)
@@ -76,7 +85,7 @@ def cmd_codecs(args) -> int:
                         refusals=[dict(to_json(r), workerId=wid) for wid, r in refusals]))
     else:
         con = display.console()
-        if not offers:
+        if not offers and reached:
             err("no codecs: no workers attached")
         if args.by_worker and offers:
             con.print(display.codecs_table(offers))
@@ -142,16 +151,24 @@ def cmd_datasets(args) -> int:
 
 
 def cmd_runs(args) -> int:
+    """Control's runs (when it is reachable), the results folder's and the kept `run --local`
+    databases', once each, newest first; no control needed."""
     if args.runs_cmd == "show":
         return cmd_runs_show(args)
-    with connect(resolve_control(args)) as control:
-        runs = control.harness.ListRuns(hs.ListRunsRequest(limit=args.limit), timeout=10).runs
+    addr = resolve_control(args)
+    control_runs = []
+    try:
+        with connect(addr, ready_timeout=2) as control:
+            control_runs = list(control.harness.ListRuns(hs.ListRunsRequest(limit=args.limit), timeout=10).runs)
+    except ControlUnreachable:
+        err(f"(control at {addr} is not reachable: listing the results folder and the kept --local runs)")
+    entries = offline.merge(control_runs, results_dir(args), processes.state_root())[:args.limit]
     if args.json:
-        print_json([to_json(r) for r in runs])
-    elif not runs:
+        print_json([dict(to_json(e.run), storedIn=e.stored) for e in entries])
+    elif not entries:
         err("no runs yet")
     else:
-        display.console().print(display.runs_table(runs))
+        display.console().print(offline.runs_table(entries))
     return EXIT_OK
 
 
@@ -160,7 +177,7 @@ def _get_run(control: Control, run_id: str):
         return control.get_run(run_id)
     except grpc.RpcError as exc:
         if exc.code() == grpc.StatusCode.NOT_FOUND:
-            raise CliError(f"no run {run_id!r} at control {control.addr}: {exc.details()}") from None
+            raise CliError(f"no run {run_id!r} at control {control.addr}: {exc.details()}", EXIT_NO_RUN) from None
         raise
 
 
@@ -202,19 +219,20 @@ def _write_report(run_dir: Path, out: Path | None, to_stderr: bool = False) -> P
     return rep.html
 
 
-def _print_run(resp, args, out_dir: Path, files: dict) -> int:
+def _print_run(resp, args, out_dir: Path, files: dict, df: pd.DataFrame | None = None) -> int:
+    """The run's answer; its measurements from `df` (a results folder's) when given, else from resp."""
     run = resp.run
+    if df is None:
+        df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
     failed = [t for t in resp.tasks if task_status_name(t.status) == "failed"]
     status = run_status_name(run.status)
     if args.json:
         doc = json_format.MessageToDict(resp)
         doc["resultsDir"] = str(out_dir)
         # Medians and intervals as numbers (proto-JSON writes 64-bit integers as strings).
-        df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
         doc["answer"] = leaderboard.answer_json(*_answer(df, results.read_run_doc(out_dir)))
         print_json(doc)
     else:
-        df = results.measurements_frame(resp.measurements, resp.tasks, run_id=run.id)
         summary = results.summary_frame(df)
         cells = results.cells_frame(df)
         noise = results.run_noise_floor(cells)
@@ -268,9 +286,24 @@ def user_dataset_notes(run) -> list[str]:
 
 
 def cmd_runs_show(args) -> int:
+    """From the results folder when the run is there (no control needed), else from control."""
+    run_dir = locate_run(args.run_id, args)
+    resp = offline.stored_response(run_dir) if run_dir is not None else None
+    if resp is not None:
+        files = {k: run_dir / f for k, f in (("csv", "measurements.csv"), ("parquet", "measurements.parquet"),
+                                            ("summary", "summary.csv"), ("run", "run.json"))}
+        return _print_run(resp, args, run_dir, files, df=results.read_measurements(run_dir))
     addr = resolve_control(args)
-    with connect(addr) as control:
-        resp = _get_run(control, args.run_id)
+    try:
+        with connect(addr, ready_timeout=3) as control:
+            resp = _get_run(control, args.run_id)
+    except ControlUnreachable:
+        folder = offline.local_folder_of(args.run_id, processes.state_root())
+        where = (f"; its `run --local` database is in {folder}: start a control on it "
+                 f"(codecbench-control --state-dir {folder / 'control'} --listen 127.0.0.1:0) and pass "
+                 "--control" if folder else "")
+        raise CliError(f"no run {args.run_id!r}: {results_dir(args) / args.run_id} holds no results, and "
+                       f"control at {addr} is not reachable to ask for it{where}", EXIT_NO_RUN) from None
     return report(resp, args, addr)
 
 
@@ -301,7 +334,7 @@ def fetch_run(run: str, args) -> Path:
     except ControlUnreachable:
         raise CliError(f"no results for {run!r}: neither a results folder {run} nor "
                        f"{results_dir(args) / run} holds measurements, and control at {addr} is not "
-                       "reachable to ask for it (pass --results-dir, or --control)") from None
+                       "reachable to ask for it (pass --results-dir, or --control)", EXIT_NO_RUN) from None
     out_dir = results_dir(args) / resp.run.id
     results.write_results(out_dir, resp.run, resp.tasks, resp.measurements, control_addr=addr,
                           workers=resp.workers)
