@@ -273,3 +273,37 @@ def test_every_environment_variable_the_harness_reads_is_documented_once():
     rows = [line for line in table.splitlines() if line.startswith("| `CODECBENCH_")]
     for var in read:
         assert sum(f"`{var}`" in row for row in rows) == 1, f"{var}: one row of harness/README.md's table"
+
+
+# ---- the scenario files' JSON Schema ------------------------------------------------------------
+
+def test_the_committed_schema_is_the_one_the_proto_generates():
+    from codecbench import scenario_schema
+
+    assert scenario_schema.SCHEMA_PATH.read_text() == scenario_schema.text(), \
+        "harness/scenario.schema.json is stale: `codecbench schema --write`"
+
+
+def test_every_library_scenario_validates_against_the_schema_and_mistakes_do_not():
+    import jsonschema
+    import yaml
+
+    schema = json.loads((REPO / "harness" / "scenario.schema.json").read_text())
+    jsonschema.Draft202012Validator.check_schema(schema)
+    check = jsonschema.Draft202012Validator(schema)
+    files = sorted((REPO / "harness" / "scenarios").glob("*.yaml"))
+    assert len(files) >= 15
+    for path in files:
+        problems = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in check.iter_errors(yaml.safe_load(path.read_text()))]
+        assert not problems, (path.name, problems)
+    own = {"datasets": ["dummy", {"id": "orders", "proto": "o.proto", "message": "acme.Order", "records": "o.ndjson",
+                                  "fieldNames": "proto"}], "codecs": ["json"], "network": "3g"}
+    assert not list(check.iter_errors(own))
+    for bad, why in (({"datasets": ["dummy"], "codecs": ["protobuff"]}, "'protobuff' is not one of"),
+                     ({"datasets": ["dummy"], "codecs": ["json"], "sampling": {"warmupMS": 3}}, "'warmupMS' was unexpected"),
+                     ({"datasets": ["dummy"], "codecs": ["json"], "decodeModes": ["lazzy"]}, "'lazzy' is not one of"),
+                     ({"datasets": ["dummy"], "codecs": ["json"], "counts": [0]}, "less than the minimum"),
+                     ({"datasets": [{"id": "x", "proto": "p"}], "codecs": ["json"]}, "")):
+        errors = [e.message for e in check.iter_errors(bad)] + \
+            [c.message for e in check.iter_errors(bad) for c in (e.context or [])]
+        assert errors and any(why in m for m in errors), (bad, errors)

@@ -18,7 +18,7 @@ from .base import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CliError, err, exit
 from .stack import LANES_HELP, cmd_browser, cmd_down, cmd_up
 from .reading import cmd_codecs, cmd_datasets, cmd_gc, cmd_report, cmd_runs, cmd_workers
 from .comparing import cmd_calibrate, cmd_compare
-from .scenarios import cmd_validate
+from .scenarios import cmd_schema, cmd_validate
 from .running import cmd_run
 
 
@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("scenario", nargs="+", help="scenario YAML files")
     val.add_argument("--catalogue", metavar="PATH", help="the codec catalogue (default codecs/catalogue.yaml)")
     val.set_defaults(fn=cmd_validate)
+
+    sch = sub.add_parser("schema", help="print the JSON Schema of scenario files, generated from the proto "
+                                        "(harness/README.md: how editors use it)")
+    sch.add_argument("--write", action="store_true",
+                     help="write it to harness/scenario.schema.json (the copy editors point at) instead")
+    sch.set_defaults(fn=cmd_schema)
 
     sp = sub.add_parser("workers", help="list attached workers")
     sp.add_argument("--json", action="store_true", help="print the workers as JSON")

@@ -45,6 +45,19 @@ def cmd_validate(args) -> int:
     return EXIT_INVALID if bad else EXIT_OK
 
 
+def cmd_schema(args) -> int:
+    """The scenario files' JSON Schema, generated from the proto (scenario_schema.py)."""
+    from .. import scenario_schema
+
+    text = scenario_schema.text()
+    if args.write:
+        scenario_schema.SCHEMA_PATH.write_text(text)
+        err(f"wrote {scenario_schema.SCHEMA_PATH.relative_to(processes.repo_root())}")
+    else:
+        print(text, end="")
+    return EXIT_OK
+
+
 def _languages(selectors) -> list[str]:
     """The languages a producers/consumers list names; every language when it is empty or names a
     worker whose language its id does not tell."""
