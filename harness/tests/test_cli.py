@@ -76,6 +76,13 @@ def test_every_exit_code_is_distinct_documented_and_what_its_case_returns(offlin
     # 1: compare found something slower (the CI gate) — not the same code as a missing run.
     make_run(tmp, "b", lambda df: scale(df, 1.3, **PLANT, consumer="rust-1"), source=FIXTURE_B)
     assert main(["compare", "a", "b", "--results-dir", str(tmp)]) == base.EXIT_FAILED
+    # 1 too: control is not reachable. Before trying, run says what an empty decodeModes adds.
+    capsys.readouterr()
+    empty = _scenario(tmp / "empty.yaml", "[json, protobuf]", None, "consumers: [browser]\n")
+    assert main(["run", str(empty), "--no-progress"]) == base.EXIT_FAILED
+    out = capsys.readouterr().err
+    assert "note: decodeModes is empty: every mode each codec offers is measured (json typed, tree" in out, out
+    assert "cannot reach control" in out, out
     # 3: mismatched runs (nothing in common).
     def other(df):
         df["dataset"] = "owners"

@@ -20,11 +20,12 @@ from ..scenario import EXIT_INVALID, load
 from .base import ENDED_TASK, EXIT_INTERRUPTED, EXIT_USAGE, TERMINAL_RUN, CliError, err, resolve_control, results_dir
 from .stack import _network, _start_local
 from .reading import _get_run, _write_report, report, task_label
-from .scenarios import _selectors, apply_overrides, local_selectors
+from .scenarios import _selectors, apply_overrides, local_selectors, say_notes
 
 
 def cmd_run(args) -> int:
     loaded = apply_overrides(load(args.scenario), args)  # ScenarioError -> exit 2 before anything starts
+    say_notes(loaded)
     args.prepared = [userrun.prepare(u, processes.state_root()) for u in loaded.users]
     scenario = loaded.message
     selectors = _selectors(scenario)

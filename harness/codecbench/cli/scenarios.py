@@ -58,6 +58,17 @@ def cmd_schema(args) -> int:
     return EXIT_OK
 
 
+def say_notes(loaded) -> None:
+    """Before a run: the catalogue's notes on the scenario (modes not offered, what an empty
+    decodeModes expands to), so no cell is added or dropped silently. Control judges the codecs."""
+    try:
+        cat = catalogue.load(catalogue.default_path())
+    except catalogue.CatalogueError:
+        return
+    for line in catalogue_check(loaded.message, cat)[1]:
+        err(f"note: {line}")
+
+
 def _languages(selectors) -> list[str]:
     """The languages a producers/consumers list names; every language when it is empty or names a
     worker whose language its id does not tell."""
