@@ -131,6 +131,8 @@ JAVA_JAR := java/target/codecbench-java-worker.jar
 # harness/codecbench/processes.py starts it); the worker checks that it maps (ForkedTrials).
 JAVA_JSA := java/target/codecbench-java-worker.jsa
 WEB_PAGE := web/dist/index.html
+# The Node.js worker (web/src/node/): the page's codecs, trial and task modules built for Node.
+WEB_NODE := web/dist-node/main.js
 java: $(JAVA_JAR) $(JAVA_JSA)
 $(JAVA_JAR): java/pom.xml $(shell find java/src/main java/src/build proto -type f 2>/dev/null)
 	cd java && $(MVN) package -DskipTests
@@ -139,12 +141,16 @@ $(JAVA_JSA): $(JAVA_JAR) $(wildcard codecs/vectors/*.pb)
 	rm -f $@
 	java -Xlog:cds=error -XX:ArchiveClassesAtExit=$(ROOT)/$@ -cp $(ROOT)/$(JAVA_JAR) dev.codecbench.worker.CdsTraining codecs/vectors
 
-web: $(WEB_PAGE)
+web: $(WEB_PAGE) $(WEB_NODE)
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
 $(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml web/tools/generate-fbs.mjs $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
 	cd web && npm run build
+	touch $@
+# After the page's build: it generates src/gen (buf, flatc) and type-checks src/node with the rest.
+$(WEB_NODE): $(WEB_PAGE) web/vite.node.config.ts
+	cd web && npm run build:node
 	touch $@
 
 harness: $(VENV)/.installed
@@ -178,4 +184,4 @@ down:
 	$(VENV)/bin/codecbench down
 
 clean:
-	rm -rf rust/target java/target web/dist web/node_modules $(VENV) .state
+	rm -rf rust/target java/target web/dist web/dist-node web/node_modules $(VENV) .state

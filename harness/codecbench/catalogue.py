@@ -20,12 +20,30 @@ import yaml
 
 from .processes import repo_root
 
-LANGUAGES = ("rust", "java", "browser")
 IMPLEMENTATION_KEYS = {"library", "version", "modes", "notes"}
 
 
 def default_path() -> Path:
     return repo_root() / "codecs" / "catalogue.yaml"
+
+
+def languages_of(path: Path) -> tuple[str, ...]:
+    """Every language the catalogue names an implementation for, in the order it first names them
+    (rust, java, browser, node): the catalogue is the one list of languages. () when it cannot be
+    read (load() then says why)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return ()
+    codecs = data.get("codecs") if isinstance(data, dict) else None
+    seen: dict[str, None] = {}
+    for codec in codecs if isinstance(codecs, list) else []:
+        if isinstance(codec, dict) and isinstance(codec.get("implementations"), dict):
+            seen.update((str(lang), None) for lang in codec["implementations"])
+    return tuple(seen)
+
+
+LANGUAGES = languages_of(default_path())
 
 
 class CatalogueError(Exception):

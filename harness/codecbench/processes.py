@@ -21,7 +21,9 @@ from pathlib import Path
 
 DEFAULT_LISTEN = "127.0.0.1:7600"
 LISTENING = re.compile(r"codecbench-control listening on (\S+)")
-KINDS = ("rust", "java", "browser")
+# The worker kinds this module starts: every language of codecs/catalogue.yaml (catalogue.LANGUAGES;
+# a test keeps the two equal).
+KINDS = ("rust", "java", "browser", "node")
 
 
 def repo_root() -> Path:
@@ -64,6 +66,11 @@ class Artifacts:
     def browser_driver(self) -> Path:
         return self.root / "web/driver/driver.mjs"
 
+    @property
+    def node_worker(self) -> Path:
+        """The Node.js worker, built by `make web` (npm run build:node) into web/dist-node/."""
+        return self.root / "web/dist-node/main.js"
+
     def missing(self, kind: str) -> str | None:
         """None when `kind` can be started, else a sentence saying what is not built."""
         if kind == "control":
@@ -81,6 +88,12 @@ class Artifacts:
                 return "web/node_modules/puppeteer-core is not installed (npm ci in web/)"
             if not (shutil.which("chromium") or Path("/usr/bin/chromium").exists()):
                 return "chromium is not installed (apt-get install chromium)"
+            return None
+        if kind == "node":
+            if not self.node_worker.exists():
+                return f"{_rel(self.node_worker, self.root)} is not built (make web)"
+            if not shutil.which("node"):
+                return "node is not on PATH"
             return None
         raise ValueError(f"unknown process kind {kind!r}")
 
@@ -197,7 +210,7 @@ def worker_url(addr: str) -> str:
 def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | None = None,
                  count: int = 1, extra: tuple[str, ...] = (), netns: str | None = None,
                  program: Path | None = None) -> Proc:
-    """Start one worker process of `kind` (rust, java, browser) against control at `addr` (in
+    """Start one worker process of `kind` (rust, java, browser, node) against control at `addr` (in
     network namespace `netns` when given); `extra` arguments go to the worker (the browser's to its
     driver); `program` replaces the Rust worker binary (one built with a user's datasets)."""
     if (why := art.missing(kind)):
@@ -216,6 +229,10 @@ def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | No
         argv = ["node", str(art.browser_driver), "--control", url, "--count", str(count),
                 "--log", str(driver_log), *extra]
         marker = "driver.mjs"
+    elif kind == "node":
+        # Each trial runs in a child node process (pinned with taskset for a lane), in this group.
+        argv = ["node", str(art.node_worker), "--control", url, "--name", name or "node", *extra]
+        marker = "dist-node/main.js"
     else:
         raise ValueError(f"unknown worker kind {kind!r}")
     env = None

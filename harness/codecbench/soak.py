@@ -8,7 +8,11 @@ web-worker`): the soak is about control, not about timing. 10,308 tasks took 23 
 descriptors). Ctrl-C stops the workers and control (exit 130).
 
     make soak                                  # or:
-    .venv/bin/python -m codecbench.soak [--trials 8] [--pages 4]
+    .venv/bin/python -m codecbench.soak [--trials 8] [--pages 4] [--languages rust,java,browser,node]
+
+`--languages` picks the workers (any language of codecs/catalogue.yaml; the default is the three
+the figures above were measured with). A Node worker runs each trial in a fresh Node process, its
+only mode.
 """
 from __future__ import annotations
 
@@ -21,12 +25,14 @@ from pathlib import Path
 
 from google.protobuf import json_format
 
-from . import datasets, processes
+from . import catalogue, datasets, processes
 from .client import connect, wait_for_workers
 from .pb import hs, results as results_pb2, scenario as scenario_pb2
 
 DATASETS = list(datasets.builtin_ids())
 CODECS = ["json", "bson", "protobuf", "ubjson", "msgpack"]
+# The workers the soak attaches by default (the measured figures above); --languages takes any of
+# catalogue.LANGUAGES.
 LANGUAGES = ("rust", "java", "browser")
 # Growth of control allowed between the workers' attachment and the end of the run: what a run
 # of this size may leave in the allocator's free lists, not a per-task leak (10,000 tasks × a few
@@ -63,9 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="codecbench.soak", description=__doc__.split("\n\n")[0])
     ap.add_argument("--trials", type=int, default=8, help="trials per cell (8: 10,308 tasks with 4 pages, each page a worker)")
     ap.add_argument("--pages", type=int, default=4, help="browser pages (default 4)")
+    ap.add_argument("--languages", default=",".join(LANGUAGES),
+                    help=f"workers to attach, of {', '.join(catalogue.LANGUAGES)} (default {','.join(LANGUAGES)})")
     args = ap.parse_args(argv)
+    languages = [lang for lang in args.languages.split(",") if lang]
+    if (unknown := [lang for lang in languages if lang not in catalogue.LANGUAGES]) or not languages:
+        ap.error(f"--languages: {', '.join(unknown) or 'none given'}: the catalogue's languages are {', '.join(catalogue.LANGUAGES)}")
     art = processes.Artifacts(processes.repo_root())
-    if (missing := [f"{k}: {why}" for k in ("control", *LANGUAGES) if (why := art.missing(k))]):
+    if (missing := [f"{k}: {why}" for k in ("control", *languages) if (why := art.missing(k))]):
         print("soak: not built: " + "; ".join(missing) + " (run make build)", file=sys.stderr)
         return 2
     base = processes.state_root() / "soak" / time.strftime("%Y%m%d-%H%M%S")
@@ -75,18 +86,22 @@ def main(argv: list[str] | None = None) -> int:
         control, addr = processes.start_control(art, "127.0.0.1:0", base / "control", logs / "control.log")
         started.append(control)
         url = processes.worker_url(addr)
-        started.append(processes.start_worker(art, "rust", addr, logs / "rust.log"))
-        started.append(processes.start_worker(art, "java", addr, logs / "java.log", extra=("--trials", "in-process")))
-        started.append(processes.spawn("browser", "browser", [
-            "node", str(art.browser_driver), "--control", url, "--count", str(args.pages),
-            "--log", str(logs / "browser.pages.log"), "--trials", "web-worker"], logs / "browser.log",
-            marker="driver.mjs", cwd=art.root))
+        for lang in languages:
+            if lang == "java":
+                started.append(processes.start_worker(art, "java", addr, logs / "java.log", extra=("--trials", "in-process")))
+            elif lang == "browser":
+                started.append(processes.spawn("browser", "browser", [
+                    "node", str(art.browser_driver), "--control", url, "--count", str(args.pages),
+                    "--log", str(logs / "browser.pages.log"), "--trials", "web-worker"], logs / "browser.log",
+                    marker="driver.mjs", cwd=art.root))
+            else:
+                started.append(processes.start_worker(art, lang, addr, logs / f"{lang}.log"))
         with connect(addr) as c:
-            wait_for_workers(c, list(LANGUAGES), 180, counts={"browser": args.pages})
+            wait_for_workers(c, languages, 180, counts={"browser": args.pages} if "browser" in languages else None)
             before = usage(control.pid)
             print(f"soak: control {addr}, logs in {logs}")
             print(f"before: control RSS {before[0]:.1f} MiB, {before[1]} open descriptors "
-                  f"(Rust, Java and {args.pages} browser pages attached)")
+                  f"({', '.join(f'{args.pages} browser pages' if lang == 'browser' else lang for lang in languages)} attached)")
             peak = list(before)
             stop = threading.Event()
 

@@ -5,7 +5,7 @@ import { readLazyField, type Dataset } from "../model/dataset";
 import { datasetById, registerUserDataset } from "../model/registry";
 import type { UserDatasetSource } from "../model/user-dataset";
 import { Laps, type PhaseMs } from "../worker/laps";
-import { measureSync, type Sample, type Sampling } from "../worker/timing";
+import { measureSync, type AllocationMeter, type Sample, type Sampling } from "../worker/timing";
 import { StepError, describe, step } from "./step";
 
 // One trial (proto/README.md, "Trials"): what runs inside the fresh dedicated Web Worker. It gets
@@ -78,8 +78,8 @@ export interface TrialResult {
   phaseMs?: PhaseMs;
   /**
    * The CPUs the trial's processes were allowed on (Linux Cpus_allowed_list, e.g. "0-1"), read
-   * from /proc by the driver that launched its Chromium; absent where nobody could read it (a
-   * page's own Web Worker). ReportResultRequest.trial_cpus.
+   * from /proc by the driver that launched its Chromium, or by the Node worker's trial process
+   * itself; absent where nobody could read it (a page's own Web Worker). ReportResultRequest.trial_cpus.
    */
   trialCpus?: string;
 }
@@ -95,7 +95,7 @@ function records(input: TrialInput, dataset: Dataset): unknown[] {
   return result;
 }
 
-async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], laps: Laps): Promise<TrialResult> {
+async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], laps: Laps, meter?: AllocationMeter): Promise<TrialResult> {
   const payload = await step("encode", () => prepared.encode(canonical));
   await step("verification", () => {
     let decoded: unknown[];
@@ -109,7 +109,7 @@ async function encodeTrial(input: TrialInput, dataset: Dataset, prepared: Prepar
   });
   laps.lap("verify");
   if (input.prepare) return { failure: "", payload, payloadBytes: payload.length, extras: {} };
-  const sample = await step("timing", () => measureSync(() => prepared.encode(canonical), input.sampling));
+  const sample = await step("timing", () => measureSync(() => prepared.encode(canonical), input.sampling, meter));
   laps.measured(sample);
   return { failure: "", sample, payload, payloadBytes: payload.length, extras: {} };
 }
@@ -153,12 +153,12 @@ async function verifiedDecode(input: TrialInput, dataset: Dataset, prepared: Pre
   return () => prepared.decodeTyped(payload);
 }
 
-async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], laps: Laps): Promise<TrialResult> {
+async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: PreparedCodec, canonical: unknown[], laps: Laps, meter?: AllocationMeter): Promise<TrialResult> {
   const { payload } = input;
   if (!payload) throw new StepError("decode", "the trial got no payload");
   const operation = await verifiedDecode(input, dataset, prepared, canonical, payload);
   laps.lap("verify");
-  const sample = await step("timing", () => measureSync(operation, input.sampling));
+  const sample = await step("timing", () => measureSync(operation, input.sampling, meter));
   laps.measured(sample);
   return { failure: "", sample, payloadBytes: payload.length, extras: {} };
 }
@@ -167,16 +167,17 @@ async function decodeTrial(input: TrialInput, dataset: Dataset, prepared: Prepar
  * Runs one trial to its result; never throws (a failure is part of the result). `laps`, started
  * at the trial's own start of work (the trial worker's, which has lapped its own probes already),
  * gets the trial's phases, which the result carries in phaseMs: the time after the last phase
- * (and a failed phase's) goes to `other`.
+ * (and a failed phase's) goes to `other`. `meter`, where the runtime has one (Node), counts the
+ * heap bytes the timed rounds allocate (Sample.allocBytesPerOp).
  */
-export async function runTrial(input: TrialInput, laps: Laps = new Laps()): Promise<TrialResult> {
-  const result = await runTrialPhases(input, laps);
+export async function runTrial(input: TrialInput, laps: Laps = new Laps(), meter?: AllocationMeter): Promise<TrialResult> {
+  const result = await runTrialPhases(input, laps, meter);
   laps.lap("other");
   result.phaseMs = laps.phases();
   return result;
 }
 
-async function runTrialPhases(input: TrialInput, laps: Laps): Promise<TrialResult> {
+async function runTrialPhases(input: TrialInput, laps: Laps, meter?: AllocationMeter): Promise<TrialResult> {
   try {
     const what = input.operation === "decode" ? "decode" : "encode";
     const [dataset, codec] = await step(what, () => {
@@ -189,7 +190,7 @@ async function runTrialPhases(input: TrialInput, laps: Laps): Promise<TrialResul
     const canonical = await step("canonical records", () => records(input, dataset));
     const prepared = await step(what, () => codec.prepare(dataset));
     laps.lap("load");
-    return input.operation === "decode" ? await decodeTrial(input, dataset, prepared, canonical, laps) : await encodeTrial(input, dataset, prepared, canonical, laps);
+    return input.operation === "decode" ? await decodeTrial(input, dataset, prepared, canonical, laps, meter) : await encodeTrial(input, dataset, prepared, canonical, laps, meter);
   } catch (error) {
     const failure = error instanceof StepError ? error.message : `trial failed: ${describe(error)}`;
     return { failure, payloadBytes: input.payload?.length ?? 0, extras: {} };

@@ -38,6 +38,10 @@ export interface WorkerOptions {
   maxRetryMs?: number;
   /** First pause before reporting a result again after UNAVAILABLE (then doubling). */
   firstReportRetryMs?: number;
+  /** Compressions announced and offered for transfer legs besides identity (default: the page's, none). */
+  compressions?: readonly string[];
+  /** Clock diagnostics for the legs the attached process times (default: the page's). */
+  legExtras?: () => Record<string, number>;
 }
 
 const REPORT_ATTEMPTS = 6;
@@ -94,7 +98,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const secret = options.secret ?? new WorkerSecret();
   const blobClient = withWorkerSecret(client, secret);
   const canonical = new CanonicalCache(blobClient);
-  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: COMPRESSIONS, datasets: await datasetAnnouncements() };
+  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: [...(options.compressions ?? COMPRESSIONS)], datasets: await datasetAnnouncements() };
   let retryMs = firstRetryMs;
   while (!signal?.aborted) {
     let reason = "control closed the stream";
@@ -135,6 +139,8 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
             trials: options.trials,
             onStep: (name) => events.step(task, name),
             signal: abandon.signal,
+            ...(options.compressions ? { compressions: options.compressions } : {}),
+            ...(options.legExtras ? { legExtras: options.legExtras } : {}),
           });
           let outcome: TaskOutcome | undefined;
           try {

@@ -40,6 +40,10 @@ export interface TaskContext {
   onStep?: (step: string) => void;
   /** Set when control ends the task (abandon): the trial in flight is stopped. */
   signal?: AbortSignal;
+  /** Compressions this worker times transfer legs with besides identity (default: COMPRESSIONS, the page's none). */
+  compressions?: readonly string[];
+  /** Clock diagnostics for the legs the attached process times itself (default: the page's, pageExtras). */
+  legExtras?: () => Record<string, number>;
 }
 
 /** A trial's own failure message, which already starts with its step. */
@@ -59,13 +63,15 @@ function measurement(task: Task, context: TaskContext, operation: Operation, pay
     recordCount: task.recordCount,
     cellId: task.cellId,
     trial: task.trial,
-    language: "browser",
+    // The worker's language: "browser" for the page, "node" for the Node worker (src/node/).
+    language: context.environment.language,
     operation,
     payloadBytes: BigInt(payloadBytes),
     roundNsPerOp: sample.roundNsPerOp,
     opsPerRound: BigInt(sample.opsPerRound),
     steady: sample.steady,
     verified: true,
+    ...(sample.allocBytesPerOp !== undefined ? { allocBytesPerOp: sample.allocBytesPerOp } : {}),
     environment: context.environment,
     extras: { warmup_ms: sample.warmupMs, warmup_rounds: sample.warmupRounds, calibration_ms: sample.calibrationMs, rounds_ms: sample.roundsMs, ...extras },
   });
@@ -79,6 +85,7 @@ function sampling(task: Task): Sampling {
 
 /** The page's own clock diagnostics, for the legs it times itself. */
 function pageExtras(context: TaskContext): Record<string, number> {
+  if (context.legExtras) return context.legExtras();
   const resolution = Number(context.environment.details["timerResolutionUs"]);
   const extras: Record<string, number> = { cross_origin_isolated: globalThis.crossOriginIsolated === true ? 1 : 0, jit_observable: 0 };
   if (Number.isFinite(resolution)) extras.timer_resolution_us = resolution;
@@ -176,16 +183,18 @@ async function prepareTask(task: Task, context: TaskContext, laps: Laps, outcome
 export const COMPRESSIONS: string[] = [];
 
 /** Fails a task whose transfer leg asks for a compression the page does not offer (control never sends one). */
-function checkCompressions(task: Task, leg: string): void {
-  const other = task.compressions.find((c) => c !== "identity" && !COMPRESSIONS.includes(c));
+function checkCompressions(task: Task, context: TaskContext, leg: string): void {
+  const offered = context.compressions ?? COMPRESSIONS;
+  const other = task.compressions.find((c) => c !== "identity" && !offered.includes(c));
   if (task.measureTransfer && other !== undefined) {
-    throw new StepError(leg, `the browser worker offers no compression "${other}" (it offers identity only: connect-web's gRPC-web transport does not compress)`);
+    const why = offered.length ? `it offers identity, ${offered.join(", ")}` : context.environment.language === "browser" ? "it offers identity only: connect-web's gRPC-web transport does not compress" : "it offers identity only";
+    throw new StepError(leg, `the ${context.environment.language} worker offers no compression "${other}" (${why})`);
   }
 }
 
 async function encodeTask(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome): Promise<void> {
   if (task.prepare) return prepareTask(task, context, laps, outcome);
-  checkCompressions(task, "upload");
+  checkCompressions(task, context, "upload");
   const canonical = await canonicalCopy(task, context, laps);
   const trial = await runTrialStep(task, context, laps, outcome, trialInput(task, "encode", canonical));
   const payload = trial.payload;
@@ -202,7 +211,7 @@ async function encodeTask(task: Task, context: TaskContext, laps: Laps, outcome:
 
 async function decodeTask(task: Task, context: TaskContext, laps: Laps, outcome: TaskOutcome): Promise<void> {
   if (!task.payloadBlobId) throw new StepError("download", "the task names no payload blob");
-  checkCompressions(task, "download");
+  checkCompressions(task, context, "download");
   const canonical = await canonicalCopy(task, context, laps);
   const payload = await step(
     "download",

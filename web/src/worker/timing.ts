@@ -26,6 +26,18 @@ export interface Sample {
   readonly roundsMs: number;
   /** True when warm-up ended at a steady state, false when it hit the cap. */
   readonly steady: boolean;
+  /** Heap bytes allocated per operation during the timed rounds, where a meter counted them. */
+  readonly allocBytesPerOp?: number;
+}
+
+/**
+ * Counts the heap bytes allocated between start() and stop() (the timed rounds), where the
+ * runtime can: the Node worker's v8.GCProfiler meter (src/node/memory.ts). A page has none.
+ */
+export interface AllocationMeter {
+  start(): void;
+  /** Bytes allocated since start(). */
+  stop(): number;
 }
 
 /** Runs `n` operations and returns the elapsed milliseconds. */
@@ -80,7 +92,7 @@ export function warmupVerdict(rounds: readonly number[], opsPerRound: number, el
   return elapsedMs >= cap ? "cap" : "continue";
 }
 
-async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
+async function sample(timeOps: TimeOps, sampling: Sampling, meter?: AllocationMeter): Promise<Sample> {
   // As the Rust reference does: at least one round, and rounds of at least 1 ms.
   const rounds = Math.max(1, sampling.rounds);
   const minRoundMs = Math.max(1, sampling.minRoundMs);
@@ -113,20 +125,25 @@ async function sample(timeOps: TimeOps, sampling: Sampling): Promise<Sample> {
   }
   const warmupMs = performance.now() - warmupStart;
 
+  // Allocated before the meter starts, so that only the operations are counted (as Rust does).
+  const perRound = new Float64Array(rounds);
+  meter?.start();
   const roundsStart = performance.now();
-  const roundNsPerOp: number[] = [];
-  for (let round = 0; round < rounds; round++) roundNsPerOp.push(((await timeOps(opsPerRound)) * 1e6) / opsPerRound);
+  for (let round = 0; round < rounds; round++) perRound[round] = ((await timeOps(opsPerRound)) * 1e6) / opsPerRound;
   const roundsMs = performance.now() - roundsStart;
-  return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds, roundsMs, steady: verdict === "steady" };
+  const allocated = meter?.stop();
+  const roundNsPerOp = Array.from(perRound);
+  const counted = allocated === undefined ? {} : { allocBytesPerOp: allocated / (opsPerRound * rounds) };
+  return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds, roundsMs, steady: verdict === "steady", ...counted };
 }
 
-/** Times a synchronous operation (a codec call): no await inside the timed loop. */
-export function measureSync(operation: () => unknown, sampling: Sampling): Promise<Sample> {
+/** Times a synchronous operation (a codec call): no await inside the timed loop; `meter` counts the rounds' allocation. */
+export function measureSync(operation: () => unknown, sampling: Sampling, meter?: AllocationMeter): Promise<Sample> {
   return sample((n) => {
     const start = performance.now();
     for (let i = 0; i < n; i++) consume(operation());
     return performance.now() - start;
-  }, sampling);
+  }, sampling, meter);
 }
 
 /** Times an asynchronous operation (a blob upload or download), one awaited call after another. */

@@ -41,8 +41,11 @@ function phasesOf(result: Pick<TrialResult, "phaseMs">): Pick<TrialResult, "phas
   return result.phaseMs ? { phaseMs: result.phaseMs } : {};
 }
 
-/** A runner starting a fresh dedicated worker from `create` per trial. */
-export function workerTrials(create: () => WorkerLike): TrialRunner {
+/**
+ * A runner starting a fresh dedicated worker from `create` per trial: a Web Worker in the page,
+ * a child Node process in the Node worker (src/node/trials.ts, which pins it to `input.cpus`).
+ */
+export function workerTrials(create: (input: TrialInput) => WorkerLike): TrialRunner {
   return (input, timeoutMs, signal) =>
     new Promise<TrialRun>((resolve) => {
       const start = performance.now();
@@ -56,7 +59,7 @@ export function workerTrials(create: () => WorkerLike): TrialRunner {
         resolve({ result, startMs, totalMs: performance.now() - start });
       };
       try {
-        worker = create();
+        worker = create(input);
       } catch (error) {
         finish(failed(`trial failed: could not start a trial worker: ${error instanceof Error ? error.message : String(error)}`));
         return;
