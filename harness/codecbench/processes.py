@@ -231,7 +231,9 @@ def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | No
         marker = "driver.mjs"
     elif kind == "node":
         # Each trial runs in a child node process (pinned with taskset for a lane), in this group.
-        argv = ["node", str(art.node_worker), "--control", url, "--name", name or "node", *extra]
+        # Node 20 has JSON.rawJSON and JSON.parse's source text (exact int64 in json) behind this flag.
+        argv = ["node", "--harmony-json-parse-with-source", str(art.node_worker), "--control", url,
+                "--name", name or "node", *extra]
         marker = "dist-node/main.js"
     else:
         raise ValueError(f"unknown worker kind {kind!r}")

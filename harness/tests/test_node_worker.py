@@ -61,3 +61,38 @@ sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeout
         if not t.prepare:
             ph = t.phase_ms
             assert ph["warmup"] > 0 and ph["rounds"] > 0 and ph["process"] >= ph["warmup"] + ph["rounds"], t
+
+
+def test_run_local_starts_a_node_worker_that_carries_a_users_dataset(tmp_path):
+    """`run --local` starts the node worker like the others (processes.KINDS), handing it the
+    user's dataset (--user-dataset); its trials build the dataset from the descriptors they carry."""
+    from conftest import ART, require_rust, run_cli
+
+    require_rust()
+    if (why := ART.missing("node")):
+        pytest.skip(f"node worker not built: {why}")
+    examples = processes.repo_root() / "examples" / "orders"
+    scenario = write_scenario(tmp_path / "orders.yaml", f"""
+name: node-orders
+datasets:
+  - {{id: orders, proto: {examples / "order.proto"}, message: acme.shop.v1.Order, records: {examples / "orders.ndjson"}}}
+codecs: [json, protobuf]
+decodeModes: [typed]
+counts: [20]
+producers: [node]
+consumers: [node]
+operations: [encode, decode]
+sampling: {{warmupMs: 5, maxWarmupMs: 300, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
+""")
+    res = run_cli("run", str(scenario), "--local", "--no-progress", "--no-report", "--json",
+                  env={"CODECBENCH_STATE": str(tmp_path / "state"), "CODECBENCH_CONTROL": "",
+                       "CODECBENCH_RESULTS": str(tmp_path / "results")}, timeout=300)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
+    import json
+
+    doc = json.loads(res.stdout)
+    assert {w["environment"]["language"] for w in doc["workers"]} == {"node"}
+    assert doc["tasks"] and all(t["status"] == "TASK_STATUS_DONE" for t in doc["tasks"]), doc["tasks"]
+    verified = {(m["codec"], m["operation"]) for m in doc["measurements"] if m.get("verified") and m["dataset"] == "orders"}
+    assert not doc["run"].get("refusals"), doc["run"]["refusals"]
+    assert verified == {(c, op) for c in ("json", "protobuf") for op in ("OPERATION_ENCODE", "OPERATION_DECODE")}

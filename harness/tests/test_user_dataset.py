@@ -124,8 +124,10 @@ counts: [300]
 operations: [encode, decode]
 sampling: {{warmupMs: 1, maxWarmupMs: 100, rounds: 1, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
 """)
+    # The languages this test was sized for: run --local would also start every other built worker
+    # (the Node worker, whose user datasets test_node_worker.py checks).
     res = run_cli("run", str(scenario), "--local", "--no-progress", "--no-report", "--json",
-                  env=_local_env(tmp_path), timeout=1500)
+                  "--languages", ",".join(LANGUAGES), env=_local_env(tmp_path), timeout=1500)
     assert res.returncode == 0, res.stderr[-4000:]
     doc = json.loads(res.stdout)
     run = doc["run"]

@@ -16,14 +16,17 @@ import { processTrials } from "./trials";
 // task with the page's src/worker/task.ts and each trial in a fresh Node process
 // (src/node/trials.ts), and reattaches when the stream drops.
 //
-//   node web/dist-node/main.js --control http://127.0.0.1:7600 [--name node] [--user-dataset DATASET.json]...
+//   node --harmony-json-parse-with-source web/dist-node/main.js --control http://127.0.0.1:7600 [--name node] [--user-dataset DATASET.json]...
 //
+// The flag is Node 20's (Node 21+ has JSON.rawJSON and JSON.parse source text by default): json
+// keeps 64-bit integers exact with them, and the attached process announces what its trials
+// (started with the flag, src/node/trials.ts) can carry, so without them it does not start.
 // A user's dataset (proto/README.md "A user's dataset"): each --user-dataset manifest is read and
 // checked as the browser driver reads it (driver/user-datasets.mjs) and built as the page builds it
 // (src/model/user-dataset.ts) before attaching; each trial of it carries the source to its process.
 // When control requires a token: CODECBENCH_TOKEN_FILE (a file) or CODECBENCH_TOKEN.
 
-const USAGE = "usage: node web/dist-node/main.js [--control URL] [--name NAME] [--token-file FILE] [--user-dataset MANIFEST]...";
+const USAGE = "usage: node --harmony-json-parse-with-source web/dist-node/main.js [--control URL] [--name NAME] [--token-file FILE] [--user-dataset MANIFEST]...";
 
 function fail(message: string, code: number): never {
   process.stderr.write(`codecbench node worker: ${message}\n${USAGE}\n`);
@@ -61,6 +64,9 @@ async function userDatasets(paths: string[]): Promise<string[]> {
 }
 
 async function main(): Promise<void> {
+  if (typeof (JSON as { rawJSON?: unknown }).rawJSON !== "function") {
+    fail(`Node ${process.versions.node} has no JSON.rawJSON, which json needs to keep 64-bit integers exact: start it with node --harmony-json-parse-with-source (Node 20; 21 and later have it)`, 2);
+  }
   let values;
   try {
     ({ values } = parseArgs({
