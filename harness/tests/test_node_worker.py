@@ -42,6 +42,9 @@ sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeout
     env = worker.environment
     assert (env.language, env.runtime) == ("node", "Node.js") and env.runtime_version and env.cores > 0
     assert "GCProfiler" in env.details["allocBytes"] and env.details["v8Flags"]
+    # The Node-native paths, taken or not, are declared in the timed regions (the report's table).
+    notes = {c.id: c.timed_regions[0].note for c in worker.codecs}
+    assert "Node: the page's TextEncoder/TextDecoder, not Buffer" in notes["json"] and "cbor-extract" in notes["cbor"], notes
     seen = set()
     for m in resp.measurements:
         assert m.verified and not m.failure and m.language == "node", m

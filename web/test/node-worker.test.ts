@@ -7,6 +7,7 @@ import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import { allowedCpus, laneMismatch, parseCpuList } from "../src/node/cpus";
 import { collectNodeEnvironment, nodeLegExtras } from "../src/node/environment";
 import { FrameReader, frame } from "../src/node/frames";
+import { NODE_NATIVE_PATHS } from "../src/node/native";
 import { heapMeter } from "../src/node/memory";
 import { TRIAL_NODE_FLAGS, processTrials, trialCommand } from "../src/node/trials";
 import type { TrialInput } from "../src/trial/trial";
@@ -81,6 +82,7 @@ describe("node worker protocol, each trial in a fresh Node process", () => {
       environment,
       trials: processTrials({ script: join(out, "trial.js") }),
       legExtras: nodeLegExtras(environment),
+      runtimeNotes: NODE_NATIVE_PATHS,
       events: quiet,
       signal: stopWorker.signal,
       firstRetryMs: 10,
@@ -98,6 +100,10 @@ describe("node worker protocol, each trial in a fresh Node process", () => {
     const request = control.attaches[0]!;
     expect([request.name, request.environment?.language, request.environment?.runtime]).toEqual(["node", "node", "Node.js"]);
     expect(request.environment?.details["allocBytes"]).toMatch(/GCProfiler/);
+    // Node-native paths are declared in every timed region of the codecs that have one, and only there.
+    for (const codec of request.codecs) {
+      for (const region of codec.timedRegions) expect(region.note.endsWith(`; ${NODE_NATIVE_PATHS[codec.id]}`), `${codec.id} ${region.operation}`).toBe(codec.id in NODE_NATIVE_PATHS);
+    }
     const payload = { id: encoded!.payloadBlobId, size: Number(encoded!.payloadBlobSize) };
     control.enqueue(task({ operation: Operation.DECODE, dataset: "dummy", codec: "json", recordCount: 3, canonical, payload, measureTransfer: true, sampling: { maxWarmupMs: 200 } }));
     const [, decoded] = await control.waitForReports(2, 60_000);

@@ -4,14 +4,11 @@ import { EnvironmentSchema, type Environment } from "../gen/codecbench/v1/result
 import { codecs } from "../codecs/registry";
 import { timerResolutionUs } from "../worker/timing";
 import { ALLOC_METHOD } from "./memory";
+import { nativePathsSummary } from "./native";
 import { TRIAL_NODE_FLAGS } from "./trials";
 
 // What ran (DESIGN.md rule 7), with the fields the other workers fill: Node and V8 versions,
 // the CPU, cores, host, OS, the clock's resolution, the trials' V8 flags, how memory is counted.
-
-/** The Node-native paths the codecs take, or do not, in this process (the timed-region table in docs/DESIGN.md says the same). */
-export const NATIVE_PATHS =
-  "none taken: the codecs are the page's modules (TextEncoder/TextDecoder, not Buffer); cbor-x's cbor-x/encode and cbor-x/decode entry points resolve to its JavaScript build in Node (cbor-extract, its native string extractor, is loaded only by the package root), and @msgpack/msgpack has no native add-on";
 
 export function collectNodeEnvironment(): Environment {
   const cpus = os.cpus();
@@ -23,7 +20,7 @@ export function collectNodeEnvironment(): Environment {
     trials: "each trial runs in a fresh Node process (node dist-node/trial.js; under taskset -c for a lane's CPUs), new V8 isolate and heap per trial; upload and download are timed in the attached process",
     jitCounter: "none: V8 in Node exposes no JIT compilation counter to a script, so steady state is judged by round medians only",
     allocBytes: ALLOC_METHOD,
-    nativePaths: NATIVE_PATHS,
+    nativePaths: nativePathsSummary(),
     transport: "@connectrpc/connect-node gRPC over HTTP/2",
     availableParallelism: String(os.availableParallelism()),
   };

@@ -9,6 +9,7 @@ import { registerUserDataset } from "../model/registry";
 import { runWorker } from "../worker/attach";
 import { WorkerSecret, workerClient } from "../worker/client";
 import { collectNodeEnvironment, nodeLegExtras } from "./environment";
+import { NODE_NATIVE_PATHS } from "./native";
 import { processTrials } from "./trials";
 
 // The Node.js worker (language `node`): the page's codecs, trial and task code under Node. It
@@ -101,6 +102,7 @@ async function main(): Promise<void> {
     environment,
     trials: processTrials({ script: fileURLToPath(new URL("./trial.js", import.meta.url)) }),
     legExtras: nodeLegExtras(environment),
+    runtimeNotes: NODE_NATIVE_PATHS,
     signal: stop.signal,
     events: {
       connecting: () => log(`connecting to ${values.control}`),

@@ -42,11 +42,18 @@ export interface WorkerOptions {
   compressions?: readonly string[];
   /** Clock diagnostics for the legs the attached process times (default: the page's). */
   legExtras?: () => Record<string, number>;
+  /** Added to a codec's timed-region notes (codecAnnouncements): what this runtime does differently. */
+  runtimeNotes?: Readonly<Record<string, string>>;
 }
 
 const REPORT_ATTEMPTS = 6;
 
-export function codecAnnouncements() {
+/**
+ * Every codec's CodecInfo. `runtimeNotes` (codec id → text), where the runtime changes what a
+ * timed region runs (the Node worker's native paths, src/node/native.ts), is added to each of that
+ * codec's region notes, so the report's timed-region table says it per language.
+ */
+export function codecAnnouncements(runtimeNotes: Readonly<Record<string, string>> = {}) {
   return [...codecs.values()].map(({ info }) =>
     create(CodecInfoSchema, {
       id: info.id,
@@ -55,7 +62,9 @@ export function codecAnnouncements() {
       library: info.library,
       libraryVersion: info.libraryVersion,
       notes: info.notes,
-      timedRegions: info.timedRegions.map((region) => create(TimedRegionSchema, { operation: region.operation, contains: [...region.contains], note: region.note })),
+      timedRegions: info.timedRegions.map((region) =>
+        create(TimedRegionSchema, { operation: region.operation, contains: [...region.contains], note: runtimeNotes[info.id] ? `${region.note}; ${runtimeNotes[info.id]}` : region.note }),
+      ),
     }),
   );
 }
@@ -98,7 +107,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const secret = options.secret ?? new WorkerSecret();
   const blobClient = withWorkerSecret(client, secret);
   const canonical = new CanonicalCache(blobClient);
-  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(), compressions: [...(options.compressions ?? COMPRESSIONS)], datasets: await datasetAnnouncements() };
+  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(options.runtimeNotes), compressions: [...(options.compressions ?? COMPRESSIONS)], datasets: await datasetAnnouncements() };
   let retryMs = firstRetryMs;
   while (!signal?.aborted) {
     let reason = "control closed the stream";
