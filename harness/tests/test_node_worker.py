@@ -4,13 +4,14 @@ results come back with the Node environment, allocated bytes and where the time 
 lanes each trial process runs on its lane's CPUs, as the process itself read them."""
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
 
 from codecbench import catalogue, processes
 from codecbench.pb import scenario as scenario_pb2
-from conftest import run_every_task_done, start_language_worker, write_scenario
+from conftest import run_cli, run_every_task_done, start_language_worker, write_scenario
 from test_lanes import cpu_list
 
 
@@ -36,6 +37,11 @@ counts: [20]
 operations: [encode, decode]
 sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
 """)
+    # `codecbench codecs`: the node worker offers every codec the catalogue gives node, as catalogued.
+    codecs = json.loads(run_cli("--control", control.addr, "codecs", "--json").stdout)
+    node = {c["id"]: c["languages"]["node"] for c in codecs["codecs"]}
+    assert node and all(cell["status"] == "ok" for cell in node.values()), node
+    assert {c["id"] for c in catalogue.load(catalogue.default_path()) if "node" in c["implementations"]} == set(node)
     resp = run_every_task_done(control, scenario, tmp_path / "out")
     assert resp.run.lanes == 2
     (worker,) = resp.workers
@@ -69,7 +75,7 @@ sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeout
 def test_run_local_starts_a_node_worker_that_carries_a_users_dataset(tmp_path):
     """`run --local` starts the node worker like the others (processes.KINDS), handing it the
     user's dataset (--user-dataset); its trials build the dataset from the descriptors they carry."""
-    from conftest import ART, require_rust, run_cli
+    from conftest import ART, require_rust
 
     require_rust()
     if (why := ART.missing("node")):
@@ -91,8 +97,6 @@ sampling: {{warmupMs: 5, maxWarmupMs: 300, rounds: 2, minRoundMs: 1, taskTimeout
                   env={"CODECBENCH_STATE": str(tmp_path / "state"), "CODECBENCH_CONTROL": "",
                        "CODECBENCH_RESULTS": str(tmp_path / "results")}, timeout=300)
     assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
-    import json
-
     doc = json.loads(res.stdout)
     assert {w["environment"]["language"] for w in doc["workers"]} == {"node"}
     assert doc["tasks"] and all(t["status"] == "TASK_STATUS_DONE" for t in doc["tasks"]), doc["tasks"]
