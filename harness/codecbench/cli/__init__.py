@@ -4,8 +4,10 @@
   results are;
 - `stack`: `up`, `down`, `browser` and the processes a `run --local` starts;
 - `reading`: `workers`, `gc`, `codecs`, `datasets`, `runs [show]`, `report`;
+- `offline`: runs without control (the results folder, the kept `run --local` databases);
 - `comparing`: `compare` and `calibrate`;
-- `scenarios`: `validate` and the scenario a `run` uses (overrides, the workers it needs);
+- `scenarios`: `validate`, `schema` and the scenario a `run` uses (catalogue check, overrides and
+  filters, the workers it needs);
 - `running`: `run` — the event stream, progress, Ctrl-C;
 - `parser`: the argument parser and `main` (pyproject's entry point `codecbench.cli:main`).
 """
