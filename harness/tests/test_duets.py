@@ -4,6 +4,7 @@ run's cells and verdicts, and duets.py judges their ratio trial by trial. Withou
 scenario is refused with a message that says why."""
 from __future__ import annotations
 
+import json
 import os
 
 import pytest
@@ -76,3 +77,19 @@ def test_duets_need_two_lanes(start_control, procs, tmp_path, monkeypatch):
                   "--results-dir", str(tmp_path / "out"), "--no-progress", "--no-report", timeout=120)
     assert res.returncode != 0
     assert "sampling.duets: a duet runs two trials at once, each in its own lane, and control runs 1 lane" in res.stderr, res.stderr
+
+
+def test_run_local_starts_two_workers_of_a_language_and_two_lanes_for_duets(tmp_path):
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("two lanes need two CPUs")
+    scenario = write_scenario(tmp_path / "duets-local.yaml", SCENARIO.replace("trials: 3,", "trials: 2,")
+                              + "producers: [rust]\nconsumers: [rust]\n")
+    res = run_cli("run", str(scenario), "--local", "--results-dir", str(tmp_path / "out"),
+                  "--no-progress", "--no-report", timeout=300, env={"CODECBENCH_STATE": str(tmp_path / "state")})
+    assert res.returncode == 0, res.stdout + res.stderr
+    out = next((tmp_path / "out").iterdir())
+    doc = json.loads((out / "run.json").read_text())
+    assert doc["run"]["lanes"] == 2
+    workers = {t.get("producerWorkerId") for t in doc["tasks"]}
+    assert workers == {"rust-1", "rust-2"}, workers
+    assert len(duets.from_results(out)) == 4

@@ -39,7 +39,8 @@ def cmd_run(args) -> int:
                        "CODECBENCH_LANES where it runs)", EXIT_USAGE)
     with ExitStack() as stack:
         if args.local:
-            addr = _start_local(stack, local_selectors(scenario), args, prof)
+            addr = _start_local(stack, local_selectors(scenario), args, prof,
+                                duets=scenario.sampling.duets)
         else:
             addr = resolve_control(args)
         control = stack.enter_context(connect(addr))

@@ -19,11 +19,13 @@ from ..scenario import EXIT_INVALID
 from .base import EXIT_OK, EXIT_USAGE, CliError, err, Local, resolve_control
 
 
-def _worker_plan(art: Artifacts, wanted: set[str] | None, browsers: int) -> tuple[dict[str, int], list[str]]:
-    """Which worker kinds to start ({kind: count}) and why others are skipped."""
+def _worker_plan(art: Artifacts, wanted: set[str] | None, browsers: int,
+                 per_kind: int = 1) -> tuple[dict[str, int], list[str]]:
+    """Which worker kinds to start ({kind: count}) and why others are skipped; `per_kind` workers
+    of every other kind (two for duets: a duet runs on two workers of a language)."""
     plan, skipped = {}, []
     for kind in processes.KINDS:
-        count = browsers if kind == "browser" else 1
+        count = browsers if kind == "browser" else per_kind
         if wanted is not None and kind not in wanted:
             continue
         if count <= 0:
@@ -74,13 +76,16 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
     out(f"control    {addr}  (pid {proc.pid}, log {proc.log})")
     procs = []
     for kind, count in plan.items():
-        wp = processes.start_worker(local.art, kind, dial[kind], local.logs / f"{prefix}{kind}.log", count=count,
-                                    netns=lab.links[kind].netns if lab else None, extra=extra,
-                                    program=rust_program if kind == "rust" else None)
-        started.append(wp)
-        procs.append(wp)
-        local.pids.save(wp, f"{prefix}{kind}")
-        out(f"{kind:<10} started{f' ({count} pages)' if kind == 'browser' else ''}  (pid {wp.pid}, log {wp.log})")
+        # One browser driver runs `count` pages; other kinds start `count` processes.
+        for i in range(1 if kind == "browser" else count):
+            name = kind if i == 0 else f"{kind}-{i + 1}"
+            wp = processes.start_worker(local.art, kind, dial[kind], local.logs / f"{prefix}{name}.log", count=count,
+                                        netns=lab.links[kind].netns if lab else None, extra=extra,
+                                        program=rust_program if kind == "rust" else None)
+            started.append(wp)
+            procs.append(wp)
+            local.pids.save(wp, f"{prefix}{name}")
+            out(f"{kind:<10} started{f' ({count} pages)' if kind == 'browser' else ''}  (pid {wp.pid}, log {wp.log})")
 
     def alive():
         for p in procs:
@@ -241,7 +246,11 @@ def _lab_token(local: Local) -> None:
     os.environ["CODECBENCH_TOKEN_FILE"] = str(token)
 
 
-def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Profile | None = None) -> str:
+def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Profile | None = None,
+                 duets: bool = False) -> str:
+    """Start control and the scenario's workers for one run. With `duets` (sampling.duets), two
+    workers of each language and, unless --lanes says otherwise, two lanes: a duet runs two
+    trials at once, one per worker and lane (docs/DESIGN.md "Duets")."""
     up = Local()
     up.forget_stale()
     lab_wanted = prof is not None and prof.name != "loopback"
@@ -251,11 +260,14 @@ def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Prof
     if addr:
         err(f"--local: using control already started by `codecbench up` at {addr} (left running)")
         return addr
+    if duets and getattr(args, "lanes", None) is None:
+        args.lanes = 2
     local = Local.for_local_run()
     args.local_logs = local.logs
     kinds = {processes.kind_of_selector(s) for s in selectors}
     wanted = None if not selectors else {k for k in kinds if k}
-    plan, skipped = _worker_plan(local.art, wanted, getattr(args, "browsers", 1))
+    browsers = getattr(args, "browsers", 1)
+    plan, skipped = _worker_plan(local.art, wanted, max(browsers, 2) if duets else browsers, 2 if duets else 1)
     needed_missing = [s for s in skipped if wanted is not None]
     if needed_missing:
         raise CliError(f"{args.scenario}: the scenario needs workers that are not built: "
