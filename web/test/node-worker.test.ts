@@ -35,6 +35,20 @@ describe("node worker parts", () => {
     }
   });
 
+  it("joins a frame of many MiB from pipe-sized chunks once, not once per chunk", () => {
+    const payload = new Uint8Array(32 << 20).map((_, i) => i & 0xff);
+    const bytes = frame({ kind: "result", payload });
+    const reader = new FrameReader();
+    const start = performance.now();
+    const seen: unknown[] = [];
+    for (let at = 0; at < bytes.length; at += 16_384) seen.push(...reader.push(bytes.subarray(at, at + 16_384)));
+    // Re-joining the pending bytes at every 16 KiB chunk would copy ~32 GiB here.
+    expect(performance.now() - start).toBeLessThan(3000);
+    expect(seen).toHaveLength(1);
+    expect((seen[0] as { payload: Uint8Array }).payload.length).toBe(payload.length);
+    expect(Buffer.compare((seen[0] as { payload: Uint8Array }).payload, payload)).toBe(0);
+  });
+
   it("reads lane CPU lists as Linux writes them and tells a process off its lane", () => {
     expect(parseCpuList("0-2,5,7-8")).toEqual([0, 1, 2, 5, 7, 8]);
     expect(laneMismatch("1", [1])).toBeNull();

@@ -13,24 +13,44 @@ export function frame(value: unknown): Buffer {
   return Buffer.concat([header, body]);
 }
 
-/** Splits a byte stream into the values of its frames, in order; partial frames wait for more bytes. */
+/**
+ * Splits a byte stream into the values of its frames, in order; partial frames wait for more
+ * bytes. Chunks are kept as they come and joined once per frame, so a payload of many MiB in 64 KiB
+ * pipe chunks is copied once, not once per chunk.
+ */
 export class FrameReader {
-  private pending = Buffer.alloc(0);
+  private chunks: Buffer[] = [];
+  private size = 0;
 
   push(chunk: Uint8Array): unknown[] {
-    this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : Buffer.from(chunk);
+    if (chunk.length) this.chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.size += chunk.length;
     const values: unknown[] = [];
-    while (this.pending.length >= 4) {
-      const length = this.pending.readUInt32BE(0);
-      if (this.pending.length < 4 + length) break;
-      values.push(deserialize(this.pending.subarray(4, 4 + length)));
-      this.pending = this.pending.subarray(4 + length);
+    while (this.size >= 4) {
+      const length = this.head().readUInt32BE(0);
+      if (this.size < 4 + length) break;
+      values.push(deserialize(this.take(4 + length).subarray(4)));
     }
     return values;
   }
 
   /** Bytes of an unfinished frame (a process that died mid-write). */
   get leftover(): number {
-    return this.pending.length;
+    return this.size;
+  }
+
+  /** The first chunk, holding at least the 4 header bytes. */
+  private head(): Buffer {
+    if (this.chunks[0]!.length < 4) this.chunks = [Buffer.concat(this.chunks, this.size)];
+    return this.chunks[0]!;
+  }
+
+  /** The first n bytes, removed. */
+  private take(n: number): Buffer {
+    const joined = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size);
+    const rest = joined.subarray(n);
+    this.chunks = rest.length ? [rest] : [];
+    this.size -= n;
+    return joined.subarray(0, n);
   }
 }
