@@ -140,7 +140,7 @@ describe("node worker protocol, each trial in a fresh Node process", () => {
     expect([download.language, download.extras["cross_origin_isolated"]]).toEqual(["node", undefined]);
   });
 
-  it("pins a lane's trial process to the lane's CPUs, and fails one taskset cannot pin", async () => {
+  it("pins a lane's trial process to the lane's CPUs, fails one taskset cannot pin, and a compression it does not offer", async () => {
     const control = new FakeControl();
     start(control);
     const pb = canonicalPb("dummy");
@@ -150,8 +150,12 @@ describe("node worker protocol, each trial in a fresh Node process", () => {
     pinned.cpus = [lane];
     const nowhere = task({ operation: Operation.ENCODE, dataset: "dummy", codec: "protobuf", recordCount: 3, canonical, sampling: { maxWarmupMs: 100 } });
     nowhere.cpus = [4095];
-    control.enqueue(pinned, nowhere);
-    const [first, second] = await control.waitForReports(2, 60_000);
+    // A compressed leg it does not offer (it announces none) fails before any trial, saying so.
+    const gzip = task({ operation: Operation.ENCODE, dataset: "dummy", codec: "protobuf", recordCount: 3, canonical, measureTransfer: true, compressions: ["identity", "gzip"] });
+    control.enqueue(pinned, nowhere, gzip);
+    const [first, second, third] = await control.waitForReports(3, 60_000);
+    expect(control.attaches[0]!.compressions).toEqual([]);
+    expect(third!.failure).toBe('upload failed: the node worker offers no compression "gzip" (it offers identity only)');
     expect(first!.failure).toBe("");
     expect(first!.trialCpus).toBe(String(lane));
     expect(second!.failure).toMatch(/^trial failed: the trial worker crashed: the trial process exited with code \d+ before answering: taskset: /);

@@ -38,8 +38,6 @@ export interface WorkerOptions {
   maxRetryMs?: number;
   /** First pause before reporting a result again after UNAVAILABLE (then doubling). */
   firstReportRetryMs?: number;
-  /** Compressions announced and offered for transfer legs besides identity (default: the page's, none). */
-  compressions?: readonly string[];
   /** Clock diagnostics for the legs the attached process times (default: the page's). */
   legExtras?: () => Record<string, number>;
   /** Added to a codec's timed-region notes (codecAnnouncements): what this runtime does differently. */
@@ -107,7 +105,7 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
   const secret = options.secret ?? new WorkerSecret();
   const blobClient = withWorkerSecret(client, secret);
   const canonical = new CanonicalCache(blobClient);
-  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(options.runtimeNotes), compressions: [...(options.compressions ?? COMPRESSIONS)], datasets: await datasetAnnouncements() };
+  const request = { name: options.name, environment: options.environment, codecs: codecAnnouncements(options.runtimeNotes), compressions: COMPRESSIONS, datasets: await datasetAnnouncements() };
   let retryMs = firstRetryMs;
   while (!signal?.aborted) {
     let reason = "control closed the stream";
@@ -148,7 +146,6 @@ export async function runWorker(options: WorkerOptions): Promise<void> {
             trials: options.trials,
             onStep: (name) => events.step(task, name),
             signal: abandon.signal,
-            ...(options.compressions ? { compressions: options.compressions } : {}),
             ...(options.legExtras ? { legExtras: options.legExtras } : {}),
           });
           let outcome: TaskOutcome | undefined;

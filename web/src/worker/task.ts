@@ -40,8 +40,6 @@ export interface TaskContext {
   onStep?: (step: string) => void;
   /** Set when control ends the task (abandon): the trial in flight is stopped. */
   signal?: AbortSignal;
-  /** Compressions this worker times transfer legs with besides identity (default: COMPRESSIONS, the page's none). */
-  compressions?: readonly string[];
   /** Clock diagnostics for the legs the attached process times itself (default: the page's, pageExtras). */
   legExtras?: () => Record<string, number>;
 }
@@ -184,11 +182,11 @@ export const COMPRESSIONS: string[] = [];
 
 /** Fails a task whose transfer leg asks for a compression the page does not offer (control never sends one). */
 function checkCompressions(task: Task, context: TaskContext, leg: string): void {
-  const offered = context.compressions ?? COMPRESSIONS;
-  const other = task.compressions.find((c) => c !== "identity" && !offered.includes(c));
+  const other = task.compressions.find((c) => c !== "identity" && !COMPRESSIONS.includes(c));
   if (task.measureTransfer && other !== undefined) {
-    const why = offered.length ? `it offers identity, ${offered.join(", ")}` : context.environment.language === "browser" ? "it offers identity only: connect-web's gRPC-web transport does not compress" : "it offers identity only";
-    throw new StepError(leg, `the ${context.environment.language} worker offers no compression "${other}" (${why})`);
+    // The Node worker shares this code and offers none yet either (connect-node could compress).
+    const why = context.environment.language === "browser" ? ": connect-web's gRPC-web transport does not compress" : "";
+    throw new StepError(leg, `the ${context.environment.language} worker offers no compression "${other}" (it offers identity only${why})`);
   }
 }
 
