@@ -231,19 +231,27 @@ fn a_report_without_the_workers_secret_is_refused_and_changes_nothing() {
 
 /// Two lanes: two workers' tasks run at once, each given its lane's CPUs; a worker never gets
 /// a second task while its first runs, and a freed lane goes to the next ready task.
-#[test]
-fn two_lanes_run_two_workers_at_once_each_on_its_own_cpus() {
-    let dir = tempfile::tempdir().unwrap();
-    let control = Control::with_lanes(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap(), vec![vec![0], vec![1]]);
-    let (a, mut arx) = attach_rust(&control);
-    let (b, mut brx) = attach_rust(&control);
+type Attached = (Me, UnboundedReceiver<Result<AttachResponse, Status>>);
+
+/// A control with two lanes (CPUs 0 and 1), two attached rust workers and a started run of beers x
+/// json x 3 records under `sampling`; and how many of its tasks are duet tasks.
+fn two_lanes(dir: &std::path::Path, sampling: Sampling) -> (Control, Attached, Attached, usize) {
+    let control = Control::with_lanes(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs"), u64::MAX).unwrap(), vec![vec![0], vec![1]]);
+    let (a, b) = (attach_rust(&control), attach_rust(&control));
     let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
-        operations: vec![Operation::Encode as i32, Operation::Decode as i32],
-        sampling: Some(Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() }), ..Default::default() };
+        operations: vec![Operation::Encode as i32, Operation::Decode as i32], sampling: Some(sampling), ..Default::default() };
     let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
+    let duets = planned.iter().filter(|p| !p.summary.duet.is_empty()).count();
     let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
         created_at: Some(now()), ..Default::default() };
     std::mem::forget(control.start_run(run, "", planned).unwrap());
+    (control, a, b, duets)
+}
+
+#[test]
+fn two_lanes_run_two_workers_at_once_each_on_its_own_cpus() {
+    let dir = tempfile::tempdir().unwrap();
+    let (control, (a, mut arx), (b, mut brx), _) = two_lanes(dir.path(), Sampling { trials: 2, max_trials: 2, order_seed: 3, ..Default::default() });
     let payload = control.blobs.put_bytes(b"[]").unwrap();
     let (ta, tb) = (next_task(&mut arx), next_task(&mut brx));
     assert!(arx.try_recv().is_err() && brx.try_recv().is_err(), "one task per worker at a time");
@@ -399,18 +407,8 @@ fn dependents_of_a_failed_encode_repeat_only_an_excerpt_of_its_message() {
 #[test]
 fn a_duets_two_trials_start_together_on_two_workers_and_lanes() {
     let dir = tempfile::tempdir().unwrap();
-    let control = Control::with_lanes(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap(), vec![vec![0], vec![1]]);
-    let (a, mut arx) = attach_rust(&control);
-    let (b, mut brx) = attach_rust(&control);
-    let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
-        operations: vec![Operation::Encode as i32, Operation::Decode as i32],
-        sampling: Some(Sampling { trials: 3, max_trials: 3, order_seed: 5, duets: true, ..Default::default() }), ..Default::default() };
-    let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
-    let duet_tasks = planned.iter().filter(|p| !p.summary.duet.is_empty()).count();
+    let (control, (a, mut arx), (b, mut brx), duet_tasks) = two_lanes(dir.path(), Sampling { trials: 3, max_trials: 3, order_seed: 5, duets: true, ..Default::default() });
     assert_eq!(duet_tasks, 2 * 2 * 3, "encode and decode A/A duets, two sides, three trials");
-    let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
-        created_at: Some(now()), ..Default::default() };
-    std::mem::forget(control.start_run(run, "", planned).unwrap());
     let payload = control.blobs.put_bytes(b"[]").unwrap();
     let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
         Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
