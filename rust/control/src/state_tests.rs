@@ -271,7 +271,7 @@ fn two_lanes_run_two_workers_at_once_each_on_its_own_cpus() {
     };
     control.report(report(&a, &ta)).unwrap();
     assert_eq!(control.store.tasks("r1").unwrap().iter().find(|t| t.id == ta.id).unwrap().trial_cpus, "0");
-    let mut next = next_task(&mut arx);
+    let next = next_task(&mut arx);
     assert_eq!(next.cpus, freed);
     assert!(brx.try_recv().is_err());
     // Served to the end, the run finishes with every task done.
