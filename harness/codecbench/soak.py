@@ -3,9 +3,10 @@ one control, whose resident memory and open file descriptors are printed before,
 after. Both must stay bounded: no growth with the number of tasks once the run has ended.
 
 Trials run in each worker's cheapest mode (Java `--trials in-process`, browser `--trials
-web-worker`): the soak is about control, not about timing. 10,308 tasks took 23 minutes here
-(1,374 s on 2 cores; control's RSS 9.9 MiB attached, 51.0 MiB peak, 45.1 MiB after; 21 → 22
-descriptors). Ctrl-C stops the workers and control (exit 130).
+web-worker`): the soak is about control, not about timing. 12,018 tasks took 53 minutes here
+(3,183 s on 2 cores with a CI run beside it; run 20261128-091307-a701: control's RSS 12.0 MiB
+attached, 109.8 MiB peak, 57.9 MiB after; 21 → 22 descriptors). Ctrl-C stops the workers and
+control (exit 130).
 
     make soak                                  # or:
     .venv/bin/python -m codecbench.soak [--trials 8] [--pages 4] [--languages rust,java,browser,node]
