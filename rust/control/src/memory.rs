@@ -38,8 +38,13 @@ mod tests {
     /// concurrently (every started run resets it): the check runs alone, in a process of its own.
     #[test]
     fn the_peak_follows_a_large_allocation_and_resets() {
+        run_alone("memory::tests::alone");
+    }
+
+    /// Runs the ignored test `name` alone, in a child process of this test binary.
+    fn run_alone(name: &str) {
         let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "memory::tests::alone", "--ignored", "--test-threads=1"])
+            .args(["--exact", name, "--ignored", "--test-threads=1"])
             .output()
             .unwrap();
         let text = String::from_utf8_lossy(&out.stdout);
@@ -48,12 +53,7 @@ mod tests {
 
     #[test]
     fn freed_memory_goes_back_to_the_system() {
-        let out = std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "memory::tests::release_alone", "--ignored", "--test-threads=1"])
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        assert!(out.status.success() && text.contains("1 passed"), "{text}{}", String::from_utf8_lossy(&out.stderr));
+        run_alone("memory::tests::release_alone");
     }
 
     fn rss() -> u64 {
