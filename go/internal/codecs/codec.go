@@ -1,0 +1,142 @@
+// Package codecs holds the Go worker's codecs: one file each behind the Codec interface, and the
+// registry the worker announces (proto/README.md "The worker protocol", codecs/ADDING_A_CODEC.md).
+package codecs
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"codecbench/go/gen/models"
+	"codecbench/go/internal/datasets"
+	"google.golang.org/protobuf/proto"
+)
+
+// Decode modes (DESIGN.md rule 6).
+const (
+	Typed = "typed"
+	Tree  = "tree"
+	Lazy  = "lazy"
+)
+
+// Region is one timed region's declared boundary (results.proto TimedRegion).
+type Region struct {
+	Operation string
+	Contains  []string
+	Note      string
+}
+
+// Info is what the worker announces for a codec (CodecInfo).
+type Info struct {
+	ID, MediaType, Library, LibraryVersion, Notes string
+	Modes                                         []string
+	Regions                                       []Region
+}
+
+// Records are a trial's canonical records in every form a codec takes: the dataset's protobuf list
+// message (the protoc-gen-go structs) and the generated models (go/gen/models), both built from the
+// canonical blob outside any timed region.
+type Records struct {
+	Dataset *datasets.Dataset
+	Proto   proto.Message
+	Model   any
+	Count   int
+}
+
+// Load parses a canonical blob of `dataset` into Records.
+func Load(dataset string, canonical []byte) (*Records, error) {
+	d := datasets.Find(dataset)
+	if d == nil {
+		return nil, fmt.Errorf("this worker has no dataset %q", dataset)
+	}
+	msg, n, err := d.Parse(canonical)
+	if err != nil {
+		return nil, err
+	}
+	model, err := NewModel(dataset)
+	if err != nil {
+		return nil, err
+	}
+	if err := datasets.ToModel(msg.ProtoReflect(), model); err != nil {
+		return nil, fmt.Errorf("building the %s models: %w", dataset, err)
+	}
+	return &Records{Dataset: d, Proto: msg, Model: model, Count: n}, nil
+}
+
+// NewModel is an empty list of the dataset's models (`*models.<Record>List`).
+func NewModel(dataset string) (any, error) {
+	mk, ok := models.New[dataset]
+	if !ok {
+		return nil, fmt.Errorf("no Go models for dataset %q", dataset)
+	}
+	return mk(), nil
+}
+
+// Codec encodes and decodes a trial's records. Every method returns an error for bad input,
+// never panics on it.
+type Codec interface {
+	Info() Info
+	// Encode writes the records (the application's objects) as a payload.
+	Encode(r *Records) ([]byte, error)
+	// Decode reads a payload in `mode` (one of Info().Modes): typed returns the records' models,
+	// tree the library's generic document.
+	Decode(r *Records, mode string, payload []byte) (any, error)
+	// Verify compares what Decode returned with the canonical records, naming the first
+	// difference ("record 3 field email: ..."); nil when equal.
+	Verify(r *Records, mode string, decoded any) error
+}
+
+// Registry lists every codec of the Go worker, in announcement order.
+func Registry() []Codec { return []Codec{JSON{}, Protobuf{}} }
+
+// Find returns the codec with that id, or nil.
+func Find(id string) Codec {
+	for _, c := range Registry() {
+		if c.Info().ID == id {
+			return c
+		}
+	}
+	return nil
+}
+
+// HasMode says whether the codec offers a decode mode.
+func HasMode(c Codec, mode string) bool {
+	for _, m := range c.Info().Modes {
+		if m == mode {
+			return true
+		}
+	}
+	return false
+}
+
+// moduleVersion is the version of a module this binary was built with (from its build info).
+func moduleVersion(path string) string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == path {
+				if d.Replace != nil {
+					return d.Replace.Version
+				}
+				return d.Version
+			}
+		}
+	}
+	return "unknown"
+}
+
+// verifyModels compares decoded models with the canonical ones.
+func verifyModels(r *Records, decoded any) error {
+	if d := datasets.FirstDifference(r.Model, decoded); d != "" {
+		return fmt.Errorf("verification failed: %s", d)
+	}
+	return nil
+}
+
+// safely turns a panic inside a library into an error, so bad input can never kill the worker.
+func safely[T any](what string, f func() (T, error)) (out T, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", what, p)
+		}
+	}()
+	return f()
+}
