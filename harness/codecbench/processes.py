@@ -154,9 +154,13 @@ def log_tail(path: Path, lines: int = 15) -> str:
 
 
 def spawn(kind: str, name: str, argv: list[str], log: Path, marker: str,
-          env: dict[str, str] | None = None, cwd: Path | None = None, netns: str | None = None) -> Proc:
+          env: dict[str, str] | None = None, cwd: Path | None = None, netns: str | None = None,
+          hostname: str | None = None) -> Proc:
     """Start `argv` (in network namespace `netns` when given: `ip netns exec` execs it, so the pid
-    and the command line are the program's own)."""
+    and the command line are the program's own; with `hostname`, in a UTS namespace of its own
+    that bears that name, so the program reports a host of its own)."""
+    if hostname:
+        argv = ["unshare", "--uts", "sh", "-c", 'hostname "$0" && exec "$@"', hostname, *argv]
     if netns:
         argv = ["ip", "netns", "exec", netns, *argv]
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -209,7 +213,7 @@ def worker_url(addr: str) -> str:
 
 def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | None = None,
                  count: int = 1, extra: tuple[str, ...] = (), netns: str | None = None,
-                 program: Path | None = None) -> Proc:
+                 program: Path | None = None, hostname: str | None = None) -> Proc:
     """Start one worker process of `kind` (rust, java, browser, node) against control at `addr` (in
     network namespace `netns` when given); `extra` arguments go to the worker (the browser's to its
     driver); `program` replaces the Rust worker binary (one built with a user's datasets)."""
@@ -242,7 +246,8 @@ def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | No
         # Off loopback, plain http is not a secure context: without this Chromium would not
         # cross-origin isolate control's page, and its clock would be coarsened (flags.mjs).
         env = {"CODECBENCH_SECURE_ORIGIN": url}
-    return spawn(kind, name or kind, argv, log, marker=marker, cwd=art.root, netns=netns, env=env)
+    return spawn(kind, name or kind, argv, log, marker=marker, cwd=art.root, netns=netns, env=env,
+                 hostname=hostname)
 
 
 def stop(proc: Proc, timeout: float = 5.0) -> bool:

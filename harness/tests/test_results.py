@@ -363,3 +363,37 @@ def test_cells_take_each_workers_pass_drift_out_of_the_figure_not_the_interval()
     assert cells.loc["c1", "median_ns_per_op"] == pytest.approx(1000.0)
     assert (cells.loc["c0", "lo_ns_per_op"], cells.loc["c0", "hi_ns_per_op"]) == (850.0, 1200.0)
     assert cells.loc["j3", "adjusted_ns_per_op"] == pytest.approx([1000.0] * 3)
+
+
+def test_a_replica_on_a_slower_host_is_taken_out_of_every_cell_it_timed():
+    # 8 decode cells of 3 trials spread over two replicas, trial k of cell c on replica (k + c) % 2
+    # (control's plan, replicas.rs): rust-2's host is 10 % slower. Even cells ran twice on rust-1,
+    # odd ones twice on rust-2: plain medians 1000 vs 1100 for identical work; with the replica
+    # effect divided out they agree, and host_effects shows the 10 % with each host's name.
+    rows = []
+    for c in range(8):
+        for k in range(3):
+            worker = ("rust-1", "rust-2")[(k + c) % 2]
+            f = 1000.0 * (1.10 if worker == "rust-2" else 1.0)
+            rows.append({
+                "cell_id": f"c{c}", "trial": k, "operation": "decode", "dataset": "dummy", "codec": "json",
+                "decode_mode": "typed", "record_count": 10, "producer": "rust-1", "consumer": "rust-1",
+                "worker_id": worker, "language": "rust", "hostname": f"host-{worker[-1]}", "payload_bytes": 100,
+                "gzip_bytes": 50, "zstd_bytes": 40, "payload_blob_id": f"b{c}", "aa_twin": False,
+                "steady": True, "round_ns_per_op": [f, f, f], "rounds": 3, "alloc_bytes_per_op": 0.0,
+                "verified": True, "failure": ""})
+    df = pd.DataFrame(rows)
+    cells = results.cells_frame(df).set_index("cell_key")
+    assert cells.loc["c0", "trial_ns_per_op"] == pytest.approx([1000.0, 1100.0, 1000.0]), "raw trials kept"
+    assert cells.loc["c0", "median_ns_per_op"] == pytest.approx(cells.loc["c1", "median_ns_per_op"])
+    assert cells.loc["c0", "median_ns_per_op"] == pytest.approx(1000.0 * math.sqrt(1.10))
+    effects = results.host_effects(df).set_index("worker_id")
+    assert list(effects["hostname"]) == ["host-1", "host-2"]
+    assert effects.loc["rust-2", "factor"] / effects.loc["rust-1", "factor"] == pytest.approx(1.10)
+    assert (effects["cells"] == 8).all() and effects["trials"].sum() == 24
+    from codecbench.results import hosts
+    assert hosts.describe(results.host_effects(df)) == [
+        "rust decode: host-1 ×0.953, host-2 ×1.049 (8 cells spread over 2 replicas)"]
+    # Without replicas (every cell on one worker) nothing is estimated and nothing moves.
+    one = df.assign(worker_id="rust-1")
+    assert results.host_effects(one).empty

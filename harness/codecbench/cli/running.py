@@ -40,7 +40,7 @@ def cmd_run(args) -> int:
     with ExitStack() as stack:
         if args.local:
             addr = _start_local(stack, local_selectors(scenario), args, prof,
-                                duets=scenario.sampling.duets)
+                                duets=scenario.sampling.duets, replicas=scenario.sampling.replicas)
         else:
             addr = resolve_control(args)
         control = stack.enter_context(connect(addr))

@@ -45,10 +45,12 @@ LANES_HELP = ("tasks control runs at once, each trial pinned to its own CPUs (de
 def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
                 started: list[Proc], out=err, timeout: float = 90.0, lab: netlab.Lab | None = None,
                 extra: tuple[str, ...] = (), rust_program: Path | None = None,
-                lanes: int | None = None) -> str:
+                lanes: int | None = None, hosts: bool = False) -> str:
     """Start control and the planned workers, save pid files, wait until the workers attach.
     With a network lab, control and each worker run in the lab's namespaces, each worker dialing
-    control over its shaped link; the harness dials control over the lab's admin link.
+    control over its shaped link; the harness dials control over the lab's admin link. With
+    `hosts` (replicas in a lab), every worker process has a namespace and a host name of its own
+    (`lab_names`), and control gives each host lanes of its own (docs/DESIGN.md "Hosts").
 
     Every started process is appended to `started` as soon as it exists, so the caller can stop
     them whatever happens here.
@@ -60,17 +62,20 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
         control_extra = tuple(a for h in lab.hosts() for a in ("--allow-host", h))
     if lanes is not None:
         control_extra += ("--lanes", str(lanes))
+    if hosts and lab is not None:
+        control_extra += ("--lanes-per-host",)
     proc, addr = processes.start_control(local.art, listen, local.control_dir,
                                          local.logs / f"{prefix}control.log",
                                          netns=lab.control_ns if lab else None, extra=control_extra)
     started.append(proc)
     local.pids.save(proc, f"{prefix}control")
-    dial = {kind: addr for kind in plan}
+    names = lab_names(plan) if hosts else {kind: [kind] for kind in plan}
+    dial = {name: addr for ns in names.values() for name in ns}
     if lab is not None:
         lab.start_proxies(int(addr.rsplit(":", 1)[1]), netlab.toxiproxy_binary(local.root),
                           local.logs / f"{prefix}toxiproxy.log")
         addr = lab.control_addr()
-        dial = {kind: lab.links[kind].dial for kind in plan}
+        dial = {name: lab.links[name].dial for name in dial}
         out(f"network    {lab.profile.describe()}  (lab cb{lab.slot}: control in {lab.control_ns})")
         probe_links(lab, out)
     out(f"control    {addr}  (pid {proc.pid}, log {proc.log})")
@@ -79,9 +84,11 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
         # One browser driver runs `count` pages; other kinds start `count` processes.
         for i in range(1 if kind == "browser" else count):
             name = kind if i == 0 else f"{kind}-{i + 1}"
-            wp = processes.start_worker(local.art, kind, dial[kind], local.logs / f"{prefix}{name}.log", count=count,
-                                        netns=lab.links[kind].netns if lab else None, extra=extra,
-                                        program=rust_program if kind == "rust" else None)
+            link = names[kind][i] if hosts else kind
+            wp = processes.start_worker(local.art, kind, dial[link], local.logs / f"{prefix}{name}.log", count=count,
+                                        netns=lab.links[link].netns if lab else None, extra=extra,
+                                        program=rust_program if kind == "rust" else None,
+                                        hostname=host_name(link) if hosts and lab else None)
             started.append(wp)
             procs.append(wp)
             local.pids.save(wp, f"{prefix}{name}")
@@ -111,6 +118,19 @@ def start_stack(local: Local, listen: str, plan: dict[str, int], prefix: str,
         out(f"worker     {w.id}  ({w.environment.language}, "
             f"{', '.join(c.id for c in w.codecs) or 'no codecs'})")
     return addr
+
+
+def lab_names(plan: dict[str, int]) -> dict[str, list[str]]:
+    """kind → the names of its worker processes (rust, rust-2, ...): with replicas in a lab each
+    is a host of its own. A browser driver is one process whatever its page count."""
+    return {kind: [kind if i == 0 else f"{kind}-{i + 1}" for i in range(1 if kind == "browser" else count)]
+            for kind, count in plan.items()}
+
+
+def host_name(worker: str) -> str:
+    """The host name a worker in a lab namespace of its own reports: this machine's name and the
+    worker's, the same from run to run (compare matches hosts by name)."""
+    return f"{os.uname().nodename}-{worker}"[:64]
 
 
 def probe_links(lab: netlab.Lab, out=err) -> None:
@@ -247,10 +267,12 @@ def _lab_token(local: Local) -> None:
 
 
 def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Profile | None = None,
-                 duets: bool = False) -> str:
+                 duets: bool = False, replicas: bool = False) -> str:
     """Start control and the scenario's workers for one run. With `duets` (sampling.duets), two
     workers of each language and, unless --lanes says otherwise, two lanes: a duet runs two
-    trials at once, one per worker and lane (docs/DESIGN.md "Duets")."""
+    trials at once, one per worker and lane (docs/DESIGN.md "Duets"). With `replicas`
+    (sampling.replicas), two workers of each language; in a network lab each is a host of its
+    own, with lanes of its own (docs/DESIGN.md "Hosts")."""
     up = Local()
     up.forget_stale()
     lab_wanted = prof is not None and prof.name != "loopback"
@@ -267,7 +289,8 @@ def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Prof
     kinds = {processes.kind_of_selector(s) for s in selectors}
     wanted = None if not selectors else {k for k in kinds if k}
     browsers = getattr(args, "browsers", 1)
-    plan, skipped = _worker_plan(local.art, wanted, max(browsers, 2) if duets else browsers, 2 if duets else 1)
+    two = duets or replicas
+    plan, skipped = _worker_plan(local.art, wanted, max(browsers, 2) if two else browsers, 2 if two else 1)
     needed_missing = [s for s in skipped if wanted is not None]
     if needed_missing:
         raise CliError(f"{args.scenario}: the scenario needs workers that are not built: "
@@ -285,7 +308,8 @@ def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Prof
     lab = None
     if lab_wanted:
         try:
-            lab = netlab.create(prof, list(plan), log=err)
+            links = [n for ns in lab_names(plan).values() for n in ns] if replicas else list(plan)
+            lab = netlab.create(prof, links, log=err)
         except netlab.LabError as exc:
             raise CliError(f"--local: {exc}") from None
         # Registered before the processes' stop, so it runs after it: namespaces go last.
@@ -305,7 +329,7 @@ def _start_local(stack: ExitStack, selectors: list[str], args, prof: netlab.Prof
     try:
         addr = start_stack(local, "127.0.0.1:0", plan, "", started, lab=lab,
                            extra=tuple(userrun.worker_args(prepared)), rust_program=rust_program,
-                           lanes=getattr(args, "lanes", None))
+                           lanes=getattr(args, "lanes", None), hosts=replicas)
     except (LaunchError, ControlUnreachable, netlab.LabError) as exc:
         raise CliError(f"--local: {exc}") from None
     args.network_env = lab.environment() if lab is not None else {"profile": "loopback"}

@@ -11,6 +11,7 @@ prints. One module per job, each name importable from here:
 - `summary`: the joined table and the tables beside it (`summary_frame`, `compression_frame`);
 - `reading`: a results folder read back (`read_measurements`, `read_run_doc`);
 - `environment`: the harness's host and source tree for run.json;
+- `hosts`: replica (host) effects of a run with `sampling.replicas` (`host_effects`);
 - `writing`: a results folder written (`write_results`).
 """
 
@@ -20,6 +21,7 @@ from .cells import (CELL_COLUMNS, aa_groups, cell_key, cells_frame, compressed_s
                     language_noise_floors, run_noise_floor)
 from .summary import (COMPRESSION_COLUMNS, LEG_FIELDS, SUMMARY_COLUMNS, add_end_to_end, compression_frame,
                       control_memory, extra_medians, summary_frame, transfer_vs_raw_tcp)
+from .hosts import HOST_COLUMNS, host_effects
 from .reading import read_duets, read_measurements, read_run_doc
 from .environment import MEASURING_PATHS, harness_environment, host_memory, source_version, worker_environments
 from .writing import write_results
@@ -31,6 +33,7 @@ __all__ = [
     "language_noise_floors", "run_noise_floor",
     "COMPRESSION_COLUMNS", "LEG_FIELDS", "SUMMARY_COLUMNS", "add_end_to_end", "compression_frame",
     "control_memory", "extra_medians", "lang_of", "language_map", "summary_frame", "transfer_vs_raw_tcp",
+    "HOST_COLUMNS", "host_effects",
     "read_duets", "read_measurements", "read_run_doc",
     "MEASURING_PATHS", "harness_environment", "host_memory", "source_version", "worker_environments",
     "write_results",

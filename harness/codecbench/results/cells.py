@@ -8,6 +8,7 @@ from typing import Iterable
 
 import pandas as pd
 
+from .hosts import replica_block, replica_factors
 from .rows import AA_SUFFIX, _failures, _first, lang_of
 
 
@@ -70,7 +71,8 @@ def _records(df: pd.DataFrame) -> list[dict]:
 
 def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (cell, operation): the median over its trials (each trial = the median of its
-    rounds, divided by its pass factor: stats.pass_factors), its 95 % rerun interval
+    rounds, divided by its replica's factor when trials were spread over replicas, hosts.py, and
+    by its pass factor: stats.pass_factors), its 95 % rerun interval
     (stats.cell_interval), trial and unsteady counts. A cell
     any of whose trials failed or was not verified carries the failure."""
     from .. import stats
@@ -82,13 +84,17 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
         groups.setdefault((cell_key(r), r["operation"]), []).append(r)
     timed_of = {g: [r for r in rs if r["rounds"] > 0 and not r["failure"]] for g, rs in groups.items()}
     figure_of = {id(r): stats.trial_figure(r["round_ns_per_op"]) for rs in timed_of.values() for r in rs}
-    factors = stats.pass_factors((_block(r, op), (key, op), figure_of[id(r)])
+    # Replicas first (hosts.py: the replica that timed a trial is a block too), then passes.
+    replicas = replica_factors(timed_of, figure_of)
+    steady_of = {id(r): figure_of[id(r)] / replicas.get(replica_block(r, op), 1.0)
+                 for (_, op), rs in timed_of.items() for r in rs}
+    factors = stats.pass_factors((_block(r, op), (key, op), steady_of[id(r)])
                                  for (key, op), rs in timed_of.items() for r in rs)
     rows = []
     for (key, op), rs in groups.items():
         timed = timed_of[(key, op)]
         figures = [figure_of[id(r)] for r in timed]
-        adjusted = [f / factors.get(_block(r, op), 1.0) for r, f in zip(timed, figures)]
+        adjusted = [steady_of[id(r)] / factors.get(_block(r, op), 1.0) for r in timed]
         ci = stats.cell_interval(figures, adjusted)
         first = (timed or rs)[0]
         count = int(first["record_count"])

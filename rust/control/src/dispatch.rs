@@ -5,13 +5,13 @@ use super::*;
 impl Control {
     /// Gives ready tasks to idle workers while a lane is free: at most one task per lane and one
     /// per worker, the lowest order key first (a ready task whose worker is busy waits, and the
-    /// next one whose worker is idle goes). With one lane this is one task at a time, machine-wide.
-    /// A duet task starts with its partner, each in a lane of its own, or not at all; while the
-    /// lowest ready task is a duet that cannot start yet, nothing overtakes it (the lanes drain
-    /// for it instead of its pair waiting forever behind later tasks).
+    /// next one whose worker is idle goes). With one lane this is one task at a time, machine-wide;
+    /// with lanes per host, one at a time per host. A duet task starts with its partner, each in a
+    /// lane of its own, or not at all; while the lowest ready task is a duet that cannot start
+    /// yet, nothing overtakes it (the lanes drain for it instead of its pair waiting forever
+    /// behind later tasks).
     pub(super) fn dispatch(&self, inner: &mut Inner) {
-        while inner.running.len() < self.lanes.len() {
-            let Some((run_pos, group)) = self.next_ready(inner) else { return };
+        while let Some((run_pos, group)) = self.next_ready(inner) {
             for i in group {
                 if !self.give(inner, run_pos, i) {
                     return; // Its worker's stream is closing: detach fails its tasks and dispatches again.
@@ -20,10 +20,27 @@ impl Control {
         }
     }
 
+    /// The host whose lanes a worker's tasks use: its own with lanes per host, else the one
+    /// machine ("").
+    fn host_of(&self, workers: &BTreeMap<String, Worker>, worker_id: &str) -> String {
+        if !self.lanes_per_host {
+            return String::new();
+        }
+        workers.get(worker_id).and_then(|w| w.info.environment.as_ref()).map(|e| e.hostname.clone()).unwrap_or_default()
+    }
+
+    /// The lanes of `host` no running task holds.
+    fn free_lanes(&self, running: &[Running], host: &str) -> Vec<usize> {
+        (0..self.lanes.len()).filter(|l| running.iter().all(|r| r.lane != *l || r.host != host)).collect()
+    }
+
     /// The next task(s) to start: (index of its run, the task and its partner if a duet).
     fn next_ready(&self, inner: &Inner) -> Option<(usize, Vec<usize>)> {
         let Inner { runs, workers, running, .. } = inner;
-        let free = self.lanes.len() - running.len();
+        let free = |w: &str| self.free_lanes(running, &self.host_of(workers, w)).len();
+        if running.len() >= self.lanes.len() && !self.lanes_per_host {
+            return None;
+        }
         let busy = |w: &str| running.iter().any(|r| r.worker_id == w);
         for (pos, run) in runs.iter().enumerate().filter(|(_, r)| !r.cancelled) {
             let ready_now = |i: usize| {
@@ -39,13 +56,15 @@ impl Control {
                     && run.tasks[j].depends_on.is_none_or(|d| !is_terminal(run.tasks[d].summary.status()) || run.tasks[d].summary.status() == TaskStatus::Done));
                 match partner {
                     None => {
-                        if !busy(worker) && workers.contains_key(worker) {
+                        if !busy(worker) && workers.contains_key(worker) && free(worker) > 0 {
                             return Some((pos, vec![i]));
                         }
                     }
                     Some(j) => {
                         let other = run.tasks[j].worker_id();
-                        if ready_now(j) && free >= 2 && !busy(worker) && !busy(other) && workers.contains_key(worker) && workers.contains_key(other) {
+                        // Two lanes: on one host two of its own, on two hosts one on each.
+                        let lanes_ok = if self.host_of(workers, worker) == self.host_of(workers, other) { free(worker) >= 2 } else { free(worker) >= 1 && free(other) >= 1 };
+                        if ready_now(j) && lanes_ok && !busy(worker) && !busy(other) && workers.contains_key(worker) && workers.contains_key(other) {
                             return Some((pos, vec![i, j]));
                         }
                         return None;
@@ -56,13 +75,14 @@ impl Control {
         None
     }
 
-    /// Sends task `i` of run `run_pos` to its worker in a free lane (its worker's last lane when
-    /// free); false when the worker's stream is closing.
+    /// Sends task `i` of run `run_pos` to its worker in a free lane of its host (its worker's last
+    /// lane when free); false when the worker's stream is closing.
     fn give(&self, inner: &mut Inner, run_pos: usize, i: usize) -> bool {
+        let worker_id = inner.runs[run_pos].tasks[i].worker_id().to_string();
+        let host = self.host_of(&inner.workers, &worker_id);
+        let free = self.free_lanes(&inner.running, &host);
         let Inner { runs, workers, running, .. } = inner;
-        let free: Vec<usize> = (0..self.lanes.len()).filter(|l| running.iter().all(|r| r.lane != *l)).collect();
         let run = &mut runs[run_pos];
-        let worker_id = run.tasks[i].worker_id().to_string();
         let Some(worker) = workers.get_mut(&worker_id) else { return false };
         let lane = worker.last_lane.filter(|l| free.contains(l)).unwrap_or(free[0]);
         run.tasks[i].task.cpus = self.lanes[lane].clone();
@@ -81,7 +101,7 @@ impl Control {
         }
         let s = run.tasks[i].summary.clone();
         run.emit(run_event::Event::Task(s));
-        running.push(Running { run_id: run.run.id.clone(), index: i, worker_id, lane, deadline: Instant::now() + timeout, timeout });
+        running.push(Running { run_id: run.run.id.clone(), index: i, worker_id, host, lane, deadline: Instant::now() + timeout, timeout });
         true
     }
 }

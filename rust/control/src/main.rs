@@ -5,6 +5,7 @@ mod blobs;
 mod bounds;
 mod clients;
 mod duets;
+mod replicas;
 mod follow;
 mod harness_service;
 mod lanes;
@@ -65,6 +66,11 @@ struct Args {
     /// "Lanes"). Default: one per two CPUs control may use (one on a 2-CPU machine, unpinned).
     #[arg(long, env = "CODECBENCH_LANES")]
     lanes: Option<usize>,
+    /// Every worker host (the hostname its environment reports) gets lanes of its own, so workers
+    /// on different hosts run trials at once (docs/DESIGN.md "Hosts"; DEPLOY.md). Without it the
+    /// lanes are shared by every worker, as on one machine.
+    #[arg(long, env = "CODECBENCH_LANES_PER_HOST")]
+    lanes_per_host: bool,
 }
 
 const MAX_MESSAGE: usize = 4 << 20;
@@ -97,7 +103,7 @@ Give a token with --token-file FILE or CODECBENCH_TOKEN (e.g. `openssl rand -hex
     let allowed = lanes::allowed_cpus()?;
     let lanes = lanes::split(&allowed, args.lanes.unwrap_or_else(|| lanes::default_count(allowed.len())))?;
     tracing::info!(lanes = lanes.len(), "lanes: {}", lanes.iter().map(|l| if l.is_empty() { "unpinned".to_string() } else { lanes::format_list(l) }).collect::<Vec<_>>().join(" | "));
-    let control = Arc::new(state::Control::with_lanes(store, blobs, lanes));
+    let control = Arc::new(state::Control::with_lanes(store, blobs, lanes).with_lanes_per_host(args.lanes_per_host));
 
     let ticker = control.clone();
     tokio::spawn(async move {

@@ -357,6 +357,15 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     }
     let producers = select("producer", &s.producers, workers)?;
     let consumers = select("consumer", &s.consumers, workers)?;
+    let (producers, consumers, replicas) = if sampling.replicas {
+        if sampling.duets {
+            return Err("sampling: replicas and duets do not go together (a duet pairs two workers of a language as two sides of a comparison; replicas make them one)".into());
+        }
+        let (p, c, r) = crate::replicas::Replicas::choose(&producers, &consumers)?;
+        (p, c, Some(r))
+    } else {
+        (producers, consumers, None)
+    };
     if s.codecs.is_empty() {
         return Err("codecs: name at least one codec".into());
     }
@@ -499,12 +508,19 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
             let cell = &cells[c];
             let id = format!("{run_id}-t{pos:05}");
             let lazy: Vec<String> = if cell.mode == "lazy" { lazy_fields_of(&s, &cell.dataset) } else { vec![] };
+            // With replicas a trial may run on another worker of the cell's language; the prepare
+            // task stays with the worker that names the cell (decode trials read its payload).
+            let named = if cell.op == Operation::Encode { &cell.producer } else { &cell.consumer };
+            let replica = match &replicas {
+                Some(r) if !prepare => r.runner(named, c, trial),
+                _ => String::new(),
+            };
             Planned {
                 summary: TaskSummary {
                     id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, producer_worker_id: cell.producer.clone(),
                     consumer_worker_id: cell.consumer.clone(), status: TaskStatus::Pending as i32, failure: String::new(),
-                    cell_id: cell.id.clone(), trial, prepare, duet: cell.duet.clone(), ..Default::default()
+                    cell_id: cell.id.clone(), trial, prepare, duet: cell.duet.clone(), replica, ..Default::default()
                 },
                 task: Task {
                     id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),

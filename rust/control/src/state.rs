@@ -30,6 +30,10 @@ pub struct Control {
     pub blobs: BlobStore,
     /// The CPUs of each lane: how many tasks run at once, and where (docs/DESIGN.md "Lanes").
     lanes: Vec<Vec<u32>>,
+    /// Every worker host (Environment.hostname) has lanes of its own (`--lanes-per-host`): workers
+    /// on different hosts run trials at once. Off: the lanes are shared by every worker, as on
+    /// one machine.
+    lanes_per_host: bool,
     inner: Mutex<Inner>,
 }
 
@@ -83,6 +87,8 @@ struct Running {
     run_id: String,
     index: usize,
     worker_id: String,
+    /// Its worker's host when each host has lanes of its own, else "" (one machine).
+    host: String,
     lane: usize,
     deadline: Instant,
     timeout: Duration,
@@ -109,9 +115,16 @@ fn is_terminal(s: TaskStatus) -> bool {
 }
 
 impl Entry {
-    /// The worker that runs this task: the producer encodes, the consumer decodes.
+    /// The worker that runs this task: its replica when the run spreads trials over replicas,
+    /// else the producer encodes and the consumer decodes.
     fn worker_id(&self) -> &str {
-        if self.summary.operation() == Operation::Encode { &self.summary.producer_worker_id } else { &self.summary.consumer_worker_id }
+        if !self.summary.replica.is_empty() {
+            &self.summary.replica
+        } else if self.summary.operation() == Operation::Encode {
+            &self.summary.producer_worker_id
+        } else {
+            &self.summary.consumer_worker_id
+        }
     }
 }
 
@@ -132,7 +145,13 @@ impl Control {
     /// `lanes`: the CPUs of each lane (crate::lanes::split); at least one.
     pub fn with_lanes(store: Store, blobs: BlobStore, lanes: Vec<Vec<u32>>) -> Self {
         assert!(!lanes.is_empty(), "control needs at least one lane");
-        Control { store, blobs, lanes, inner: Mutex::new(Inner::default()) }
+        Control { store, blobs, lanes, lanes_per_host: false, inner: Mutex::new(Inner::default()) }
+    }
+
+    /// Gives every worker host lanes of its own (docs/DESIGN.md "Hosts").
+    pub fn with_lanes_per_host(mut self, on: bool) -> Self {
+        self.lanes_per_host = on;
+        self
     }
 
 
@@ -627,6 +646,9 @@ impl Control {
         }
         let template = trials.iter().max_by_key(|t| t.summary.trial).unwrap();
         let trial = template.summary.trial + 1;
+        // With replicas, the one that ran the fewest of the cell's trials takes the next.
+        let used: Vec<&str> = trials.iter().map(|t| t.summary.replica.as_str()).collect();
+        let replica = crate::replicas::Replicas::least_used(&used).unwrap_or_default();
         let id = format!("{}-t{:05}", run.run.id, run.tasks.len());
         let pending: Vec<f64> = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Pending).map(|t| t.order).collect();
         let (lo, hi) = pending.iter().fold((f64::MAX, f64::MIN), |(a, b), &o| (a.min(o), b.max(o)));
@@ -635,7 +657,7 @@ impl Control {
         let entry = Entry {
             summary: TaskSummary {
                 id: id.clone(), trial, status: TaskStatus::Pending as i32, failure: String::new(),
-                started_at: None, ended_at: None, phase_ms: HashMap::new(), ..template.summary.clone()
+                started_at: None, ended_at: None, phase_ms: HashMap::new(), replica, ..template.summary.clone()
             },
             task: Task { id, trial, store_payload: false, ..template.task.clone() },
             depends_on: template.depends_on,

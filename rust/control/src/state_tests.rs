@@ -15,9 +15,14 @@ impl Me {
 }
 
 fn attach_rust(control: &Control) -> (Me, UnboundedReceiver<Result<AttachResponse, Status>>) {
+    attach_rust_on(control, "")
+}
+
+/// A rust worker whose environment names `host`.
+fn attach_rust_on(control: &Control, host: &str) -> (Me, UnboundedReceiver<Result<AttachResponse, Status>>) {
     let (info, mut rx) = control.attach(AttachRequest {
         name: "rust".into(),
-        environment: Some(Environment { language: "rust".into(), ..Default::default() }),
+        environment: Some(Environment { language: "rust".into(), hostname: host.into(), ..Default::default() }),
         codecs: vec![CodecInfo { id: "json".into(), decode_modes: vec!["typed".into()], ..Default::default() }],
         compressions: vec![],
         datasets: codecbench_datasets::dataset_infos(),
@@ -291,6 +296,77 @@ fn two_lanes_run_two_workers_at_once_each_on_its_own_cpus() {
     let (run, tasks) = control.get_run("r1").unwrap().unwrap();
     assert_eq!(run.status(), RunStatus::Finished, "{tasks:#?}");
     assert!(tasks.iter().all(|t| t.status() == TaskStatus::Done), "{tasks:#?}");
+}
+
+/// Replicas on two hosts, one lane each (`--lanes-per-host`): every cell is planned once, named by
+/// the first worker; its trials are split evenly between the two; prepare tasks stay with the
+/// first; the hosts run tasks at the same time; the run finishes with both workers' measurements.
+#[test]
+fn replicas_on_two_hosts_share_each_cells_trials_and_run_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = Control::new(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap())
+        .with_lanes_per_host(true);
+    let ((a, mut arx), (b, mut brx)) = (attach_rust_on(&control, "host-a"), attach_rust_on(&control, "host-b"));
+    let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
+        operations: vec![Operation::Encode as i32, Operation::Decode as i32],
+        sampling: Some(Sampling { trials: 4, max_trials: 4, order_seed: 7, replicas: true, ..Default::default() }), ..Default::default() };
+    let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
+    assert!(planned.iter().all(|p| !p.summary.cell_id.contains(&b.id)), "cells are named by the first replica only");
+    for p in &planned {
+        if p.summary.prepare {
+            assert_eq!(p.summary.replica, "", "a prepare task runs on the cell's own worker");
+        } else {
+            let on = |w: &str| planned.iter().filter(|q| q.summary.cell_id == p.summary.cell_id && !q.summary.prepare && q.summary.replica == w).count();
+            assert_eq!((on(&a.id), on(&b.id)), (2, 2), "cell {}: two trials on each replica", p.summary.cell_id);
+        }
+    }
+    let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
+        created_at: Some(now()), ..Default::default() };
+    std::mem::forget(control.start_run(run, "", planned).unwrap());
+    let payload = control.blobs.put_bytes(b"[]").unwrap();
+    let report = |me: &Me, t: &Task| ReportResultRequest {
+        payload_blob_id: if t.store_payload { payload.clone() } else { String::new() }, payload_blob_size: 2,
+        measurements: if t.prepare { vec![] } else { vec![Measurement { operation: t.operation, round_ns_per_op: vec![1.0; 3], verified: true, ..Default::default() }] },
+        ..me.report(t)
+    };
+    let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
+        Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
+        _ => None,
+    };
+    let (mut current, mut together) = ([taken(&mut arx), taken(&mut brx)], 0);
+    while current.iter().any(Option::is_some) {
+        together += usize::from(current.iter().all(Option::is_some));
+        for (k, me) in [&a, &b].into_iter().enumerate() {
+            if let Some(t) = current[k].take() {
+                control.report(report(me, &t)).unwrap();
+            }
+        }
+        current = [taken(&mut arx), taken(&mut brx)];
+    }
+    assert!(together > 0, "the two hosts never ran tasks at the same time");
+    let (run, tasks) = control.get_run("r1").unwrap().unwrap();
+    assert_eq!(run.status(), RunStatus::Finished, "{tasks:#?}");
+    assert!(tasks.iter().all(|t| t.status() == TaskStatus::Done), "{tasks:#?}");
+    let by = |w: &str| control.store.measurements("r1").unwrap().iter().filter(|m| m.worker_id == w).count();
+    assert!(by(&a.id) > 0 && by(&a.id) == by(&b.id), "both replicas measured as many trials: {} and {}", by(&a.id), by(&b.id));
+    assert_eq!(control.store.tasks("r1").unwrap().iter().filter(|t| t.replica == b.id).count(), by(&b.id), "the replica is stored");
+}
+
+/// One machine (no lanes per host): two workers on different hosts still share the one lane.
+#[test]
+fn without_lanes_per_host_two_hosts_share_the_lane() {
+    let dir = tempfile::tempdir().unwrap();
+    let control = Control::new(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap());
+    let (_a, _b) = (attach_rust_on(&control, "host-a"), attach_rust_on(&control, "host-b"));
+    let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
+        operations: vec![Operation::Encode as i32, Operation::Decode as i32],
+        sampling: Some(Sampling { trials: 2, max_trials: 2, order_seed: 7, replicas: true, ..Default::default() }), ..Default::default() };
+    let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
+    let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
+        created_at: Some(now()), ..Default::default() };
+    std::mem::forget(control.start_run(run, "", planned).unwrap());
+    let tasks = control.get_run("r1").unwrap().unwrap().1;
+    assert_eq!(tasks.iter().filter(|t| t.status() == TaskStatus::Running).count(), 1, "one task at a time on one machine");
 }
 
 /// A follower's events until its stream ends, and the status it ended with, if any.

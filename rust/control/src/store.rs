@@ -71,6 +71,8 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("runs", "lanes", "INTEGER NOT NULL DEFAULT 0"),
     // TaskSummary.duet (Sampling.duets; '' for ordinary tasks).
     ("tasks", "duet", "TEXT NOT NULL DEFAULT ''"),
+    // TaskSummary.replica (Sampling.replicas; '' when the cell's own worker runs it).
+    ("tasks", "replica", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
@@ -204,10 +206,11 @@ impl Store {
     fn insert_task_in(db: &Connection, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
         db.execute(
             "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
-             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare, duet)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare, duet, replica)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
             params![t.id, run_id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
-                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial, t.prepare, t.duet],
+                t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial, t.prepare, t.duet,
+                t.replica],
         )?;
         Ok(())
     }
@@ -375,6 +378,7 @@ impl Store {
             lane: row.get("lane")?,
             trial_cpus: row.get("trial_cpus")?,
             duet: row.get("duet")?,
+            replica: row.get("replica")?,
         })
     }
 
