@@ -28,7 +28,10 @@ _TRIAL = ["load", "verify", "warmup", "rounds", "other"]
 
 
 def task_worker(task: dict) -> str:
-    """The worker that ran a task (run.json form): the producer encodes, the consumer decodes."""
+    """The worker that ran a task (run.json form): its replica when the run spread trials over
+    replicas (sampling.replicas), else the producer encodes and the consumer decodes."""
+    if task.get("replica"):
+        return task["replica"]
     return task.get("producerWorkerId", "") if task.get("operation") == "OPERATION_ENCODE" else task.get("consumerWorkerId", "")
 
 

@@ -159,6 +159,18 @@ impl Control {
         self.lanes.len()
     }
 
+    /// How many hosts have lanes of their own: the attached workers' hosts with lanes per host,
+    /// else one (the machine). Run.lanes is lanes × hosts: what ran at once at most.
+    fn host_count(&self) -> usize {
+        if !self.lanes_per_host {
+            return 1;
+        }
+        let inner = self.lock();
+        let hosts: std::collections::BTreeSet<&str> = inner.workers.values()
+            .map(|w| w.info.environment.as_ref().map(|e| e.hostname.as_str()).unwrap_or_default()).collect();
+        hosts.len().max(1)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -263,7 +275,7 @@ impl Control {
     pub fn start_run(&self, mut run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<Follow> {
         run.control_rss_start_bytes = crate::memory::reset_peak();
         run.control_peak_rss_bytes = run.control_rss_start_bytes;
-        run.lanes = self.lanes.len() as u32;
+        run.lanes = self.lanes.len() as u32 * self.host_count() as u32;
         let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
         self.store.insert_run(&run, source, &summaries, &self.workers())?;
         let (follow, sub) = Follow::live(&run.id, vec![], None);

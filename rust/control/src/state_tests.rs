@@ -344,6 +344,7 @@ fn replicas_on_two_hosts_share_each_cells_trials_and_run_at_once() {
         current = [taken(&mut arx), taken(&mut brx)];
     }
     assert!(together > 0, "the two hosts never ran tasks at the same time");
+    assert_eq!(control.get_run("r1").unwrap().unwrap().0.lanes, 2, "a lane on each of two hosts");
     let (run, tasks) = control.get_run("r1").unwrap().unwrap();
     assert_eq!(run.status(), RunStatus::Finished, "{tasks:#?}");
     assert!(tasks.iter().all(|t| t.status() == TaskStatus::Done), "{tasks:#?}");
