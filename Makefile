@@ -11,7 +11,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_FLAGS := --release --locked
 MVN := mvn -B -ntp
 
-.PHONY: demo test testdata fuzz setup build calibrate rust java web harness apt grpcurl toxiproxy flatc lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-smoke images-apt
+.PHONY: demo test testdata fuzz setup build calibrate rust java web harness go apt grpcurl toxiproxy flatc lint vectors up down clean fidelity soak readme-demo toolchain constraints images images-smoke images-apt
 
 demo: build
 	$(VENV)/bin/codecbench run harness/scenarios/quick.yaml --local
@@ -30,10 +30,12 @@ test: build testdata
 	cd java && $(MVN) verify
 	@echo "== web"
 	cd web && npm test
+	@echo "== go"
+	cd go && go test ./...
 	@echo "== harness (end to end across processes)"
 	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v --durations=25
 
-build: setup rust java web harness
+build: setup rust java web harness go
 
 # Long fuzz runs of every codec's decode entries in every mode (make test runs 10^4 cases per
 # codec and language; this runs FUZZ_CASES, 10^6 by default; the browser part takes ~30 min).
@@ -153,6 +155,19 @@ $(WEB_NODE): $(WEB_PAGE) web/vite.node.config.ts
 	cd web && npm run build:node
 	touch $@
 
+# The Go worker (go/): protoc-gen-go and protoc-gen-connect-go into .tools/bin, go/gen/ generated
+# from proto/ with the harness venv's protoc (go/gen.sh, git-ignored), modules from the proxy by go.sum.
+GO_WORKER := go/bin/codecbench-go-worker
+GO_PLUGINS := $(TOOLS)/bin/protoc-gen-go $(TOOLS)/bin/protoc-gen-connect-go
+go: $(GO_WORKER)
+$(TOOLS)/bin/protoc-gen-go:
+	GOBIN=$(TOOLS)/bin go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
+$(TOOLS)/bin/protoc-gen-connect-go:
+	GOBIN=$(TOOLS)/bin go install connectrpc.com/connect/cmd/protoc-gen-connect-go@v1.21.1
+$(GO_WORKER): $(GO_PLUGINS) go/go.mod go/go.sum go/gen.sh $(shell find go/cmd go/internal proto -type f 2>/dev/null) | $(VENV)/.installed
+	go/gen.sh
+	cd go && go build -o bin/codecbench-go-worker ./cmd/codecbench-worker
+
 harness: $(VENV)/.installed
 	$(VENV)/bin/python harness/gen_proto.py
 $(VENV)/.installed: harness/pyproject.toml harness/constraints.txt
@@ -184,4 +199,4 @@ down:
 	$(VENV)/bin/codecbench down
 
 clean:
-	rm -rf rust/target java/target web/dist web/dist-node web/node_modules $(VENV) .state
+	rm -rf rust/target java/target web/dist web/dist-node web/node_modules go/gen go/bin $(VENV) .state

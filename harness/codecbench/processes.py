@@ -23,7 +23,7 @@ DEFAULT_LISTEN = "127.0.0.1:7600"
 LISTENING = re.compile(r"codecbench-control listening on (\S+)")
 # The worker kinds this module starts: every language of codecs/catalogue.yaml (catalogue.LANGUAGES;
 # a test keeps the two equal).
-KINDS = ("rust", "java", "browser", "node")
+KINDS = ("rust", "java", "browser", "node", "go")
 
 
 def repo_root() -> Path:
@@ -71,6 +71,11 @@ class Artifacts:
         """The Node.js worker, built by `make web` (npm run build:node) into web/dist-node/."""
         return self.root / "web/dist-node/main.js"
 
+    @property
+    def go_worker(self) -> Path:
+        """The Go worker, built by `make go` into go/bin/."""
+        return self.root / "go/bin/codecbench-go-worker"
+
     def missing(self, kind: str) -> str | None:
         """None when `kind` can be started, else a sentence saying what is not built."""
         if kind == "control":
@@ -95,6 +100,8 @@ class Artifacts:
             if not shutil.which("node"):
                 return "node is not on PATH"
             return None
+        if kind == "go":
+            return None if self.go_worker.exists() else f"{_rel(self.go_worker, self.root)} is not built (make go)"
         raise ValueError(f"unknown process kind {kind!r}")
 
 
@@ -239,6 +246,10 @@ def start_worker(art: Artifacts, kind: str, addr: str, log: Path, name: str | No
         argv = ["node", "--harmony-json-parse-with-source", str(art.node_worker), "--control", url,
                 "--name", name or "node", *extra]
         marker = "dist-node/main.js"
+    elif kind == "go":
+        # Each trial runs in a child process of the same binary (`trial`), pinned to its lane.
+        argv = [str(art.go_worker), "--control", url, "--name", name or "go", *extra]
+        marker = "codecbench-go-worker"
     else:
         raise ValueError(f"unknown worker kind {kind!r}")
     env = None

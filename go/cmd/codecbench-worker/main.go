@@ -23,6 +23,7 @@ type args struct {
 	control, name, tokenFile string
 	reconnectTimeout         time.Duration
 	userDatasets             []string
+	users                    []*pb.DatasetInfo
 }
 
 func main() {
@@ -34,7 +35,7 @@ func main() {
 	flag.StringVar(&a.name, "name", "go", "name announced to control (it makes the id unique: go-1, go-2...)")
 	flag.StringVar(&a.tokenFile, "token-file", os.Getenv("CODECBENCH_TOKEN_FILE"), "a file holding control's token (else CODECBENCH_TOKEN)")
 	timeout := flag.Int("reconnect-timeout-s", 3600, "give up when control cannot be reached for this long")
-	flag.Func("user-dataset", "a user's dataset manifest (dataset.json); not offered by the Go worker yet", func(s string) error {
+	flag.Func("user-dataset", "a user's dataset manifest (dataset.json): announced with its fingerprint, every codec refused (not offered by the Go worker yet)", func(s string) error {
 		a.userDatasets = append(a.userDatasets, s)
 		return nil
 	})
@@ -42,10 +43,12 @@ func main() {
 	a.reconnectTimeout = time.Duration(*timeout) * time.Second
 	log.SetPrefix("codecbench-go-worker: ")
 	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
-	if len(a.userDatasets) > 0 {
-		fmt.Fprintf(os.Stderr, "codecbench-go-worker: %s: user datasets are not offered by the Go worker yet (go/README.md); it carries the built-in datasets only\n", a.userDatasets[0])
+	users, err := userDatasetInfos(a.userDatasets)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "codecbench-go-worker:", err)
 		os.Exit(2)
 	}
+	a.users = users
 	if err := run(a); err != nil {
 		fmt.Fprintln(os.Stderr, "codecbench-go-worker:", err)
 		os.Exit(1)
@@ -71,6 +74,25 @@ func datasetInfos() []*pb.DatasetInfo {
 		out = append(out, &pb.DatasetInfo{Id: d.ID, Message: string(d.Record.FullName()), Fingerprint: d.Fingerprint, FieldNames: "json"})
 	}
 	return out
+}
+
+// userDatasetInfos announces each user dataset with the fingerprint computed from its descriptors
+// and every codec refused: the Go worker builds no models from a user's schema yet (go/README.md),
+// so control plans none of its Go cells and says why.
+func userDatasetInfos(manifests []string) ([]*pb.DatasetInfo, error) {
+	var out []*pb.DatasetInfo
+	for _, path := range manifests {
+		m, md, err := datasets.UserSchema(path)
+		if err != nil {
+			return nil, err
+		}
+		info := &pb.DatasetInfo{Id: m.ID, Message: m.Message, Fingerprint: datasets.Fingerprint(md), FieldNames: m.FieldNames}
+		for _, c := range codecs.Registry() {
+			info.Refused = append(info.Refused, &pb.Refusal{Dataset: m.ID, Codec: c.Info().ID, Reason: fmt.Sprintf("%s: user datasets (%s) are not offered by the Go worker yet", c.Info().ID, m.Message)})
+		}
+		out = append(out, info)
+	}
+	return out, nil
 }
 
 const (
@@ -120,7 +142,7 @@ func attachOnce(a args, token string, env *pb.Environment, program string, lastS
 	client := NewClient(a.control, token)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	stream, err := client.Attach(ctx, &pb.AttachRequest{Name: a.name, Environment: env, Codecs: codecInfos(), Compressions: compressions, Datasets: datasetInfos()})
+	stream, err := client.Attach(ctx, &pb.AttachRequest{Name: a.name, Environment: env, Codecs: codecInfos(), Compressions: compressions, Datasets: append(datasetInfos(), a.users...)})
 	if err != nil {
 		return fmt.Errorf("attach: %w", err)
 	}

@@ -1,0 +1,100 @@
+"""The Go worker (language `go`, go/): attached to a real control, it encodes and decodes json and
+protobuf on dummy in fresh trial processes of its own binary, verified before timing, and its results
+come back with the Go environment (GOGC, GOMAXPROCS, GOEXPERIMENT), allocated bytes and where the
+time went; with two lanes each trial process runs on its lane's CPUs, as the process itself read
+them. Beside a Rust worker, each decodes the other's payloads, verified."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from codecbench import catalogue, processes
+from codecbench.pb import scenario as scenario_pb2
+from conftest import run_cli, run_every_task_done, start_language_worker, start_rust_worker, write_scenario
+from test_lanes import cpu_list
+
+ENCODE, DECODE = scenario_pb2.OPERATION_ENCODE, scenario_pb2.OPERATION_DECODE
+
+
+def test_go_is_a_catalogue_language_and_a_worker_kind():
+    assert "go" in catalogue.LANGUAGES and "go" in processes.KINDS
+    assert set(processes.KINDS) == set(catalogue.LANGUAGES)
+
+
+def test_go_worker_runs_verified_trials_pinned_to_its_lane(start_control, procs, tmp_path, monkeypatch):
+    allowed = sorted(os.sched_getaffinity(0))
+    if len(allowed) < 2:
+        pytest.skip("two lanes need two CPUs")
+    monkeypatch.setenv("CODECBENCH_LANES", "2")
+    control = start_control()
+    start_language_worker(control, procs, "go")
+    scenario = write_scenario(tmp_path / "go.yaml", """
+name: go
+datasets: [dummy]
+codecs: [json, protobuf]
+decodeModes: [typed, tree]
+counts: [20]
+operations: [encode, decode]
+sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
+""")
+    # `codecbench codecs`: the go worker offers every codec the catalogue gives go, as catalogued.
+    codecs = json.loads(run_cli("--control", control.addr, "codecs", "--json").stdout)
+    go = {c["id"]: c["languages"]["go"] for c in codecs["codecs"]}
+    offered = {k for k, cell in go.items() if cell["status"] == "ok"}
+    assert offered == {c["id"] for c in catalogue.load(catalogue.default_path()) if "go" in c["implementations"]}, go
+    assert offered >= {"json", "protobuf"} and all(go[k]["status"] == "absent" for k in set(go) - offered), go
+    resp = run_every_task_done(control, scenario, tmp_path / "out")
+    assert resp.run.lanes == 2
+    (worker,) = resp.workers
+    env = worker.environment
+    assert (env.language, env.runtime) == ("go", "gc") and env.runtime_version.startswith("1.") and env.cores > 0
+    assert "runtime/metrics" in env.details["allocBytes"]
+    assert {"GOGC", "GOMAXPROCS", "GOEXPERIMENT"} <= set(env.details), env.details
+    seen = set()
+    for m in resp.measurements:
+        assert m.verified and not m.failure and m.language == "go", m
+        seen.add((m.codec, m.operation, m.decode_mode))
+        # The trial process ran on one lane's CPU: the runtime sized GOMAXPROCS to it.
+        assert m.environment.details["GOMAXPROCS"] == str(len(allowed) // 2), m.environment.details
+        assert m.HasField("alloc_bytes_per_op") and m.alloc_bytes_per_op > 0, m
+        assert len(m.round_ns_per_op) == 3 and all(ns > 0 for ns in m.round_ns_per_op), m
+        assert m.ops_per_round >= 1 and m.extras["warmup_rounds"] >= 10, m
+    assert seen == {("json", ENCODE, ""), ("protobuf", ENCODE, ""), ("json", DECODE, "typed"),
+                    ("json", DECODE, "tree"), ("protobuf", DECODE, "typed")}, seen
+    per = len(allowed) // 2
+    lane_cpus = [cpu_list(allowed[:per]), cpu_list(allowed[per:2 * per])]
+    for t in resp.tasks:
+        # Every trial, the prepare task's too, ran in a process pinned to its lane's CPUs.
+        assert t.trial_cpus == lane_cpus[t.lane], t
+        assert {"total", "fetch", "process", "load", "verify"} <= set(t.phase_ms), t
+        if not t.prepare:
+            ph = t.phase_ms
+            assert ph["warmup"] > 0 and ph["rounds"] > 0 and ph["process"] >= ph["warmup"] + ph["rounds"], t
+
+
+def test_rust_and_go_decode_each_others_payloads(start_control, procs, tmp_path):
+    control = start_control()
+    start_language_worker(control, procs, "go")
+    start_rust_worker(control, procs)
+    scenario = write_scenario(tmp_path / "interop.yaml", """
+name: go-rust
+datasets: [dummy, media]
+codecs: [json, protobuf]
+decodeModes: [typed]
+counts: [5]
+producers: [rust, go]
+consumers: [rust, go]
+operations: [encode, decode]
+sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
+""")
+    resp = run_every_task_done(control, scenario, tmp_path / "out")
+    lang = {w.id: w.environment.language for w in resp.workers}
+    cells = set()
+    for m in resp.measurements:
+        assert m.verified and not m.failure, m
+        if m.operation == DECODE:
+            cells.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
+    want = {(d, c, p, q) for d in ("dummy", "media") for c in ("json", "protobuf") for p in ("rust", "go") for q in ("rust", "go")}
+    assert cells == want, want - cells
