@@ -1,0 +1,119 @@
+"""The report's tables: rows × record counts with intervals, relative to best with the tie rule,
+and the table of every cell."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import stats
+from ..units import fmt_num, fmt_time
+from .blocks import Details, Para, TableBlock
+from .common import WIDE_CI, _nan, _short, fmt_bytes, fmt_ci, fmt_pct
+
+
+class Tables:
+    """Table builders (mixed into report.builder.Builder)."""
+
+    def pivot_table(self, piv: pd.DataFrame, names: list[str], fmt, unit: str, intervals=None,
+                    unsteady=None, caption: str = "", host_intervals=None) -> TableBlock:
+        """Rows × record counts; with `intervals` ({(row, count): stats.Interval}) each value shows
+        the ± half-width of its interval and its trial count, and with `host_intervals` (the same
+        keys) the half-width of its host interval too."""
+        cols = names + [f"{int(c):,} rec" for c in piv.columns]
+        rows, classes = [], []
+        for key, vals in piv.iterrows():
+            tkey = key if isinstance(key, tuple) else (key,)
+            row, cls = [str(k) for k in tkey], [""] * len(tkey)
+            for c, v in vals.items():
+                iv = (intervals or {}).get((key, c))
+                text = fmt(v)
+                if iv is not None and not _nan(v):
+                    text += f"{fmt_ci(iv.half_width_pct)} ({iv.n})"
+                    hv = (host_intervals or {}).get((key, c))
+                    text += f" host{fmt_ci(hv.half_width_pct)}" if hv is not None else ""
+                    k = (unsteady or {}).get((key, c), 0)
+                    text += f" ~{k}" if k else ""
+                row.append(text)
+                wide = iv is not None and not _nan(iv.half_width_pct) and iv.half_width_pct > WIDE_CI * 100
+                cls.append("wide" if wide else "")
+            rows.append(row)
+            classes.append(cls)
+        return TableBlock(pd.DataFrame(rows, columns=cols), caption=f"{caption} Unit: {unit}.".strip(),
+                          classes=pd.DataFrame(classes, columns=cols), left=len(names))
+
+    def relative_table(self, piv: pd.DataFrame, names: list[str], best: str, intervals=None) -> TableBlock:
+        """Each value over the column's smallest. With `intervals`, the tie rule decides: every value
+        tied with the smallest (stats.differ is false: the intervals overlap, or the ratio is within
+        the run's noise floor) is marked "tie", and the best is named only when it stands alone."""
+        rel = piv / piv.min(axis=0) * 100
+        cols = names + [f"{int(c):,} rec" for c in piv.columns]
+        tied: dict = {}
+        if intervals:
+            for c in piv.columns:
+                figs = {k: intervals[(k, c)] for k in piv.index if (k, c) in intervals and not _nan(piv.at[k, c])}
+                winner, ties = stats.best_and_ties(figs, self.noise.worst)
+                tied[c] = (winner, ties)
+        rows, classes = [], []
+        for key, vals in rel.iterrows():
+            tkey = key if isinstance(key, tuple) else (key,)
+            row, cls = [str(k) for k in tkey], [""] * len(tkey)
+            for c, v in vals.items():
+                if _nan(v):
+                    row.append(fmt_pct(v))
+                    cls.append("")
+                    continue
+                if c in tied:
+                    winner, ties = tied[c]
+                    if key in ties and len(ties) > 1:
+                        row.append(f"{fmt_pct(v)} tie")
+                        cls.append("best")
+                    elif key == winner:
+                        row.append(f"{fmt_pct(v)} best")
+                        cls.append("best")
+                    else:
+                        row.append(fmt_pct(v))
+                        cls.append("")
+                else:
+                    row.append(fmt_pct(v))
+                    cls.append("best" if round(v) == 100 else "")
+            rows.append(row)
+            classes.append(cls)
+        caption = f"Relative to best: the {best} in each column = 100 %."
+        if intervals:
+            caption += (f" \"best\" only when it differs from every other row (95 % intervals apart and "
+                        f"a ratio beyond the noise floor, ×{self.noise.worst:.3f}); rows marked \"tie\" "
+                        "cannot be told apart from the best: no winner among them.")
+        return TableBlock(pd.DataFrame(rows, columns=cols), caption=caption,
+                          classes=pd.DataFrame(classes, columns=cols), left=len(names))
+
+    def all_results(self) -> None:
+        self.section("All results", "all-results")
+        s = self.summary
+        if s.empty:
+            self.add(Para("No measurements."))
+            return
+
+        def leg(r, p, per_record=True):
+            v = getattr(r, f"{p}_ns_per_record") if per_record else getattr(r, f"{p}_ns_per_op")
+            if _nan(v):
+                return "—"
+            n, k = getattr(r, f"{p}_trials"), getattr(r, f"{p}_unsteady")
+            text = (fmt_num(v) if per_record else fmt_time(v)) + fmt_ci(getattr(r, f"{p}_ci_pct"))
+            return text + f" ({int(n)})" + (f" ~{int(k)}" if k else "")
+
+        rows = []
+        for r in s.itertuples():
+            notes = (["A/A twin"] if r.aa_twin else []) + ([f"same bytes as {r.same_bytes_as}"]
+                                                            if r.same_bytes_as else [])
+            rows.append([r.dataset, r.codec, r.mode or "—", f"{int(r.record_count):,}",
+                         f"{r.producer} → {r.consumer}" if r.consumer else r.producer,
+                         fmt_bytes(r.payload_bytes) if r.payload_bytes else "—",
+                         leg(r, "encode"), leg(r, "decode"), leg(r, "upload", False), leg(r, "download", False),
+                         fmt_time(r.end_to_end_ns_per_op),
+                         "✓" if r.verified else "✗ " + _short(r.failure or "not verified", 50),
+                         "; ".join(notes)])
+        cols = ["dataset", "codec", "mode", "records", "producer → consumer", "payload bytes",
+                "encode ns/rec", "decode ns/rec", "upload /payload", "download /payload",
+                "end to end /payload (sum of 4)", "verified", "note"]
+        self.add(Details(f"Every producer → consumer cell ({len(rows)} rows; also in summary.csv)",
+                         [TableBlock(pd.DataFrame(rows, columns=cols), left=5)]))
