@@ -4,7 +4,13 @@ go 1.26.0
 
 require (
 	connectrpc.com/connect v1.21.1
+	github.com/fxamacker/cbor/v2 v2.10.0
+	github.com/vmihailenco/msgpack/v5 v5.4.1
+	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12
 )
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/vmihailenco/tagparser/v2 v2.0.0 // indirect
+	github.com/x448/float16 v0.8.4 // indirect
+)

@@ -207,6 +207,10 @@ func decodeTrial(task *pb.Task, canonical, payload []byte, env *pb.Environment, 
 	if !codecs.HasMode(c, mode) {
 		return nil, fmt.Errorf("codec %s offers no decode mode %q (it offers %s)", c.Info().ID, mode, strings.Join(c.Info().Modes, ", "))
 	}
+	// Once per payload, untimed: what the library would not survive (codecs.Admitter).
+	if err := codecs.Admit(c, payload); err != nil {
+		return nil, fmt.Errorf("decode failed: %w", err)
+	}
 	got, err := c.Decode(r, mode, payload)
 	if err != nil {
 		return nil, fmt.Errorf("decode failed: %w", err)

@@ -85,8 +85,22 @@ type Codec interface {
 	Verify(r *Records, mode string, decoded any) error
 }
 
+// Admitter is a codec that must check a payload once, untimed, before decoding it: what its
+// library would not survive (a declared length it allocates before reading).
+type Admitter interface {
+	Admit(payload []byte) error
+}
+
+// Admit runs the codec's admission check, if it has one.
+func Admit(c Codec, payload []byte) error {
+	if a, ok := c.(Admitter); ok {
+		return a.Admit(payload)
+	}
+	return nil
+}
+
 // Registry lists every codec of the Go worker, in announcement order.
-func Registry() []Codec { return []Codec{JSON{}, Protobuf{}} }
+func Registry() []Codec { return []Codec{JSON{}, Protobuf{}, Msgpack{}, CBOR{}} }
 
 // Find returns the codec with that id, or nil.
 func Find(id string) Codec {

@@ -1,0 +1,80 @@
+package codecs
+
+import (
+	"fmt"
+
+	"github.com/fxamacker/cbor/v2"
+)
+
+// CBOR is fxamacker/cbor/v2 on the generated models (struct tags with the proto JSON names; enums
+// as text strings through their MarshalText/UnmarshalText, bare-list records through the models'
+// MarshalCBOR/UnmarshalCBOR).
+type CBOR struct{}
+
+var (
+	cborEnc = mustEnc(cbor.EncOptions{TextMarshaler: cbor.TextMarshalerTextString})
+	cborDec = mustDec(cbor.DecOptions{TextUnmarshaler: cbor.TextUnmarshalerTextString})
+)
+
+func mustEnc(o cbor.EncOptions) cbor.EncMode {
+	m, err := o.EncMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func mustDec(o cbor.DecOptions) cbor.DecMode {
+	m, err := o.DecMode()
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
+
+func (CBOR) Info() Info {
+	return Info{
+		ID: "cbor", MediaType: "application/cbor", Library: "github.com/fxamacker/cbor/v2",
+		LibraryVersion: moduleVersion("github.com/fxamacker/cbor/v2"), Modes: []string{Typed, Tree},
+		Regions: []Region{
+			{Operation: "encode", Contains: []string{"serialize"}},
+			{Operation: Typed, Contains: []string{"parse", "validation"}, Note: "the decoder checks text strings for UTF-8 (its default)"},
+			{Operation: Tree, Contains: []string{"parse", "validation"}, Note: "Unmarshal into any: maps as map[any]any"},
+		},
+	}
+}
+
+func (CBOR) Encode(r *Records) ([]byte, error) { return cborEnc.Marshal(r.Model) }
+
+func (CBOR) Decode(r *Records, mode string, payload []byte) (any, error) {
+	switch mode {
+	case Typed:
+		m, err := NewModel(r.Dataset.ID)
+		if err != nil {
+			return nil, err
+		}
+		return m, cborDec.Unmarshal(payload, m)
+	case Tree:
+		var v any
+		return v, cborDec.Unmarshal(payload, &v)
+	}
+	return nil, fmt.Errorf("cbor offers no decode mode %q", mode)
+}
+
+func (CBOR) Verify(r *Records, mode string, decoded any) error {
+	if mode == Tree {
+		b, err := cborEnc.Marshal(decoded)
+		if err != nil {
+			return fmt.Errorf("verification failed: the tree cannot be written back: %w", err)
+		}
+		m, err := NewModel(r.Dataset.ID)
+		if err != nil {
+			return err
+		}
+		if err := cborDec.Unmarshal(b, m); err != nil {
+			return fmt.Errorf("verification failed: the tree does not hold %s records: %w", r.Dataset.ID, err)
+		}
+		decoded = m
+	}
+	return verifyModels(r, decoded)
+}
