@@ -87,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "else 0: a worker that is not attached is an error at once)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--no-report", action="store_true", help="do not write report.html/report.md")
+    run.add_argument("--plan", action="store_true",
+                     help="only plan: print the tasks and how long they would take on this host (from earlier "
+                          "runs in the results folder), set against sampling.maxSeconds; nothing runs")
     run.add_argument("--counts", metavar="N,N,...", help="replace the scenario's record counts")
     run.add_argument("--datasets", metavar="ID,...", help="run only these of the scenario's datasets")
     run.add_argument("--codecs", metavar="ID,...", help="run only these of the scenario's codecs")

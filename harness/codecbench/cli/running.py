@@ -18,6 +18,7 @@ from ..client import Control, connect, wait_for_workers
 from ..pb import hs, run_status_name, task_status_name
 from ..scenario import EXIT_INVALID, load
 from .base import ENDED_TASK, EXIT_INTERRUPTED, EXIT_USAGE, TERMINAL_RUN, CliError, err, resolve_control, results_dir
+from . import planning
 from .stack import _network, _start_local
 from .reading import _get_run, _write_report, report, task_label
 from .scenarios import _selectors, apply_overrides, local_selectors, say_notes
@@ -55,6 +56,8 @@ def cmd_run(args) -> int:
             if args.prepared and not args.local:
                 hint += f"; workers carry your datasets when started with {' '.join(userrun.worker_args(args.prepared))}"
             raise CliError(f"{loaded.path}: cannot run: {exc}; {hint}") from None
+        if args.plan:
+            return planning.plan_run(control, _scenario_for(control, loaded, args), str(loaded.path), results_dir(args))
         code = _run(control, loaded, args)
     # Local processes are stopped by now: drawing the report does not keep them waiting.
     if getattr(args, "written", None) is not None and not args.no_report:
@@ -132,14 +135,22 @@ class _Progress:
                         failed=f"[red]{failed} failed[/red]" if failed else "")
 
 
-def _run(control: Control, loaded, args) -> int:
+def _scenario_for(control: Control, loaded, args):
+    """The scenario control gets: as loaded, with each user dataset declared (its records go to
+    control as a blob first)."""
     scenario = loaded.message
     if getattr(args, "prepared", None):
-        # A user's records go to control as a blob; the scenario then declares each dataset.
         scenario = type(loaded.message)()
         scenario.CopyFrom(loaded.message)
         for p in args.prepared:
             scenario.user_datasets.append(p.declaration(control.put_blob(p.records_blob())))
+    return scenario
+
+
+def _run(control: Control, loaded, args) -> int:
+    scenario = _scenario_for(control, loaded, args)
+    # A budget (sampling.maxSeconds) the plan does not fit stops the run before it starts.
+    planning.check_budget(control, scenario, str(loaded.path), results_dir(args))
     request = hs.StartRunRequest(scenario=scenario, source=str(loaded.path))
     call = control.harness.StartRun(request)
     stream = _Stream(call)

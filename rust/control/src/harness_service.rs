@@ -8,8 +8,8 @@ use codecbench_proto::v1::{
     harness_service_server::HarnessService, CancelRunRequest, CancelRunResponse, CodecOffer, CollectGarbageRequest,
     CollectGarbageResponse, GetRunRequest, GetRunResponse,
     ListCodecsRequest, ListCodecsResponse, ListRunsRequest, ListRunsResponse, ListWorkersRequest, ListWorkersResponse,
-    Measurement, Run, RunEvent, RunStatus, StartRunRequest, StartRunResponse, TaskSummary, WatchRunRequest,
-    WatchRunResponse, WorkerInfo,
+    Measurement, Run, RunEvent, RunStatus, Scenario, StartRunRequest, StartRunResponse, TaskSummary, WatchRunRequest,
+    WatchRunResponse, WorkerInfo, run_event,
 };
 use prost::Message;
 use futures::{Stream, StreamExt};
@@ -70,6 +70,36 @@ fn new_run_id() -> String {
     format!("{}-{}-{:04x}", &digits[..8], &digits[8..14], rand::random::<u16>())
 }
 
+/// The run record of a planned scenario, before it starts.
+fn new_run(run_id: String, source: &str, scenario: Scenario, workers: &[scenario::WorkerView], tasks: usize) -> Run {
+    let name = if !scenario.name.is_empty() { scenario.name.clone() } else if !source.is_empty() { source.to_string() } else { "unnamed".into() };
+    Run {
+        id: run_id,
+        name,
+        tasks_total: tasks as u32,
+        refusals: {
+            let mut r = scenario::refusals(&scenario, workers);
+            bounds::cap_refusals(&mut r);
+            r
+        },
+        scenario: Some(scenario),
+        status: RunStatus::Running as i32,
+        created_at: Some(SystemTime::now().into()),
+        ..Default::default()
+    }
+}
+
+/// A plan-only answer (StartRunRequest.plan_only): the run as planned, then each task, then the end.
+fn planned_stream(run_id: String, source: String, scenario: Scenario, workers: &[scenario::WorkerView], planned: Vec<scenario::Planned>, lanes: u32) -> EventStream<StartRunResponse> {
+    let mut run = new_run(run_id, &source, scenario, workers, planned.len());
+    run.status = RunStatus::Unspecified as i32;
+    run.lanes = lanes;
+    let events = std::iter::once(run_event::Event::Run(run))
+        .chain(planned.into_iter().map(|p| run_event::Event::Task(p.summary)))
+        .map(|e| Ok(StartRunResponse { event: Some(RunEvent { event: Some(e) }) }));
+    Box::pin(futures::stream::iter(events.collect::<Vec<_>>()))
+}
+
 type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 fn stream_of<T: Send + 'static>(control: &crate::state::Shared, follow: crate::follow::Follow, wrap: fn(RunEvent) -> T) -> EventStream<T> {
@@ -83,7 +113,7 @@ impl HarnessService for Service {
 
     async fn start_run(&self, request: Request<StartRunRequest>) -> Result<Response<Self::StartRunStream>, Status> {
         let req = request.into_inner();
-        let source = req.source;
+        let source = req.source.clone();
         let scenario = req.scenario.ok_or_else(|| Status::invalid_argument("no scenario given"))?;
         // Bounded before anything is planned or stored: every reply that carries it must fit.
         bounds::check_scenario(&scenario, &source).map_err(|m| {
@@ -99,6 +129,9 @@ impl HarnessService for Service {
         let (scenario, mut planned) = scenario::plan(&run_id, &scenario, &workers)
             .map_err(|m| Status::invalid_argument(if source.is_empty() { m } else { format!("{source}: {m}") }))?;
 
+        if req.plan_only {
+            return Ok(Response::new(planned_stream(run_id, source, scenario, &workers, planned, self.control.planned_lanes())));
+        }
         // Canonical data: generated once per (dataset, count) and stored as a blob; a user
         // dataset's is cut from its records blob, cycling through the records.
         let mut canonical: HashMap<(String, u32), (String, u64)> = HashMap::new();
@@ -136,21 +169,7 @@ impl HarnessService for Service {
             p.task.canonical_blob_id = id.clone();
             p.task.canonical_blob_size = *size;
         }
-        let name = if !scenario.name.is_empty() { scenario.name.clone() } else if !source.is_empty() { source.clone() } else { "unnamed".into() };
-        let run = Run {
-            id: run_id,
-            name,
-            tasks_total: planned.len() as u32,
-            refusals: {
-                let mut r = scenario::refusals(&scenario, &workers);
-                bounds::cap_refusals(&mut r);
-                r
-            },
-            scenario: Some(scenario),
-            status: RunStatus::Running as i32,
-            created_at: Some(SystemTime::now().into()),
-            ..Default::default()
-        };
+        let run = new_run(run_id, &source, scenario, &workers, planned.len());
         let follow = self.control.start_run(run, &source, planned).map_err(internal)?;
         Ok(Response::new(stream_of(&self.control, follow, |e| StartRunResponse { event: Some(e) })))
     }

@@ -159,6 +159,11 @@ impl Control {
         self.lanes.len()
     }
 
+    /// How many tasks may run at once: lanes × hosts (Run.lanes).
+    pub fn planned_lanes(&self) -> u32 {
+        self.lanes.len() as u32 * self.host_count() as u32
+    }
+
     /// How many hosts have lanes of their own: the attached workers' hosts with lanes per host,
     /// else one (the machine). Run.lanes is lanes × hosts: what ran at once at most.
     fn host_count(&self) -> usize {
@@ -275,7 +280,7 @@ impl Control {
     pub fn start_run(&self, mut run: Run, source: &str, planned: Vec<Planned>) -> anyhow::Result<Follow> {
         run.control_rss_start_bytes = crate::memory::reset_peak();
         run.control_peak_rss_bytes = run.control_rss_start_bytes;
-        run.lanes = self.lanes.len() as u32 * self.host_count() as u32;
+        run.lanes = self.planned_lanes();
         let summaries: Vec<TaskSummary> = planned.iter().map(|p| p.summary.clone()).collect();
         self.store.insert_run(&run, source, &summaries, &self.workers())?;
         let (follow, sub) = Follow::live(&run.id, vec![], None);

@@ -1,0 +1,123 @@
+"""A run's plan before it starts: `run --plan` (how many tasks, how long on this host) and the
+budget check every run with `sampling.maxSeconds` gets first: the estimate set against the budget,
+said up front, with the trial count that would fit when it does not (issue 35). A run over its
+budget still starts, as before: control stops adding adaptive trials once the budget is spent, and
+library scenarios use the budget that way (aa.yaml's base trials outlast its 20 minutes on
+purpose); the warning says what the plan costs before an hour is spent finding out."""
+
+from __future__ import annotations
+
+from google.protobuf import json_format
+
+from .. import estimate, results, timing
+from ..client import Control
+from ..pb import hs
+from .base import CliError, err
+
+# Fewer trials than this give no interval worth the name (3: min..max, 60 % coverage).
+MIN_TRIALS = 3
+
+
+def planned(control: Control, scenario, source: str) -> tuple:
+    """(run, tasks) as control would plan them now (StartRunRequest.plan_only): nothing starts."""
+    run, tasks = None, []
+    for resp in control.harness.StartRun(hs.StartRunRequest(scenario=scenario, source=source, plan_only=True)):
+        ev = resp.event
+        if ev.HasField("run"):
+            run = ev.run
+        elif ev.HasField("task"):
+            tasks.append(ev.task)
+    return run, tasks
+
+
+def estimate_for(doc: dict, tasks: list[dict], langs: dict[str, str], results_dir, exclude: str = "") -> dict:
+    """estimate.estimate of a run (run.json form) from the earlier runs in `results_dir`."""
+    scenario = doc.get("scenario") or {}
+    lanes = timing.lanes(doc)
+    past = estimate.history(results_dir, scenario.get("sampling") or {}, exclude=exclude, lanes=lanes)
+    return estimate.estimate(tasks, lambda w: results.lang_of(w, langs), scenario, past, lanes=lanes)
+
+
+def fitting_trials(doc: dict, tasks: list[dict], langs: dict[str, str], results_dir, budget_s: float) -> tuple[int, dict] | None:
+    """The most trials a cell (at least MIN_TRIALS) with which the plan's estimate fits `budget_s`,
+    and that estimate; None when not even MIN_TRIALS fit."""
+    most = max((int(t.get("trial") or 0) for t in tasks if not t.get("prepare")), default=0) + 1
+    for k in range(most, MIN_TRIALS - 1, -1):
+        fewer = [t for t in tasks if t.get("prepare") or int(t.get("trial") or 0) < k]
+        est = estimate_for(doc, fewer, langs, results_dir)
+        if est["tasks"] and est["seconds"] <= budget_s:
+            return k, est
+    return None
+
+
+def describe(doc: dict, tasks: list[dict], langs: dict[str, str]) -> str:
+    """What the plan holds: tasks per language, prepare tasks, cells and trials a cell."""
+    prepare = sum(1 for t in tasks if t.get("prepare"))
+    cells = {t.get("cellId") for t in tasks if not t.get("prepare")}
+    per: dict[str, int] = {}
+    for t in tasks:
+        lang = results.lang_of(timing.task_worker(t), langs)
+        per[lang] = per.get(lang, 0) + 1
+    sampling = (doc.get("scenario") or {}).get("sampling") or {}
+    trials = f"{sampling.get('trials', '?')} trials a cell" + (
+        f", up to {sampling['maxTrials']}" if int(sampling.get("maxTrials") or 0) > int(sampling.get("trials") or 0) else "")
+    langs_text = ", ".join(f"{lang} {n}" for lang, n in sorted(per.items()))
+    return (f"{len(tasks)} tasks: {prepare} prepare, {len(tasks) - prepare} trials of {len(cells)} cells "
+            f"({trials}); by language: {langs_text}; {timing.lanes(doc)} at once")
+
+
+def check_budget(control: Control, scenario, source: str, results_dir, say=err) -> None:
+    """Before a run with `sampling.maxSeconds` starts: its plan's estimate against the budget, and
+    when over it, the trial count that would fit."""
+    budget = int(scenario.sampling.max_seconds or 0)
+    if budget <= 0:
+        return
+    run, tasks, langs = _plan_docs(control, scenario, source)
+    est = estimate_for(run, tasks, langs, results_dir)
+    if not est["tasks"]:
+        say(f"budget: sampling.maxSeconds {timing.duration(budget)}: no estimate on this host yet, so not checked")
+        return
+    if est["seconds"] <= budget:
+        say(f"budget: {fits(est, budget)}")
+        return
+    say(f"budget: {over_budget(run, tasks, langs, results_dir, est, budget)}; control stops adding "
+        "adaptive trials once it is spent")
+
+
+def fits(est: dict, budget: int) -> str:
+    """An estimate within the budget, said as what it is: a lower bound when some tasks have no
+    history on this host (estimate.py leaves them out rather than guess)."""
+    missing = est["tasksWithoutHistory"]
+    bound = f", a lower bound: {missing} tasks have no history here" if missing else ""
+    return f"estimated {timing.duration(est['seconds'])} of sampling.maxSeconds {timing.duration(budget)}{bound}"
+
+
+def over_budget(run: dict, tasks: list[dict], langs: dict[str, str], results_dir, est: dict, budget: int) -> str:
+    fit = fitting_trials(run, tasks, langs, results_dir, budget)
+    hint = (f"with sampling.trials {fit[0]} it would take about {timing.duration(fit[1]['seconds'])}"
+            if fit else f"not even {MIN_TRIALS} trials a cell fit: name fewer datasets, counts, codecs or workers")
+    # Tasks without history only add time: an estimate of the others already over is over.
+    return (f"the plan is estimated at {'at least ' if est['tasksWithoutHistory'] else ''}"
+            f"{timing.duration(est['seconds'])}, over sampling.maxSeconds "
+            f"({timing.duration(budget)}): {hint}, or raise the budget")
+
+
+def _plan_docs(control: Control, scenario, source: str) -> tuple[dict, list[dict], dict[str, str]]:
+    run, tasks = planned(control, scenario, source)
+    if run is None:
+        raise CliError(f"{source}: control answered the plan with no run")
+    langs = {w.id: w.environment.language for w in control.list_workers()}
+    return (json_format.MessageToDict(run), [json_format.MessageToDict(t) for t in tasks], langs)
+
+
+def plan_run(control: Control, scenario, source: str, results_dir, out=print) -> int:
+    """`run --plan`: the plan and its estimate on this host, set against the budget; starts nothing."""
+    run, tasks, langs = _plan_docs(control, scenario, source)
+    out(f"plan: {describe(run, tasks, langs)}")
+    est = estimate_for(run, tasks, langs, results_dir)
+    out(estimate.sentence(est, len(tasks)))
+    budget = int(scenario.sampling.max_seconds or 0)
+    if budget > 0 and est["tasks"]:
+        out("budget: " + (fits(est, budget) if est["seconds"] <= budget else
+                          over_budget(run, tasks, langs, results_dir, est, budget)))
+    return 0
