@@ -6,6 +6,7 @@ require (
 	connectrpc.com/connect v1.21.1
 	github.com/fxamacker/cbor/v2 v2.10.0
 	github.com/vmihailenco/msgpack/v5 v5.4.1
+	go.mongodb.org/mongo-driver/v2 v2.10.0
 	golang.org/x/sys v0.50.0
 	google.golang.org/protobuf v1.36.12
 )

@@ -71,7 +71,13 @@ func codecInfos() []*pb.CodecInfo {
 func datasetInfos() []*pb.DatasetInfo {
 	var out []*pb.DatasetInfo
 	for _, d := range datasets.All() {
-		out = append(out, &pb.DatasetInfo{Id: d.ID, Message: string(d.Record.FullName()), Fingerprint: d.Fingerprint, FieldNames: "json"})
+		info := &pb.DatasetInfo{Id: d.ID, Message: string(d.Record.FullName()), Fingerprint: d.Fingerprint, FieldNames: "json"}
+		for _, c := range codecs.Registry() {
+			if why := codecs.Refusal(c, d); why != "" {
+				info.Refused = append(info.Refused, &pb.Refusal{Dataset: d.ID, Codec: c.Info().ID, Reason: why})
+			}
+		}
+		out = append(out, info)
 	}
 	return out
 }
@@ -242,4 +248,3 @@ func report(ctx context.Context, c *Client, rep *pb.ReportResultRequest) error {
 	}
 	return err
 }
-

@@ -25,6 +25,7 @@ import (
 
 	pb "codecbench/go/gen/codecbench/v1"
 	"codecbench/go/internal/codecs"
+	"codecbench/go/internal/datasets"
 	"codecbench/go/internal/measure"
 	"google.golang.org/protobuf/proto"
 )
@@ -147,6 +148,12 @@ func setup(task *pb.Task, canonical []byte) (codecs.Codec, *codecs.Records, erro
 	c := codecs.Find(task.GetCodec())
 	if c == nil {
 		return nil, nil, fmt.Errorf("this worker has no codec %q", task.GetCodec())
+	}
+	// A refused cell is never planned; a task for one anyway fails here, before anything is timed.
+	if d := datasets.Find(task.GetDataset()); d != nil {
+		if why := codecs.Refusal(c, d); why != "" {
+			return nil, nil, errors.New(why)
+		}
 	}
 	r, err := codecs.Load(task.GetDataset(), canonical)
 	if err != nil {

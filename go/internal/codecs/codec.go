@@ -99,8 +99,22 @@ func Admit(c Codec, payload []byte) error {
 	return nil
 }
 
+// Refuser is a codec that cannot carry some schema feature; Refusal names the first such field
+// of a dataset ("bson: uint64 field X is not offered"), or "" when it carries the dataset.
+type Refuser interface {
+	Refusal(d *datasets.Dataset) string
+}
+
+// Refusal is the codec's refusal of a dataset, "" when there is none.
+func Refusal(c Codec, d *datasets.Dataset) string {
+	if r, ok := c.(Refuser); ok {
+		return r.Refusal(d)
+	}
+	return ""
+}
+
 // Registry lists every codec of the Go worker, in announcement order.
-func Registry() []Codec { return []Codec{JSON{}, Protobuf{}, Msgpack{}, CBOR{}} }
+func Registry() []Codec { return []Codec{JSON{}, BSON{}, Protobuf{}, Msgpack{}, CBOR{}} }
 
 // Find returns the codec with that id, or nil.
 func Find(id string) Codec {

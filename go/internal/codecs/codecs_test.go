@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	pb "codecbench/go/gen/codecbench/v1"
 	"codecbench/go/internal/datasets"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -55,7 +56,7 @@ func TestEveryCodecRoundTripsEveryDatasetInEveryMode(t *testing.T) {
 // Every other language's vectors decode to the golden records in every mode; deterministic codecs
 // (protobuf) re-encode to the same bytes.
 func TestGoldenVectorsOfEveryLanguage(t *testing.T) {
-	deterministic := map[string]bool{"protobuf": true}
+	deterministic := map[string]bool{"protobuf": true, "bson": true}
 	for _, c := range Registry() {
 		id := c.Info().ID
 		for _, d := range datasets.All() {
@@ -182,4 +183,20 @@ func mutate(rng *rand.Rand, payload []byte) []byte {
 		rng.Read(b)
 	}
 	return b
+}
+
+func TestBSONRefusesUint64Fields(t *testing.T) {
+	for _, d := range datasets.All() {
+		if why := Refusal(BSON{}, d); why != "" {
+			t.Errorf("%s: %s", d.ID, why)
+		}
+	}
+	// results.proto's Measurement has uint64 fields: no BSON form.
+	m := &datasets.Dataset{ID: "m", Record: (&pb.Measurement{}).ProtoReflect().Descriptor()}
+	if why := Refusal(BSON{}, m); why != "bson: uint64 field codecbench.v1.Measurement.payload_bytes is not offered" {
+		t.Errorf("%q", why)
+	}
+	if why := Refusal(JSON{}, m); why != "" {
+		t.Errorf("json refuses: %q", why)
+	}
 }

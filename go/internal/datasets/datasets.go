@@ -175,3 +175,30 @@ func bit(b bool) string {
 	}
 	return "0"
 }
+
+// FirstField is the first field, in the record or a message it reaches, for which `match` holds
+// (depth first, in field-number order), or nil.
+func FirstField(record protoreflect.MessageDescriptor, match func(protoreflect.FieldDescriptor) bool) protoreflect.FieldDescriptor {
+	seen := map[protoreflect.FullName]bool{}
+	var walk func(m protoreflect.MessageDescriptor) protoreflect.FieldDescriptor
+	walk = func(m protoreflect.MessageDescriptor) protoreflect.FieldDescriptor {
+		if seen[m.FullName()] {
+			return nil
+		}
+		seen[m.FullName()] = true
+		fs := m.Fields()
+		for i := 0; i < fs.Len(); i++ {
+			f := fs.Get(i)
+			if match(f) {
+				return f
+			}
+			if f.Message() != nil {
+				if g := walk(f.Message()); g != nil {
+					return g
+				}
+			}
+		}
+		return nil
+	}
+	return walk(record)
+}
