@@ -147,7 +147,7 @@ web: $(WEB_PAGE) $(WEB_NODE)
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
-$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml web/tools/generate-fbs.mjs $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
+$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml web/tools/generate-fbs.mjs web/tools/bundle-sizes.mjs $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
 	cd web && npm run build
 	touch $@
 # After the page's build: it generates src/gen (buf, flatc) and type-checks src/node with the rest.
