@@ -12,10 +12,11 @@ import pandas as pd
 from google.protobuf import json_format
 from rich.text import Text
 
-from .. import catalogue, datasets, display, leaderboard, processes, results, timing, userdata, userrun
+from .. import catalogue, datasets, display, duets, leaderboard, processes, results, timing, userdata, userrun
 from ..client import Control, ControlUnreachable, connect
 from ..pb import hs, operation_name, run_status_name, task_status_name
 from ..scenario import EXIT_INVALID
+from ..report.trustline import trust_line
 from . import offline
 from .base import EXIT_FAILED, EXIT_NO_RUN, EXIT_OK, CliError, err, print_json, resolve_control, results_dir, to_json
 
@@ -230,7 +231,10 @@ def _print_run(resp, args, out_dir: Path, files: dict, df: pd.DataFrame | None =
         doc = json_format.MessageToDict(resp)
         doc["resultsDir"] = str(out_dir)
         # Medians and intervals as numbers (proto-JSON writes 64-bit integers as strings).
-        doc["answer"] = leaderboard.answer_json(*_answer(df, results.read_run_doc(out_dir)))
+        run_doc = results.read_run_doc(out_dir)
+        boards, floors, summary = _answer(df, run_doc, out_dir)
+        doc["answer"] = {**leaderboard.answer_json(boards, floors, summary),
+                         "trust": trust_line(results.cells_frame(df), floors, run_doc).as_json()}
         print_json(doc)
     else:
         summary = results.summary_frame(df)
@@ -247,8 +251,12 @@ def _print_run(resp, args, out_dir: Path, files: dict, df: pd.DataFrame | None =
             con.print()
         else:
             con.print(title)
-        boards, floors = leaderboard.for_run(summary, cells, langs, list(run.scenario.codecs))
+        # The run's duets judge their comparisons by the paired ratio, as the report's verdict does.
+        boards, floors = leaderboard.for_run(summary, cells, langs, list(run.scenario.codecs),
+                                             duets.from_results(out_dir))
         display.print_leaderboards(boards, floors, out=con)
+        if boards:
+            con.print(Text(trust_line(cells, floors, results.read_run_doc(out_dir)).sentence()), style="yellow")
         if not getattr(args, "all", False):
             display.print_notes(summary, noise, transfer, out=con)
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
@@ -358,25 +366,32 @@ def cmd_report(args) -> int:
     return EXIT_OK
 
 
-def _answer(df, doc: dict):
-    """(boards, floors, summary) of a run's measurements."""
+def _answer(df, doc: dict, run_dir: Path):
+    """(boards, floors, summary) of a run's measurements, its duets (duets.parquet) included."""
     summary, cells = results.summary_frame(df), results.cells_frame(df)
     codecs = list(((doc.get("run") or {}).get("scenario") or {}).get("codecs") or [])
-    boards, floors = leaderboard.for_run(summary, cells, results.language_map(df, doc), codecs)
+    boards, floors = leaderboard.for_run(summary, cells, results.language_map(df, doc), codecs,
+                                         duets.from_results(run_dir))
     return boards, floors, summary
 
 
 def _export(run_dir: Path, fmt: str) -> int:
     """report --format md|csv|json: the leaderboards and every row, on stdout, for a PR or a wiki."""
     df, doc = results.read_measurements(run_dir), results.read_run_doc(run_dir)
-    boards, floors, summary = _answer(df, doc)
+    boards, floors, summary = _answer(df, doc, run_dir)
+    trust = trust_line(results.cells_frame(df), floors, doc)
     if fmt == "json":
-        print_json({"run": run_dir.name, **leaderboard.answer_json(boards, floors, summary)})
+        print_json({"run": run_dir.name, **leaderboard.answer_json(boards, floors, summary), "trust": trust.as_json()})
     elif fmt == "csv":
         sys.stdout.write(pd.DataFrame(leaderboard.to_records(boards), columns=leaderboard.RECORD_FIELDS)
                          .to_csv(index=False))
-        err(f"(the leaderboards; every row is in {run_dir / 'summary.csv'})")
+        # A CSV has no place for a sentence: the trust line goes where the note on the rows goes.
+        err(trust.sentence())
+        err(f"(the leaderboards; every row is in {run_dir.name}/summary.csv)")
     else:
-        print(f"## codecbench run {run_dir.name}\n\n" + leaderboard.to_markdown(boards)
+        # The verdict comes first in to_markdown; the trust line right after it, before the tables.
+        board_md = leaderboard.to_markdown(boards)
+        verdicts, sep, tables = board_md.partition("\n\n") if board_md.startswith("- ") else ("", "\n", board_md)
+        print(f"## codecbench run {run_dir.name}\n\n" + verdicts + f"\n\n> {trust.sentence()}" + sep + tables
               + "\n### Every producer → consumer row\n\n" + leaderboard.rows_markdown(summary))
     return EXIT_OK

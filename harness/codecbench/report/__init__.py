@@ -23,20 +23,33 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import matplotlib.pyplot as plt
+import matplotlib
 
-from .blocks import Bullets, Details, Heading, Image, Para, Report, TableBlock  # noqa: F401
-from .builder import Builder
-from .common import (BBOX, CODEC_COLORS, EXTRA_COLORS, LANG_MARKERS, LANG_ORDER, LAZY_FIELDS, MIN_TRIALS,  # noqa: F401
-                     MODE_ORDER, MODE_STYLES, WIDE_CI, codec_color, codec_order, fmt_bytes, fmt_ci, fmt_pct,
-                     network_rows, pooled, timed, with_languages)
-from .render import CSS, render_html, render_md  # noqa: F401
+matplotlib.use("Agg")  # before any part imports pyplot
 
-_Builder = Builder  # the name tests and older callers use
+from .blocks import Bullets, Details, Heading, Image, Para, Report, TableBlock  # noqa: E402,F401
+from .common import (BBOX, CODEC_COLORS, EXTRA_COLORS, LANG_MARKERS, LANG_ORDER, LAZY_FIELDS,  # noqa: E402,F401
+                     MIN_TRIALS, MODE_ORDER, MODE_STYLES, WIDE_CI, codec_color, codec_order, fmt_bytes, fmt_ci,
+                     fmt_pct, network_rows, pooled, timed, with_languages)
+from .trustline import TrustLine, trust_line  # noqa: E402,F401
+
+# pyplot and the builder load on first use: the CLI imports the trust line to print a run's answer.
+_LAZY = {"Builder": "builder", "_Builder": "builder", "CSS": "render", "render_html": "render", "render_md": "render"}
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        return getattr(module, "Builder" if name == "_Builder" else name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def trust_warnings(run_dir: Path) -> list[str]:
     """The report's "can these numbers be trusted?" warnings alone (no plots drawn)."""
+    from .builder import Builder
+
     b = Builder(Path(run_dir), Path(run_dir))
     b.trust()
     return b.warnings
@@ -44,6 +57,11 @@ def trust_warnings(run_dir: Path) -> list[str]:
 
 def write_report(run_dir: Path, out_dir: Path | None = None) -> Report:
     """Build report.html, report.md and plots/*.png for the results folder `run_dir`."""
+    import matplotlib.pyplot as plt
+
+    from .builder import Builder
+    from .render import render_html, render_md
+
     run_dir = Path(run_dir)
     out_dir = Path(out_dir) if out_dir else run_dir
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ from ..results import language_map
 from ..scenario import DATASETS
 from .blocks import Heading, Image, Para
 from .common import BBOX, codec_order, with_languages
+from .paths import relative, replacements, scrub
 from .pairs import PairSections
 from .run_sections import RunSections
 from .sizes import SizeSections
@@ -91,6 +92,8 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
         self.failures()
         self.all_results()
         self.method()
+        self.blocks = scrub(self.blocks, self.run_dir)
+        self.warnings = [relative(w, replacements(self.run_dir)) for w in self.warnings]
 
     def dataset(self, ds: str) -> None:
         self.section(f"Dataset {ds}", f"dataset-{ds}")

@@ -7,17 +7,12 @@ import math
 import re
 from typing import Iterable
 
-import matplotlib
+import pandas as pd
 
-matplotlib.use("Agg")
-import pandas as pd  # noqa: E402
+from .. import datasets, stats
+from ..results import lang_of
+from .trustline import WIDE_CI
 
-from .. import datasets, stats  # noqa: E402
-from ..results import lang_of  # noqa: E402
-
-
-# A cell whose 95 % interval is wider than this (half-width over the median) is flagged.
-WIDE_CI = 0.10
 # Fewer trials than this and the interval falls short of 95 % coverage (min..max of 5 holds a
 # rerun's median 83.3 % of the time; 9 is the fewest that reach 95 %).
 MIN_TRIALS = stats.MIN_TRIALS

@@ -24,6 +24,7 @@ td.ok{background:#eaf7ea}td.fail{background:#fbe3e1;color:#8b1a10;text-align:lef
 td.wide{background:#fff6d6}td.best{font-weight:bold;background:#eaf7ea}
 ul.warn li{color:#8a5300}ul.warn{background:#fff6d6;border-left:4px solid #e0a800;padding:.6em 2em}
 p.ok{background:#eaf7ea;border-left:4px solid #3c9a3c;padding:.5em 1em}
+p.trust{background:#fff6d6;border-left:4px solid #e0a800;padding:.5em 1em;font-size:.92em}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
 figcaption{font-size:.85em;color:#555}nav ul{columns:2}details summary{cursor:pointer;color:#245}
 @media print{details{display:block}nav{display:none}h2{page-break-before:auto}
@@ -44,7 +45,7 @@ def render_md(blocks: list, toc: list[tuple[str, str]], base: Path) -> str:
             if b.level == 1 and toc:
                 out.append("Contents: " + " · ".join(f"[{t}](#{a})" for t, a in toc) + "\n")
         elif isinstance(b, Para):
-            out.append(("> **note:** " if b.cls == "warn" else "") + b.text + "\n")
+            out.append({"warn": "> **note:** ", "trust": "> "}.get(b.cls, "") + b.text + "\n")
         elif isinstance(b, Bullets):
             out.append("\n".join(("- ⚠ " if b.cls == "warn" else "- ") + i for i in b.items) + "\n")
         elif isinstance(b, TableBlock):

@@ -13,6 +13,7 @@ from ..results import lang_of
 from ..scenario import DATASETS
 from .blocks import Bullets, Heading, Para, TableBlock
 from .common import LAZY_FIELDS, _lang_key, network_rows
+from .trustline import trust_line
 
 
 class RunSections:
@@ -84,6 +85,9 @@ class RunSections:
             return
         self.section("Verdict", "verdict")
         self.add(Bullets([v for b in boards if (v := leaderboard.verdict(b))]))
+        # The caveats stand next to the verdict, not screens below it (issue 31).
+        self.trust_line = trust_line(self.cells, floors, self.doc)
+        self.add(Para(self.trust_line.sentence(), "trust"))
         groups: dict[tuple, list] = {}
         for b in boards:
             groups.setdefault((b.dataset, b.record_count), []).append(b)
