@@ -214,21 +214,14 @@ func decodeTrial(task *pb.Task, canonical, payload []byte, env *pb.Environment, 
 	if !codecs.HasMode(c, mode) {
 		return nil, fmt.Errorf("codec %s offers no decode mode %q (it offers %s)", c.Info().ID, mode, strings.Join(c.Info().Modes, ", "))
 	}
-	// Once per payload, untimed: what the library would not survive (codecs.Admitter).
-	if err := codecs.Admit(c, payload); err != nil {
-		return nil, fmt.Errorf("decode failed: %w", err)
-	}
-	got, err := c.Decode(r, mode, payload)
-	if err != nil {
-		return nil, fmt.Errorf("decode failed: %w", err)
-	}
-	if err := c.Verify(r, mode, got); err != nil {
+	// Untimed: the admission check (what the library would not survive, once per payload), the
+	// decode in the task's mode and its comparison with the canonical records.
+	if err := codecs.Check(c, r, mode, payload, task.GetLazyFields()); err != nil {
 		return nil, err
 	}
-	got = nil
 	runtime.GC()
 	l.lap("verify")
-	s := measure.Run(task.GetSampling(), func() (any, error) { return c.Decode(r, mode, payload) })
+	s := measure.Run(task.GetSampling(), codecs.Op(c, r, mode, payload, task.GetLazyFields()))
 	l.measured(s)
 	if s.FirstError != nil {
 		return nil, fmt.Errorf("decode failed while timing: %w", s.FirstError)

@@ -1,7 +1,10 @@
 package codecs
 
 import (
+	"encoding/base64"
 	"fmt"
+	"strconv"
+	"strings"
 
 	"codecbench/go/internal/datasets"
 	"go.mongodb.org/mongo-driver/v2/bson"
@@ -17,11 +20,12 @@ type BSON struct{}
 func (BSON) Info() Info {
 	return Info{
 		ID: "bson", MediaType: "application/bson", Library: "go.mongodb.org/mongo-driver/v2/bson",
-		LibraryVersion: moduleVersion("go.mongodb.org/mongo-driver/v2"), Modes: []string{Typed, Tree},
+		LibraryVersion: moduleVersion("go.mongodb.org/mongo-driver/v2"), Modes: []string{Typed, Tree, Lazy},
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize"}},
 			{Operation: Typed, Contains: []string{"parse"}},
 			{Operation: Tree, Contains: []string{"parse"}, Note: "Unmarshal into bson.D (ordered documents, arrays as bson.A)"},
+			{Operation: Lazy, Contains: []string{"field-lookup"}, Note: "bson.Raw over the payload in place: Lookup of each field in every record; Raw.Validate runs once before, untimed"},
 		},
 	}
 }
@@ -34,6 +38,77 @@ func (BSON) Refusal(d *datasets.Dataset) string {
 		return fmt.Sprintf("bson: uint64 field %s is not offered", f.FullName())
 	}
 	return ""
+}
+
+// Admit validates the raw document once, untimed: bson.Raw's lookups trust the lengths inside.
+func (BSON) Admit(payload []byte) error { return bson.Raw(payload).Validate() }
+
+// ReadLazy reads the fields through bson.Raw, without building a record.
+func (BSON) ReadLazy(r *Records, payload []byte, fields [][]string, sink func(rec, field int, v string)) error {
+	recs, err := bson.Raw(payload).LookupErr("records")
+	if err != nil {
+		return fmt.Errorf("no records array: %w", err)
+	}
+	arr, ok := recs.ArrayOK()
+	if !ok {
+		return fmt.Errorf("records is BSON type %s, not an array", recs.Type)
+	}
+	values, err := arr.Values()
+	if err != nil {
+		return err
+	}
+	for i, rec := range values {
+		for f, path := range fields {
+			var v bson.RawValue
+			if r.Dataset.BareList {
+				row, ok := rec.ArrayOK()
+				if !ok {
+					return fmt.Errorf("record %d is not an array", i)
+				}
+				idx, err := strconv.ParseUint(path[0], 10, 32)
+				if err != nil {
+					return fmt.Errorf("a matrix lazy field is a cell index, not %q", path[0])
+				}
+				if v, err = row.IndexErr(uint(idx)); err != nil {
+					return fmt.Errorf("record %d cell %d: %w", i, idx, err)
+				}
+			} else {
+				doc, ok := rec.DocumentOK()
+				if !ok {
+					return fmt.Errorf("record %d is not a document", i)
+				}
+				if v, err = doc.LookupErr(path...); err != nil {
+					return fmt.Errorf("record %d field %s: %w", i, strings.Join(path, "."), err)
+				}
+			}
+			s, err := bsonString(v)
+			if err != nil {
+				return fmt.Errorf("record %d field %s: %w", i, strings.Join(path, "."), err)
+			}
+			sink(i, f, s)
+		}
+	}
+	return nil
+}
+
+// bsonString: a lazy value as a string (integers in decimal, binary in base64).
+func bsonString(v bson.RawValue) (string, error) {
+	switch v.Type {
+	case bson.TypeString:
+		return v.StringValue(), nil
+	case bson.TypeInt32:
+		return strconv.FormatInt(int64(v.Int32()), 10), nil
+	case bson.TypeInt64:
+		return strconv.FormatInt(v.Int64(), 10), nil
+	case bson.TypeDouble:
+		return strconv.FormatFloat(v.Double(), 'g', -1, 64), nil
+	case bson.TypeBoolean:
+		return strconv.FormatBool(v.Boolean()), nil
+	case bson.TypeBinary:
+		_, b := v.Binary()
+		return base64.StdEncoding.EncodeToString(b), nil
+	}
+	return "", fmt.Errorf("BSON type %s is not a lazy field's", v.Type)
 }
 
 func (BSON) Encode(r *Records) ([]byte, error) { return bson.Marshal(r.Model) }
