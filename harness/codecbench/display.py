@@ -400,6 +400,9 @@ def print_leaderboards(boards: list, floors: dict, out: Console | None = None) -
     out = out or console()
     if not boards:
         return
+    # The browser's rows: the bytes each codec adds to a page, when `make web` measured them (bundles.py).
+    from .bundles import gzip_by_codec
+    boards = leaderboard.with_bundles(boards, gzip_by_codec())
     groups: dict[tuple, list] = {}
     for b in boards:
         groups.setdefault((b.dataset, b.record_count), []).append(b)
@@ -408,7 +411,9 @@ def print_leaderboards(boards: list, floors: dict, out: Console | None = None) -
     each = ", ".join(f"{lang} ≤ {nf.worst_pct:.1f} %" for lang, nf in sorted(floors.items()))
     out.print(escape("★ best beyond the intervals and its language's noise floor"
                      + (f" ({each})" if each else "") + " · = not told apart from the best · % of the best in its column "
-                     "(one language, one operation, one mode)"), style="dim")
+                     "(one language, one operation, one mode)"
+                     + (" · bundle gz: gzip bytes the codec adds to a web page (this build of web/)"
+                        if any(leaderboard.BUNDLE in b.columns for b in boards) else "")), style="dim")
     for b in boards:
         if (line := leaderboard.verdict(b)):
             out.print(escape(line))

@@ -21,12 +21,17 @@ language's own round trip, and "% of best" is taken within that column only.
   apart, it says "inconclusive", naming the noise floor when that is what hid the difference.
 - **About zero.** When the best value is (about) zero, "% of best" means nothing: the column shows
   absolute values only.
+- **Bundle.** The browser's rows carry "bundle gz" when given the sizes (boards/for_run's
+  `bundle_gzip`, with_bundles; the terminal's display.print_leaderboards reads them itself): the
+  gzip bytes the codec adds to a web page (bundles.py, from web/dist/bundle-sizes.json as `make web`
+  built it now, not from the run). It is context, not a contest of the run: shown alone, no % and
+  no ★, and not in the verdict.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Iterable
 
 import pandas as pd
@@ -36,7 +41,11 @@ from .results import interval_of, lang_of
 
 MODES = ("typed", "tree", "lazy", "streaming")
 # Sizes are exact (no interval): they tie only when equal.
-SIZE_COLUMNS = ("bytes/rec", "gzip/rec", "zstd/rec")
+PAYLOAD_COLUMNS = ("bytes/rec", "gzip/rec", "zstd/rec")
+# The gzip bytes a browser codec adds to a page (bundles.py): browser rows only, not per record.
+BUNDLE = "bundle gz"
+BUNDLE_LANGUAGE = "browser"
+SIZE_COLUMNS = (*PAYLOAD_COLUMNS, BUNDLE)
 COLUMNS = (*SIZE_COLUMNS, "encode", "encode streaming", *(f"decode {m}" for m in MODES), "end to end")
 # Below this a "best" value is treated as zero and the column shows absolute values only.
 ABOUT_ZERO = 1e-9
@@ -58,6 +67,9 @@ def cell_text(column: str, e: Entry) -> str:
     "2.69 µs 144 % =" (tied with the best), or the value alone when there is no % to give."""
     from .units import fmt_size, fmt_time
 
+    if column == BUNDLE:
+        from .bundles import kb
+        return kb(e.value)
     value = fmt_size(e.value) if column in SIZE_COLUMNS else fmt_time(e.value)
     if math.isnan(e.pct_of_best):
         return value
@@ -130,11 +142,13 @@ def _column(values: dict[str, tuple[float, stats.Interval]], noise: float, exact
 
 
 def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | dict[str, float] = 1.0,
-           codec_order: list[str] | None = None, transfer_floor: float = 1.0) -> list[Board]:
+           codec_order: list[str] | None = None, transfer_floor: float = 1.0,
+           bundle_gzip: dict[str, int] | None = None) -> list[Board]:
     """Leaderboards from a summary_frame (one per dataset × record count × consumer language).
     `noise_floor`: one ratio for every language, or language → ratio (a language it does not name
     gets the largest of them). End to end holds two transfer legs: it is judged by the larger of
-    the language's floor and `transfer_floor` (the run's download A/A groups)."""
+    the language's floor and `transfer_floor` (the run's download A/A groups). `bundle_gzip`
+    (codec → bytes, bundles.gzip_by_codec) gives the browser's boards their bundle column."""
     floors = noise_floor if isinstance(noise_floor, dict) else {}
     default = max(floors.values(), default=1.0) if floors else float(noise_floor)
     if summary.empty:
@@ -186,7 +200,7 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
                         e2e[codec] = (float(r["end_to_end_ns_per_record"]), iv)
                 if codec not in size and not e.empty:
                     size[codec] = _sizes(e.iloc[0], n)
-            for column in SIZE_COLUMNS:
+            for column in PAYLOAD_COLUMNS:
                 values = {c: (v[column], stats.EMPTY) for c, v in size.items()}
                 if any(not math.isnan(v[0]) for v in values.values()):
                     board.columns[column] = _column(values, 1.0, exact=True)
@@ -202,20 +216,40 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
                 board.floors["end to end"] = max(floor, transfer_floor)
             if board.columns:
                 out.append(board)
+    return with_bundles(out, bundle_gzip) if bundle_gzip else out
+
+
+def with_bundles(boards: list[Board], bundle_gzip: dict[str, int]) -> list[Board]:
+    """The boards with the browser's given the "bundle gz" column (codec → gzip bytes it adds to a
+    page, bundles.gzip_by_codec), as new Board objects: the others, and the boards given, unchanged."""
+    out = []
+    for board in boards:
+        # Only beside what the board measured of a codec: a row for the bundle alone would mislead.
+        measured = {c for col in board.columns.values() for c in col}
+        bundle = {c: Entry(float(bundle_gzip[c]), stats.EMPTY, math.nan, best=False, tie=False)
+                  for c in board.codecs if c in bundle_gzip and c in measured}
+        if board.language != BUNDLE_LANGUAGE or not bundle:
+            out.append(board)
+            continue
+        out.append(replace(board, columns={**board.columns, BUNDLE: bundle}, floors=dict(board.floors),
+                           duets=dict(board.duets)))
     return out
 
 
 def for_run(summary: pd.DataFrame, cells: pd.DataFrame, langs: dict[str, str],
-            codec_order: list[str] | None = None, duets: Iterable = ()) -> tuple[list[Board], dict]:
+            codec_order: list[str] | None = None, duets: Iterable = (),
+            bundle_gzip: dict[str, int] | None = None) -> tuple[list[Board], dict]:
     """The run's leaderboards, each language judged by its own noise floor and end to end also by
     the transfer floor; with those floors (language → stats.NoiseFloor). `duets` (duets.Duet) give
-    their comparisons' paired ratios to the boards they belong to."""
+    their comparisons' paired ratios to the boards they belong to. `bundle_gzip` (bundles.gzip_by_codec())
+    gives the browser's boards the bundle column; the terminal's print_leaderboards adds it itself."""
     from .results import language_noise_floors, run_noise_floor
 
     floors = language_noise_floors(cells, langs)
     transfer = run_noise_floor(cells, "download")
     out = boards(summary, langs, {k: v.worst for k, v in floors.items()} or 1.0, codec_order,
-                 transfer.worst if transfer.groups else 1.0)
+                 transfer.worst if transfer.groups else 1.0,
+                 bundle_gzip)
     by_board = {(b.dataset, b.record_count, b.language): b for b in out}
     for d in duets:
         b = by_board.get((d.dataset, d.record_count, d.language))
@@ -278,7 +312,7 @@ def verdict(board: Board, baseline: str = "json") -> str:
             a, b = col.get(base), col.get(codec)
             if a is None or b is None:
                 continue
-            if column in ("gzip/rec", "zstd/rec"):
+            if column in ("gzip/rec", "zstd/rec", BUNDLE):
                 continue
             if column == "bytes/rec":
                 if phrase := _size_phrase(a.value, b.value, base, board.columns.get("gzip/rec", {}), codec):
@@ -348,9 +382,10 @@ def to_records(boards: list[Board]) -> list[dict]:
                     continue
                 timed = column not in SIZE_COLUMNS
                 per_rec = 1 / b.record_count if b.record_count else math.nan
+                unit = "ns/record" if timed else "bytes added to a page (gzip)" if column == BUNDLE else "bytes/record"
                 out.append({
                     "dataset": b.dataset, "record_count": b.record_count, "language": b.language,
-                    "codec": codec, "column": column, "unit": "ns/record" if timed else "bytes/record",
+                    "codec": codec, "column": column, "unit": unit,
                     "value": _num(e.value), "pct_of_best": _num(e.pct_of_best), "best": e.best and not e.tie,
                     "tie": e.tie,
                     "lo_per_record": _num(e.interval.lo * per_rec) if timed and e.interval.n else None,
@@ -379,7 +414,9 @@ def to_markdown(boards: list[Board]) -> str:
                 if any(x != "—" for x in cells):
                     lines.append(f"| {b.language} | {codec} | " + " | ".join(cells) + " |")
     lines += ["", "★ best beyond the intervals and its language's noise floor · = not told apart from the best · % of the "
-                  "best in its column (one language, one operation, one mode)"]
+                  "best in its column (one language, one operation, one mode)"
+              + (" · bundle gz: gzip bytes the codec adds to a web page (web/dist/bundle-sizes.json, this build)"
+                 if any(BUNDLE in b.columns for b in boards) else "")]
     return "\n".join(lines) + "\n"
 
 

@@ -49,7 +49,9 @@ describe("bundle sizes", () => {
       const pkg = packages[id];
       if (pkg === undefined) {
         expect(own, id).toEqual([]);
+        if (id === "protobuf") expect(c.uses, id).toContain(`@bufbuild/protobuf ${versionOf("@bufbuild/protobuf")}`);
       } else {
+        expect(c.uses, id).toContain(`${pkg} ${versionOf(pkg)}`);
         expect(own, id).toContain(pkg);
         expect(c.libraries[pkg]!.version, id).toBe(versionOf(pkg));
         expect(c.libraries[pkg]!.version, id).toBe(codec.info.libraryVersion);

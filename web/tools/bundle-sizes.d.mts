@@ -16,6 +16,8 @@ export interface CodecBundle {
   readonly entryGzipBytes: number;
   readonly libraries: Readonly<Record<string, LibraryBytes>>;
   readonly modules: Readonly<Record<string, number>>;
+  /** "name version" of every package the codec's own modules import, in the baseline or not. */
+  readonly uses: readonly string[];
 }
 
 export interface BundleSizes {

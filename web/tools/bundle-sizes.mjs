@@ -79,12 +79,26 @@ function packageOf(id) {
 /** Bundles one entry; its minified bytes, gzip bytes and rendered bytes per library and per own module. */
 async function measure(name, source, define) {
   const id = `\0bundle-entry:${name}`;
+  const importedIds = {};
   const output = await build({
     configFile: false,
     root: web,
     logLevel: "warn",
     define,
-    plugins: [{ name: "bundle-entry", resolveId: (x) => (x === `bundle-entry:${name}` ? id : undefined), load: (x) => (x === id ? source : undefined) }],
+    plugins: [
+      {
+        name: "bundle-entry",
+        resolveId: (x) => (x === `bundle-entry:${name}` ? id : undefined),
+        load: (x) => (x === id ? source : undefined),
+        // What each bundled module imports (Rolldown's module graph), for the packages a codec uses.
+        generateBundle(_, bundle) {
+          for (const file of Object.values(bundle)) {
+            if (file.type !== "chunk") continue;
+            for (const moduleId of Object.keys(file.modules)) importedIds[moduleId] = this.getModuleInfo(moduleId)?.importedIds ?? [];
+          }
+        },
+      },
+    ],
     build: {
       write: false,
       target: "es2022",
@@ -101,6 +115,7 @@ async function measure(name, source, define) {
   const code = Buffer.from(chunk.code, "utf8");
   const libraries = {};
   const modules = {};
+  const imports = {};
   for (const [moduleId, info] of Object.entries(chunk.modules)) {
     if (!info.renderedLength) continue;
     const pkg = packageOf(moduleId);
@@ -109,7 +124,9 @@ async function measure(name, source, define) {
       libraries[key] ??= { version: pkg.version, renderedBytes: 0 };
       libraries[key].renderedBytes += info.renderedLength;
     } else if (!moduleId.startsWith("\0")) {
-      modules[relative(web, moduleId).split(sep).join("/")] = info.renderedLength;
+      const path = relative(web, moduleId).split(sep).join("/");
+      modules[path] = info.renderedLength;
+      imports[path] = [...new Set((importedIds[moduleId] ?? []).map(packageOf).filter((p) => p !== undefined).map((p) => `${p.name} ${p.version}`))];
     }
   }
   return {
@@ -117,6 +134,7 @@ async function measure(name, source, define) {
     gzipBytes: gzipSync(code, { level: GZIP_LEVEL }).length,
     libraries,
     modules,
+    imports,
   };
 }
 
@@ -128,7 +146,9 @@ function added(entry, baseline) {
     if (more > 0) libraries[name] = { version: lib.version, renderedBytes: more, inBaseline: name in baseline.libraries };
   }
   const modules = Object.fromEntries(Object.entries(entry.modules).filter(([path]) => !(path in baseline.modules)));
-  return { libraries, modules };
+  // The packages the codec's own modules import, whether or not the baseline has them already.
+  const uses = [...new Set(Object.keys(modules).flatMap((path) => entry.imports[path] ?? []))].sort();
+  return { libraries, modules, uses };
 }
 
 export async function bundleSizes() {
