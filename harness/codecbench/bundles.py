@@ -27,7 +27,7 @@ END = "<!-- end of bundle sizes -->"
 
 
 class NotBuilt(FileNotFoundError):
-    """web/dist/bundle-sizes.json is absent."""
+    """web/dist/bundle-sizes.json is absent or unreadable."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +70,14 @@ def load(path: Path | None = None) -> Sizes:
     path = path or PATH
     if not path.is_file():
         raise NotBuilt(f"{_where(path)} is not built: make web")
-    doc = json.loads(path.read_text(encoding="utf-8"))
+    try:
+        return _parse(json.loads(path.read_text(encoding="utf-8")))
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
+        # An old or damaged file must not take the leaderboards down with it.
+        raise NotBuilt(f"{_where(path)} is unreadable ({type(e).__name__}: {e}): make web") from e
+
+
+def _parse(doc: dict) -> Sizes:
     bundles = {}
     for codec, c in doc["codecs"].items():
         libs = sorted(((name, lib["version"], lib["renderedBytes"]) for name, lib in c["libraries"].items()

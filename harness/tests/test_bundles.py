@@ -61,6 +61,15 @@ def test_a_missing_file_says_how_to_build_it(missing, capsys):
     assert capsys.readouterr().err == "web/dist/bundle-sizes.json is not built: make web\n"
 
 
+def test_an_unreadable_file_says_so_and_the_leaderboards_go_on(built):
+    built.write_text(json.dumps({"codecs": {"json": {"module": "src/codecs/json.ts"}}}))
+    with pytest.raises(bundles.NotBuilt, match=r"^web/dist/bundle-sizes\.json is unreadable \(KeyError: .*\): make web$"):
+        bundles.load()
+    assert bundles.gzip_by_codec() == {}
+    built.write_text("{not json")
+    assert bundles.describe("json").startswith("bundle: unknown (web/dist/bundle-sizes.json is unreadable (JSONDecodeError")
+
+
 def test_describe_names_the_bytes_and_the_libraries(built):
     assert bundles.describe("bson") == ("bundle: adds 25.4 kB gzip (85.8 kB minified) to a page: bson 7.3.4 "
                                         "(+ @bufbuild/protobuf 2.17.0 from the baseline)")
