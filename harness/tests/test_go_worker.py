@@ -82,7 +82,7 @@ def test_rust_and_go_decode_each_others_payloads(start_control, procs, tmp_path)
 name: go-rust
 datasets: [dummy, media, matrix]
 codecs: [json, bson, protobuf, msgpack, cbor]
-decodeModes: [typed]
+decodeModes: [typed, lazy]
 counts: [5]
 producers: [rust, go]
 consumers: [rust, go]
@@ -91,11 +91,43 @@ sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS
 """)
     resp = run_every_task_done(control, scenario, tmp_path / "out")
     lang = {w.id: w.environment.language for w in resp.workers}
-    cells = set()
+    cells, lazy = set(), set()
     for m in resp.measurements:
         assert m.verified and not m.failure, m
         if m.operation == DECODE:
             cells.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
+            if m.decode_mode == "lazy":
+                lazy.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
     want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "msgpack", "cbor")
             for p in ("rust", "go") for q in ("rust", "go")}
     assert cells == want, want - cells
+    # bson's lazy mode (bson.Raw in Go) reads the lazy fields of the other's payload in place.
+    assert {c for c in lazy if c[1] == "bson"} == {(d, "bson", p, q) for d in ("dummy", "media", "matrix")
+                                                 for p in ("rust", "go") for q in ("rust", "go")}, lazy
+
+
+def test_go_worker_times_its_transfer_legs_identity_and_gzip(start_control, procs, tmp_path):
+    """Transfer legs go through connect-go's gRPC calls: identity (advertising no compression) and
+    gzip, each its own measurement; it announces gzip only (control refuses a zstd leg with no
+    worker offering it)."""
+    control = start_control()
+    start_language_worker(control, procs, "go")
+    scenario = write_scenario(tmp_path / "gz.yaml", """
+name: go-legs
+datasets: [beers]
+codecs: [json]
+decodeModes: [typed]
+counts: [50]
+compressions: [identity, gzip]
+sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
+""")
+    resp = run_every_task_done(control, scenario, tmp_path / "out")
+    (worker,) = resp.workers
+    assert list(worker.compressions) == ["gzip"]
+    legs: dict[int, set] = {}
+    for m in resp.measurements:
+        assert m.verified and not m.failure and m.language == "go", m
+        if m.operation in (scenario_pb2.OPERATION_UPLOAD, scenario_pb2.OPERATION_DOWNLOAD):
+            assert m.payload_bytes > 0 and len(m.round_ns_per_op) == 3, m
+            legs.setdefault(m.operation, set()).add(m.compression or "identity")
+    assert legs == {scenario_pb2.OPERATION_UPLOAD: {"identity", "gzip"}, scenario_pb2.OPERATION_DOWNLOAD: {"identity", "gzip"}}, legs
