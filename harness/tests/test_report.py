@@ -104,9 +104,11 @@ def test_html_has_every_section_and_one_image_per_expected_plot(built):
 def test_the_verdict_and_leaderboards_come_first(built):
     _, run_dir, html = built
     ids = re.findall(r'<h[12] id="([^"]+)"', html)
-    assert ids[:3] == ["top", "verdict", "run"], ids
+    # The answer, then whether to trust it; the run's facts are folded further down.
+    assert ids[:3] == ["top", "verdict", "warnings"], ids
+    assert ids.index("run") > ids.index("dataset-beers")
     md = (run_dir / "report.md").read_text(encoding="utf-8")
-    verdict = md.split("## Verdict")[1].split("## Run")[0]
+    verdict = md.split("## Verdict")[1].split("\n## ")[0]
     # One sentence per dataset × count × language, against json, and one leaderboard per
     # dataset × count whose rows are language × codec.
     for ds in DATASETS:

@@ -44,6 +44,11 @@ class Image:
 
 
 @dataclass
+class Contents:
+    """Where the table of contents goes: after the verdict, so the answer is the first screen."""
+
+
+@dataclass
 class Details:
     summary: str
     blocks: list = field(default_factory=list)

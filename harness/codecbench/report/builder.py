@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 from .. import calibration, results, stats
 from ..results import language_map
 from ..scenario import DATASETS
-from .blocks import Heading, Image, Para
+from .blocks import Contents, Details, Heading, Image, Para
 from .common import BBOX, codec_order, with_languages
 from .paths import relative, replacements, scrub
 from .pairs import PairSections
@@ -19,6 +19,30 @@ from .sizes import SizeSections
 from .tables import Tables
 from .timings import TimingSections
 from .trust import TrustSections
+
+
+# Sections a reader opens when they need them: folded (<details>) in HTML and on GitHub.
+FOLDED = {"noise", "run", "time", "environment", "boundaries", "method", "user-datasets"}
+
+
+def fold(blocks: list, anchors: set[str]) -> list:
+    """Each section of `anchors` keeps its heading; what follows it, up to the next section, goes
+    into one folded block."""
+    out: list = []
+    body: list | None = None
+    for b in blocks:
+        if isinstance(b, Heading) and b.level <= 2:
+            if body:
+                out.append(Details("show", body))
+            body = [] if b.anchor in anchors else None
+            out.append(b)
+        elif body is not None:
+            body.append(b)
+        else:
+            out.append(b)
+    if body:
+        out.append(Details("show", body))
+    return out
 
 
 class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSections, Tables):
@@ -65,7 +89,7 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
         self.blocks.append(Heading(2, title, anchor))
 
     def add(self, *blocks) -> None:
-        self.blocks.extend(blocks)
+        self.blocks.extend(b for b in blocks if b is not None)  # None: a part with nothing to say
 
     def save(self, fig, name: str, alt: str, caption: str) -> Image:
         self.plot_dir.mkdir(parents=True, exist_ok=True)
@@ -77,23 +101,42 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
 
     # -- sections
     def build(self) -> None:
+        """Sections in the order a reader needs them: the answer and its caveats on the first
+        screen, then the per-dataset figures, then the facts behind them, folded."""
         self.overview()
+        self.add(Contents())
         self.trust()
-        self.noise_floor()
-        self.duets()
-        self.time_spent()
-        self.environment()
-        self.boundaries()
-        self.user_datasets()
         datasets = [d for d in DATASETS if d in set(self.df["dataset"])] + \
             sorted(set(self.df["dataset"]) - set(DATASETS))
         for ds in datasets:
             self.dataset(ds)
+        self.duets()
         self.failures()
+        self.user_datasets()
+        self.noise_floor()
+        self.run_facts()
+        self.time_spent()
+        self.environment()
+        self.boundaries()
         self.all_results()
         self.method()
+        self.blocks = self.picture_of_the_answer(fold(self.blocks, FOLDED))
         self.blocks = scrub(self.blocks, self.run_dir)
         self.warnings = [relative(w, replacements(self.run_dir)) for w in self.warnings]
+
+    def picture_of_the_answer(self, blocks: list) -> list:
+        """The first dataset's decode plot (else its encode plot) moves up under the verdict's
+        leaderboards, where its dataset section points to it: one picture of the answer on the
+        first screen, drawn once."""
+        images = [b for b in blocks if isinstance(b, Image)]
+        pick = next((i for kind in ("decode", "encode") for i in images if i.path.stem.endswith(f"-{kind}")), None)
+        verdict = next((i for i, b in enumerate(blocks) if isinstance(b, Heading) and b.anchor == "verdict"), None)
+        if pick is None or verdict is None:
+            return blocks
+        at = blocks.index(pick)
+        blocks = blocks[:at] + [Para(f"The plot of this table, {pick.alt}, is under Verdict.")] + blocks[at + 1:]
+        end = next(i for i, b in enumerate(blocks) if isinstance(b, Contents))
+        return blocks[:end] + [pick] + blocks[end:]
 
     def dataset(self, ds: str) -> None:
         self.section(f"Dataset {ds}", f"dataset-{ds}")

@@ -107,7 +107,7 @@ def pooled(group: pd.DataFrame, per_record: bool = True) -> dict:
         adjusted.extend(float(f) / div for f in adj)
     ci = stats.cell_interval(values, adjusted)
     return {"median": ci.median, "lo": ci.lo, "hi": ci.hi, "n": ci.n, "coverage": ci.coverage,
-            "ci_pct": ci.half_width_pct, "unsteady": int(group["unsteady"].sum())}
+            "ci_pct": ci.half_width_pct, "unsteady": int(group["unsteady"].sum()), "trials": values}
 
 
 MODE_ORDER = {"typed": 0, "tree": 1, "lazy": 2}

@@ -118,7 +118,11 @@ class PairSections:
         e = s[s["end_to_end_ns_per_op"].notna() & ~s["aa_twin"].astype(bool)]
         if e.empty:
             return
-        self.add(Heading(3, f"{ds}: end to end (encode + upload + download + decode)", f"{ds}-e2e"))
+        self.add(Heading(3, f"{ds}: end to end (encode + upload + download + decode) per record", f"{ds}-e2e"))
+        # Per record, as every other table of the report (a payload's time / its record count).
+        per = e["record_count"].astype(float)
+        e = e.assign(**{c: e[c] / per for c in ["end_to_end_ns_per_op", "end_to_end_lo_ns_per_op", "end_to_end_hi_ns_per_op",
+                                                *(f"{leg}_ns_per_op" for leg in results.LEGS)]})
         e = e.assign(row=[(c, m or "—", f"{pl} → {cl}") for c, m, pl, cl in
                           zip(e["codec"], e["mode"], e["producer_language"], e["consumer_language"])])
         piv = e.pivot_table(index="row", columns="record_count", values="end_to_end_ns_per_op",
@@ -135,7 +139,8 @@ class PairSections:
                                                float(g["end_to_end_lo_ns_per_op"].min()),
                                                float(g["end_to_end_hi_ns_per_op"].max()), n, cov)
         names = ["codec", "mode", "producer → consumer"]
-        self.add(self.pivot_table(piv, names, fmt_time, "time per payload", intervals=ivs,
+        self.add(self.pivot_table(piv, names, fmt_time, "time per record (a payload's time / its records)",
+                                  intervals=ivs,
                                   caption="End to end = encode + upload + download + decode of one payload: "
                                           "a sum of parts, each the median over its trials; ± from the "
                                           "sums of the parts' interval bounds; (n) the fewest trials of "
@@ -156,8 +161,8 @@ class PairSections:
                          f"{moving / parts[4] * 100:.0f} %" if parts[4] else "—"])
         self.add(TableBlock(pd.DataFrame(rows, columns=names + ["encode", "upload", "download", "decode",
                                                                 "end to end (sum)", "upload + download share"]),
-                            caption=f"Where the time goes, per payload of {top:,} records: the four parts "
-                                    "and their sum.", left=len(names)))
+                            caption=f"Where the time goes, per record of a payload of {top:,} records: the "
+                                    "four parts and their sum.", left=len(names)))
         pls = sorted(set(e["producer_language"]), key=_lang_key)
         cls = sorted(set(e["consumer_language"]), key=_lang_key)
         counts = sorted(set(e["record_count"]))
@@ -175,15 +180,20 @@ class PairSections:
                 labels = []
                 for (codec, mode), g in sub.groupby(["codec", "mode"], sort=False):
                     g = g.groupby("record_count")["end_to_end_ns_per_op"].median()
+                    # Whiskers: the sum's interval (the parts' bounds summed), as in the table.
+                    bounds = [ivs.get(((codec, mode or "—", f"{pl} → {cl}"), n)) for n in g.index]
+                    yerr = np.array([[(v - b.lo) / 1e3 if b else 0 for v, b in zip(g.values, bounds)],
+                                     [(b.hi - v) / 1e3 if b else 0 for v, b in zip(g.values, bounds)]]).clip(min=0)
                     if len(counts) == 1:
                         # One record count: bars, not dots on a fake axis.
-                        ax.bar(len(labels), g.values[0] / 1e3, 0.7, color=codec_color(codec, self.codecs),
+                        ax.bar(len(labels), g.values[0] / 1e3, 0.7, yerr=yerr, capsize=3,
+                               color=codec_color(codec, self.codecs),
                                edgecolor="black", linewidth=0.5, hatch={"tree": "//", "lazy": ".."}.get(mode, ""))
                         labels.append(f"{codec} {mode}".strip())
                         continue
-                    ax.plot(g.index, g.values / 1e3, color=codec_color(codec, self.codecs),
-                            linestyle=MODE_STYLES.get(mode, ":"), marker="o", markersize=4,
-                            label=f"{codec} {mode}".strip())
+                    ax.errorbar(g.index, g.values / 1e3, yerr=yerr, capsize=3, color=codec_color(codec, self.codecs),
+                                linestyle=MODE_STYLES.get(mode, ":"), marker="o", markersize=4,
+                                label=f"{codec} {mode}".strip())
                 if labels:
                     ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
                 ax.set_title(f"{pl} → {cl}", fontsize=9)
@@ -195,17 +205,18 @@ class PairSections:
                 if i == len(pls) - 1 and len(counts) > 1:
                     ax.set_xlabel("records per payload")
                 if j == 0:
-                    ax.set_ylabel("end to end per payload (µs)")
+                    ax.set_ylabel("end to end per record (µs)")
                 if not sub.empty and len(counts) > 1:
                     ax.legend(fontsize=7)
-        fig.suptitle(f"{ds}: encode + upload + download + decode per payload, producer → consumer language"
+        fig.suptitle(f"{ds}: encode + upload + download + decode per record, producer → consumer language"
                      + (f", at {counts[0]:,} records" if len(counts) == 1 else ""), fontsize=10)
         # Rotated codec labels under each panel (one count) need room above the next row's title.
         fig.subplots_adjust(wspace=0.06, hspace=0.3 if len(counts) > 1 else 0.6, top=0.9 if len(pls) > 1 else 0.82,
                             bottom=0.08 if len(counts) > 1 else 0.14)
         self.add(self.save(fig, f"{ds}-e2e", f"{ds} end to end time",
-                           "End-to-end time of one payload (µs), a sum of parts: the medians of encode, "
-                           "upload to control, download from control and decode. Lower is better."))
+                           "End-to-end time per record (µs: a payload's time over its record count), a sum of "
+                           "parts: the medians of encode, upload to control, download from control and decode; "
+                           "whiskers: the sum of the parts' 95 % interval bounds. Lower is better."))
 
     def transfer(self, ds: str, d: pd.DataFrame) -> None:
         t = results.transfer_vs_raw_tcp(d, self.langs)

@@ -7,7 +7,7 @@ import base64
 import html
 from pathlib import Path
 
-from .blocks import Bullets, Details, Heading, Image, Para, TableBlock
+from .blocks import Bullets, Contents, Details, Heading, Image, Para, TableBlock
 from .common import _slug
 
 
@@ -42,7 +42,8 @@ def render_md(blocks: list, toc: list[tuple[str, str]], base: Path) -> str:
     def emit(b):
         if isinstance(b, Heading):
             out.append(f"{'#' * b.level} {b.text}\n")
-            if b.level == 1 and toc:
+        elif isinstance(b, Contents):
+            if toc:
                 out.append("Contents: " + " · ".join(f"[{t}](#{a})" for t, a in toc) + "\n")
         elif isinstance(b, Para):
             out.append({"warn": "> **note:** ", "trust": "> "}.get(b.cls, "") + b.text + "\n")
@@ -62,9 +63,11 @@ def render_md(blocks: list, toc: list[tuple[str, str]], base: Path) -> str:
             if b.caption:
                 out.append(f"*{b.caption}*\n")
         elif isinstance(b, Details):
-            out.append(f"**{b.summary}**\n")
+            # Folded where Markdown is rendered with HTML (GitHub, GitLab); plain elsewhere.
+            out.append(f"<details><summary>{html.escape(b.summary)}</summary>\n")
             for x in b.blocks:
                 emit(x)
+            out.append("</details>\n")
 
     for b in blocks:
         emit(b)
@@ -95,7 +98,8 @@ def render_html(blocks: list, toc: list[tuple[str, str]], title: str) -> str:
     def emit(b):
         if isinstance(b, Heading):
             out.append(f'<h{b.level} id="{e(b.anchor or _slug(b.text))}">{e(b.text)}</h{b.level}>')
-            if b.level == 1 and toc:
+        elif isinstance(b, Contents):
+            if toc:
                 out.append("<nav><ul>" + "".join(f'<li><a href="#{e(a)}">{e(t)}</a></li>' for t, a in toc)
                            + "</ul></nav>")
         elif isinstance(b, Para):

@@ -26,6 +26,9 @@ class RunSections:
         if sc.get("description"):
             self.add(Para(sc["description"]))
         self.verdict()
+
+    def run_facts(self) -> None:
+        run, sc = self.run, self.scenario
         self.section("Run", "run")
         status = (run.get("status") or "").removeprefix("RUN_STATUS_").lower() or "unknown"
         ops = [o.removeprefix("OPERATION_").lower() for o in sc.get("operations") or []]

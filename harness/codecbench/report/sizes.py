@@ -34,34 +34,35 @@ class SizeSections:
         self.add(self.relative_table(piv, ["codec", "producer"], "smallest"))
         top = max(g["record_count"])
         at = g[g["record_count"] == top]
-        langs = sorted(set(at["language"]), key=_lang_key)
-        codecs = codec_order(at["codec"], self.codecs)
-        fig, ax = plt.subplots(figsize=(max(5.5, 1.2 * len(codecs) * max(1, len(langs)) ** 0.5 + 2), 3.6))
-        width = 0.8 / max(1, len(langs))
-        x = np.arange(len(codecs))
-        for i, lang in enumerate(langs):
-            vals = [at[(at["codec"] == c) & (at["language"] == lang)]["bpr"].median() for c in codecs]
-            bars = ax.bar(x + (i - (len(langs) - 1) / 2) * width, vals, width,
-                          label=f"produced by {lang}", color=[codec_color(c, self.codecs) for c in codecs],
-                          alpha=1.0 - 0.25 * i, edgecolor="black", linewidth=0.5,
-                          hatch=["", "//", ".."][i % 3])
-            ax.bar_label(bars, labels=[fmt_bytes(v) if not _nan(v) else "" for v in vals], fontsize=7,
-                         padding=2)
-        ax.set_xticks(x, codecs)
-        ax.set_xlabel("codec")
+        # One bar per payload, not per producer: producers whose payloads have the same size share it.
+        bars_of = []  # (codec, producer languages, bytes per record)
+        for codec in codec_order(at["codec"], self.codecs):
+            sizes: dict[float, list[str]] = {}
+            for r in at[at["codec"] == codec].sort_values("language", key=lambda c: c.map(_lang_key)).itertuples():
+                sizes.setdefault(round(float(r.bpr), 2), []).append(r.language)
+            bars_of += [(codec, langs, size) for size, langs in sizes.items()]
+        compressed = "gzip_bytes" in enc and enc["gzip_bytes"].notna().any()
+        if compressed and len(bars_of) == len(set(c for c, _, _ in bars_of)):
+            # Every producer of a codec wrote the same size: the compressed-size plot below draws
+            # each codec's raw bytes beside gzip and zstd, so this plot would repeat it.
+            self.compressed_size(ds, enc, top)
+            return
+        fig, ax = plt.subplots(figsize=(max(5.5, 1.1 * len(bars_of) + 2), 3.6))
+        x = np.arange(len(bars_of))
+        several = {c for c, _, _ in bars_of if sum(1 for c2, _, _ in bars_of if c2 == c) > 1}
+        vals = [v for _, _, v in bars_of]
+        bars = ax.bar(x, vals, 0.7, color=[codec_color(c, self.codecs) for c, _, _ in bars_of], edgecolor="black",
+                      linewidth=0.5)
+        ax.bar_label(bars, labels=[fmt_bytes(v) for v in vals], fontsize=7, padding=2)
+        ax.set_xticks(x, [f"{c}\n({', '.join(langs)})" if c in several else c for c, langs, _ in bars_of])
+        ax.set_xlabel("codec (producers, where their payloads differ in size)")
         ax.set_ylabel("payload size per record (bytes)")
         ax.set_title(f"{ds}: payload size per record at {top:,} records")
         ax.margins(y=0.15)
-        if len(langs) > 1:
-            # Bars are coloured by codec; the legend says which hatch is which producer.
-            handles = [Patch(facecolor="white", edgecolor="black", hatch=["", "//", ".."][i % 3],
-                             label=f"produced by {lang}") for i, lang in enumerate(langs)]
-            ax.legend(handles=handles, fontsize=8, ncol=len(langs), loc="upper center",
-                      bbox_to_anchor=(0.5, -0.2))
         ax.grid(axis="y", alpha=0.3)
         self.add(self.save(fig, f"{ds}-size", f"{ds} payload size per record",
-                           f"Bytes per record at {top:,} records, per codec and producer language "
-                           "(smaller is better)."))
+                           f"Bytes per record at {top:,} records, one bar per payload size: producers whose "
+                           "payloads are the same size share a bar (smaller is better)."))
         self.compressed_size(ds, enc, top)
 
     def compressed_size(self, ds: str, enc: pd.DataFrame, top: int) -> None:
@@ -94,8 +95,10 @@ class SizeSections:
             bars = ax.bar(x + (i - 1) * width, vals, width, label=label, hatch=hatch, edgecolor="black", linewidth=0.5,
                           color=[codec_color(c, self.codecs) for c in codecs], alpha=1.0 - 0.25 * i)
             ax.bar_label(bars, labels=[fmt_bytes(v) for v in vals], fontsize=6, padding=2)
-        ax.set_xticks(x, [f"{c}\n({lang})" for c, lang in zip(codecs, first["language"])])
-        ax.set_xlabel("codec (producer)")
+        # The producer is named only where producers' payloads of a codec differ in size.
+        differ = set(g.groupby("codec")["raw"].agg(lambda v: v.round(2).nunique()).loc[lambda n: n > 1].index)
+        ax.set_xticks(x, [f"{c}\n({lang})" if c in differ else c for c, lang in zip(codecs, first["language"])])
+        ax.set_xlabel("codec (producer, where producers' payloads differ)" if differ else "codec")
         ax.set_ylabel("bytes per record")
         ax.set_title(f"{ds}: raw and compressed size per record at {top:,} records")
         ax.margins(y=0.15)

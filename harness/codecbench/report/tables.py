@@ -41,18 +41,33 @@ class Tables:
         return TableBlock(pd.DataFrame(rows, columns=cols), caption=f"{caption} Unit: {unit}.".strip(),
                           classes=pd.DataFrame(classes, columns=cols), left=len(names))
 
-    def relative_table(self, piv: pd.DataFrame, names: list[str], best: str, intervals=None) -> TableBlock:
-        """Each value over the column's smallest. With `intervals`, the tie rule decides: every value
-        tied with the smallest (stats.differ is false: the intervals overlap, or the ratio is within
-        the run's noise floor) is marked "tie", and the best is named only when it stands alone."""
-        rel = piv / piv.min(axis=0) * 100
+    def relative_table(self, piv: pd.DataFrame, names: list[str], best: str, intervals=None) -> TableBlock | None:
+        """Each value over the smallest of its group in its column: the rows that differ only by codec
+        (a row's key is (codec, *the rest): language, mode, operation or producer → consumer), so
+        languages, modes and operations are never pooled. With `intervals`, the tie rule decides:
+        every value tied with the smallest (stats.differ is false: the intervals overlap, or the
+        ratio is within the run's noise floor) is marked "tie", and the best is named only when it
+        stands alone in its group."""
+        def group(key) -> tuple:
+            return key[1:] if isinstance(key, tuple) else ()
+
+        # One block of rows per group (language, mode…), codecs in their order inside it.
+        rank = {g: i for i, g in enumerate(dict.fromkeys(group(k) for k in piv.index))}
+        piv = piv.iloc[sorted(range(len(piv.index)), key=lambda i: (rank[group(piv.index[i])], i))]
+        groups = pd.Series([group(k) for k in piv.index], index=piv.index)
+        if groups.value_counts().max() < 2:
+            return None  # one codec per group: every row would read 100 %
+        smallest = piv.groupby(groups.values).transform("min")
+        smallest.index = piv.index
+        rel = piv / smallest * 100
         cols = names + [f"{int(c):,} rec" for c in piv.columns]
         tied: dict = {}
         if intervals:
             for c in piv.columns:
-                figs = {k: intervals[(k, c)] for k in piv.index if (k, c) in intervals and not _nan(piv.at[k, c])}
-                winner, ties = stats.best_and_ties(figs, self.noise.worst)
-                tied[c] = (winner, ties)
+                for g in dict.fromkeys(groups):
+                    figs = {k: intervals[(k, c)] for k in piv.index
+                            if group(k) == g and (k, c) in intervals and not _nan(piv.at[k, c])}
+                    tied[(g, c)] = stats.best_and_ties(figs, self.noise.worst)
         rows, classes = [], []
         for key, vals in rel.iterrows():
             tkey = key if isinstance(key, tuple) else (key,)
@@ -62,8 +77,8 @@ class Tables:
                     row.append(fmt_pct(v))
                     cls.append("")
                     continue
-                if c in tied:
-                    winner, ties = tied[c]
+                if (group(key), c) in tied:
+                    winner, ties = tied[(group(key), c)]
                     if key in ties and len(ties) > 1:
                         row.append(f"{fmt_pct(v)} tie")
                         cls.append("best")
@@ -78,10 +93,12 @@ class Tables:
                     cls.append("best" if round(v) == 100 else "")
             rows.append(row)
             classes.append(cls)
-        caption = f"Relative to best: the {best} in each column = 100 %."
+        among = names[1:]
+        caption = (f"Relative to best: the {best} codec = 100 %, in each column (one record count)"
+                   + (f" among rows of the same {', '.join(among)}: those are never pooled." if among else "."))
         if intervals:
-            caption += (f" \"best\" only when it differs from every other row (95 % intervals apart and "
-                        f"a ratio beyond the noise floor, ×{self.noise.worst:.3f}); rows marked \"tie\" "
+            caption += (f" \"best\" only when it differs from every other row of its group (95 % intervals "
+                        f"apart and a ratio beyond the noise floor, ×{self.noise.worst:.3f}); rows marked \"tie\" "
                         "cannot be told apart from the best: no winner among them.")
         return TableBlock(pd.DataFrame(rows, columns=cols), caption=caption,
                           classes=pd.DataFrame(classes, columns=cols), left=len(names))

@@ -4,6 +4,7 @@ operation."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+import numpy as np
 import pandas as pd
 
 from .. import calibration, stats
@@ -81,6 +82,10 @@ class TimingSections:
                             color=codec_color(codec, self.codecs), linestyle=MODE_STYLES.get(mode, ":"),
                             marker=LANG_MARKERS.get(lang, "D"), markersize=4, linewidth=1.4,
                             label=f"{codec} {mode}".strip())
+                # Every trial beside its median, a little to the right so the whisker stays readable.
+                for n, trials in zip(g["record_count"], g["trials"]):
+                    ax.scatter([n * (1.06 if log_x else 1)] * len(trials), trials, s=6, alpha=0.4,
+                               color=codec_color(codec, self.codecs), linewidth=0, zorder=1)
             ax.set_title(f"{lang}")
             ax.set_xlabel("records per payload")
             if log_x:
@@ -92,12 +97,13 @@ class TimingSections:
         axes[0][0].set_ylabel(f"{op} time per record (ns)")
         fig.suptitle(f"{ds}: {op} time per record by record count "
                      f"({'log–log' if log_x and log_y else 'log y' if log_y else 'log x' if log_x else 'linear'}; "
-                     "bars: 95 % rerun interval of the median over trials)", fontsize=10)
+                     "dots: trials; line: their median; bars: its 95 % rerun interval)", fontsize=10)
         fig.subplots_adjust(wspace=0.06, top=0.84)
         what = ("per consumer language and decode mode (solid typed, dash-dot tree, dashed lazy); payloads from the "
                 "consumer's own language where available") if op == "decode" else "per producer language"
         self.add(self.save(fig, f"{ds}-{op}", f"{ds} {op} time per record",
-                           f"Median {op} ns per record across record counts, {what}. Lower is better."))
+                           f"Every trial (dots) and the median {op} ns per record (line, with its 95 % interval) across record "
+                           f"counts, {what}. Lower is better."))
 
     def _timing_bars(self, ds: str, op: str, ser: pd.DataFrame, keys: list[str], langs: list[str], axes,
                      count: int, log_y: bool) -> None:
@@ -113,21 +119,33 @@ class TimingSections:
                 k = k if isinstance(k, tuple) else (k,)
                 codec, mode = k[0], (k[1] if len(k) > 1 else "")
                 r = g.iloc[0]
-                ax.bar(i, r["median"], 0.7, yerr=[[r["median"] - r["lo"]], [r["hi"] - r["median"]]], capsize=3,
-                       color=codec_color(codec, self.codecs), edgecolor="black", linewidth=0.5,
-                       hatch={"tree": "//", "lazy": ".."}.get(mode, ""))
+                color = codec_color(codec, self.codecs)
+                # Every trial (a point, spread sideways so none hides another), the median (a bar
+                # across) and its 95 % rerun interval (the whisker): the spread is seen, not implied.
+                trials = list(r["trials"])
+                jitter = np.random.default_rng(i).uniform(-0.2, 0.2, len(trials))
+                ax.scatter(i + jitter, trials, s=14, color=color, alpha=0.55, edgecolor="black", linewidth=0.3,
+                           marker={"tree": "s", "lazy": "D"}.get(mode, "o"), zorder=2)
+                ax.errorbar(i, r["median"], yerr=[[r["median"] - r["lo"]], [r["hi"] - r["median"]]], fmt="none",
+                            ecolor="black", capsize=5, linewidth=1.2, zorder=3)
+                ax.hlines(r["median"], i - 0.32, i + 0.32, color=color, linewidth=3, zorder=4)
                 labels.append(f"{codec} {mode}".strip())
             ax.set_xticks(range(len(labels)), labels, rotation=30, ha="right", fontsize=8)
             ax.set_title(lang)
             if log_y:
                 ax.set_yscale("log")
             ax.grid(axis="y", which="major", alpha=0.3)
+        if not log_y:
+            # From zero, once every panel is drawn (the panels share y: set earlier, it would freeze
+            # the limits before the other panels' points count).
+            axes[0][0].set_ylim(bottom=0)
         axes[0][0].set_ylabel(f"{op} time per record (ns)")
         fig.suptitle(f"{ds}: {op} time per record at {count:,} records ({'log y' if log_y else 'linear y'}; "
-                     "bar: median over trials, whisker: its 95 % rerun interval)", fontsize=10)
+                     "points: trials, bar across: their median, whisker: its 95 % rerun interval)", fontsize=10)
         fig.subplots_adjust(wspace=0.06, top=0.84, bottom=0.25)
-        what = ("per consumer language and decode mode (plain typed, hatched // tree, .. lazy); payloads from "
+        what = ("per consumer language and decode mode (points: typed ●, tree ■, lazy ◆); payloads from "
                 "the consumer's own language where available") if op == "decode" else "per producer language"
         self.add(self.save(fig, f"{ds}-{op}", f"{ds} {op} time per record",
-                           f"Median {op} ns per record at {count:,} records, {what}; languages are separate "
+                           f"Every trial's {op} ns per record at {count:,} records with their median and its 95 % "
+                           f"interval, {what}; languages are separate "
                            "panels, never pooled. Lower is better."))
