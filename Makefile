@@ -188,11 +188,12 @@ lint:
 
 # Regenerates the golden vectors in codecs/vectors/ from every language (commit them when a
 # change is intended; each language's tests fail while committed and fresh vectors disagree).
-vectors: rust java web harness
+vectors: rust java web harness go
 	$(VENV)/bin/codecbench datasets --write-vectors
 	rust/target/release/codecbench-worker vectors codecs/vectors
 	java -jar java/target/codecbench-java-worker.jar vectors codecs/vectors
 	cd web && npm run vectors
+	$(GO_WORKER) vectors codecs/vectors
 
 up: build
 	$(VENV)/bin/codecbench up

@@ -30,6 +30,16 @@ func main() {
 	if len(os.Args) > 1 && os.Args[1] == "trial" {
 		os.Exit(trialMain())
 	}
+	// `vectors DIR`: this worker's payloads of the golden records (codecs/README.md).
+	if len(os.Args) == 3 && os.Args[1] == "vectors" {
+		n, err := codecs.WriteVectors(os.Args[2])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "codecbench-go-worker: vectors:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("wrote %d files to %s\n", n, os.Args[2])
+		return
+	}
 	a := args{}
 	flag.StringVar(&a.control, "control", orDefault(os.Getenv("CODECBENCH_CONTROL"), "http://127.0.0.1:7600"), "control's address")
 	flag.StringVar(&a.name, "name", "go", "name announced to control (it makes the id unique: go-1, go-2...)")

@@ -1,0 +1,40 @@
+package codecs
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"codecbench/go/internal/datasets"
+)
+
+// WriteVectors writes `<dataset>.<codec>.go` into dir for every codec and every dataset whose
+// golden records (`<dataset>.pb`, written by the harness) are there: the Go worker's vectors,
+// which every other language's tests decode. It returns how many files it wrote.
+func WriteVectors(dir string) (int, error) {
+	n := 0
+	for _, d := range datasets.All() {
+		raw, err := os.ReadFile(filepath.Join(dir, d.ID+".pb"))
+		if err != nil {
+			return n, err
+		}
+		r, err := Load(d.ID, raw)
+		if err != nil {
+			return n, fmt.Errorf("%s.pb: %w", d.ID, err)
+		}
+		for _, c := range Registry() {
+			if Refusal(c, d) != "" {
+				continue
+			}
+			payload, err := c.Encode(r)
+			if err != nil {
+				return n, fmt.Errorf("%s %s: %w", d.ID, c.Info().ID, err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, d.ID+"."+c.Info().ID+".go"), payload, 0o644); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	return n, nil
+}
