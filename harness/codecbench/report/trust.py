@@ -189,7 +189,7 @@ class TrustSections:
             "shared machine's speed also wanders by a few per cent over minutes, moving a language's "
             "cells together and some codecs more than others, and a rerun samples other minutes, so a "
             "back-to-back rerun's medians fall inside these intervals less often than 95 % (the shares "
-            "measured on a shared 2-core VM are in the README, \"What the interval cannot see\"). "
+            "measured on a shared 2-core VM are in docs/measurement.md, \"What the interval cannot see\"). "
             "`codecbench compare` judges each language's whole column once and each cell against it. "
             + (f"Host intervals: {self.calibration.sentence()}; a figure's host interval widens each side "
                "of its interval by that term (harness/codecbench/calibration.py) and says where a rerun on "
