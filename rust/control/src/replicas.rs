@@ -49,9 +49,10 @@ impl Replicas {
         Ok((keep(producers), keep(consumers), r))
     }
 
-    /// The worker that runs trial `trial` of the `cell`-th cell, whose producer (encode) or
-    /// consumer (decode) is `named`: replica (trial + cell) mod R, so each pass spreads its cells
-    /// evenly and each cell meets every replica as often as its trials allow.
+    /// The worker that runs trial `trial` of the `cell`-th cell that `named` (its producer for
+    /// encode, its consumer for decode) runs for one operation: replica (trial + cell) mod R, so
+    /// each pass spreads those cells evenly and each cell meets every replica as often as its
+    /// trials allow.
     pub fn runner(&self, named: &str, cell: usize, trial: u32) -> String {
         match self.language.get(named).and_then(|l| self.of_language.get(l)) {
             Some(ids) if !ids.is_empty() => ids[(cell + trial as usize) % ids.len()].clone(),

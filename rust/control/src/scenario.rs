@@ -501,6 +501,17 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     }
     let prepare_task: std::collections::HashMap<usize, usize> =
         order.iter().enumerate().filter(|(_, (_, _, p))| *p).map(|(pos, (c, _, _))| (*c, pos)).collect();
+    // A cell's place among the cells its worker runs for the same operation: replicas alternate
+    // along it, so each pass splits every worker's encode (and decode) cells evenly over its
+    // replicas (a global index would put, e.g., every Java encode cell on one replica per pass
+    // when the cells between them come in even numbers, and replica and pass would be one).
+    let mut seen: std::collections::HashMap<(String, i32), usize> = std::collections::HashMap::new();
+    let ordinal: Vec<usize> = cells.iter().map(|cell| {
+        let named = if cell.op == Operation::Encode { &cell.producer } else { &cell.consumer };
+        let n = seen.entry((named.clone(), cell.op as i32)).or_default();
+        *n += 1;
+        *n - 1
+    }).collect();
     let tasks = order
         .iter()
         .enumerate()
@@ -512,7 +523,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
             // task stays with the worker that names the cell (decode trials read its payload).
             let named = if cell.op == Operation::Encode { &cell.producer } else { &cell.consumer };
             let replica = match &replicas {
-                Some(r) if !prepare => r.runner(named, c, trial),
+                Some(r) if !prepare => r.runner(named, ordinal[c], trial),
                 _ => String::new(),
             };
             Planned {

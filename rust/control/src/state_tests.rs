@@ -307,7 +307,7 @@ fn replicas_on_two_hosts_share_each_cells_trials_and_run_at_once() {
     let control = Control::new(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap())
         .with_lanes_per_host(true);
     let ((a, mut arx), (b, mut brx)) = (attach_rust_on(&control, "host-a"), attach_rust_on(&control, "host-b"));
-    let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
+    let scenario = Scenario { datasets: vec!["beers".into(), "dummy".into(), "numeric".into(), "owners".into()], codecs: vec!["json".into()], counts: vec![3],
         operations: vec![Operation::Encode as i32, Operation::Decode as i32],
         sampling: Some(Sampling { trials: 4, max_trials: 4, order_seed: 7, replicas: true, ..Default::default() }), ..Default::default() };
     let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
@@ -318,6 +318,15 @@ fn replicas_on_two_hosts_share_each_cells_trials_and_run_at_once() {
         } else {
             let on = |w: &str| planned.iter().filter(|q| q.summary.cell_id == p.summary.cell_id && !q.summary.prepare && q.summary.replica == w).count();
             assert_eq!((on(&a.id), on(&b.id)), (2, 2), "cell {}: two trials on each replica", p.summary.cell_id);
+        }
+    }
+    // Every pass splits each operation's cells evenly over the replicas (not pass = replica).
+    for op in [Operation::Encode, Operation::Decode] {
+        for k in 0..4 {
+            let pass: Vec<&str> = planned.iter().filter(|p| !p.summary.prepare && p.summary.trial == k && p.summary.operation() == op)
+                .map(|p| p.summary.replica.as_str()).collect();
+            let on_b = pass.iter().filter(|w| **w == b.id).count();
+            assert!(pass.len() >= 2 && on_b * 2 >= pass.len() - 1 && on_b * 2 <= pass.len() + 1, "{op:?} pass {k}: {pass:?}");
         }
     }
     let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
