@@ -244,7 +244,7 @@ def test_run_filters_datasets_codecs_and_languages_on_top_of_a_scenario():
     with pytest.raises(ScenarioError, match="--languages browser: none of the scenario's producers"):
         _filtered(languages="browser")
     with pytest.raises(ScenarioError, match="unknown language"):
-        _filtered(languages="go")
+        _filtered(languages="cobol")
     # An empty producers list (every worker) becomes the languages asked for.
     loaded = load(QUICK)
     loaded.data["producers"] = []
