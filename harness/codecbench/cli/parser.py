@@ -10,7 +10,7 @@ import threading
 
 import grpc
 
-from .. import netlab, processes, userrun
+from .. import catalogue, netlab, processes, userrun
 from ..client import ControlUnreachable
 from ..processes import LaunchError
 from ..scenario import EXIT_INVALID, ScenarioError
@@ -94,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--datasets", metavar="ID,...", help="run only these of the scenario's datasets")
     run.add_argument("--codecs", metavar="ID,...", help="run only these of the scenario's codecs")
     run.add_argument("--languages", metavar="LANG,...",
-                     help="run only these languages (rust, java, browser) of the scenario's producers and consumers")
+                     help=f"run only these languages ({', '.join(catalogue.LANGUAGES)}) of the scenario's producers and consumers")
     mine = run.add_argument_group("a dataset of your own, for a quick look (replaces the scenario's datasets)")
     mine.add_argument("--proto", metavar="FILE", help="a .proto file or a descriptor set")
     mine.add_argument("--message", metavar="NAME", help="the record message's full name, e.g. acme.shop.v1.Order")
