@@ -187,7 +187,11 @@ func attachOnce(a args, token string, env *pb.Environment, program string, lastS
 		}
 		select {
 		case msg, ok := <-msgs:
-			*lastSeen = time.Now()
+			// connect-go reports a refused connection on the stream's first read: only an
+			// attachment that happened counts as control being reachable.
+			if ok || workerID != "" {
+				*lastSeen = time.Now()
+			}
 			if !ok {
 				err := <-streamErr
 				if cur != nil {

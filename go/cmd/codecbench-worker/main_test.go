@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	pb "codecbench/go/gen/codecbench/v1"
+	"codecbench/go/internal/datasets"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protodesc"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/descriptorpb"
+)
+
+// A control that never answers: the worker backs off and gives up after its reconnect window
+// (connect-go reports the refused connection on the stream's first read, not as an attachment).
+func TestAnUnreachableControlIsGivenUpAfterTheReconnectWindow(t *testing.T) {
+	start := time.Now()
+	err := run(args{control: "http://127.0.0.1:9", name: "t", reconnectTimeout: time.Second})
+	if err == nil || !strings.HasPrefix(err.Error(), "cannot reach control at http://127.0.0.1:9 for 1s: ") {
+		t.Fatalf("%v", err)
+	}
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("gave up after %s", took)
+	}
+}
+
+func TestUserDatasetsAreAnnouncedWithTheirFingerprintAndEveryCodecRefused(t *testing.T) {
+	if _, err := userDatasetInfos([]string{"/nonexistent/dataset.json"}); err == nil {
+		t.Error("a missing manifest was accepted")
+	}
+	// A user's schema: datasets.proto's DummyRecord, as protoc --include_imports would write it.
+	dir := t.TempDir()
+	var set descriptorpb.FileDescriptorSet
+	for _, fd := range []protoreflect.FileDescriptor{descriptorpb.File_google_protobuf_descriptor_proto, pb.File_codecbench_v1_dataset_options_proto, pb.File_codecbench_v1_datasets_proto} {
+		set.File = append(set.File, protodesc.ToFileDescriptorProto(fd))
+	}
+	raw, _ := proto.Marshal(&set)
+	_ = os.WriteFile(filepath.Join(dir, "descriptors.binpb"), raw, 0o644)
+	manifest := filepath.Join(dir, "dataset.json")
+	_ = os.WriteFile(manifest, []byte(`{"id": "mine", "message": "codecbench.v1.DummyRecord", "descriptorSet": "descriptors.binpb", "fieldNames": "json"}`), 0o644)
+	infos, err := userDatasetInfos([]string{manifest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != 1 || infos[0].GetId() != "mine" || infos[0].GetFingerprint() != datasets.Find("dummy").Fingerprint {
+		t.Fatalf("%v", infos)
+	}
+	if got := infos[0].GetRefused(); len(got) != len(codecInfos()) || got[0].GetReason() != "json: user datasets (codecbench.v1.DummyRecord) are not offered by the Go worker yet" {
+		t.Errorf("%v", got)
+	}
+}
