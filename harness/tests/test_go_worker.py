@@ -131,3 +131,48 @@ sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeout
             assert m.payload_bytes > 0 and len(m.round_ns_per_op) == 3, m
             legs.setdefault(m.operation, set()).add(m.compression or "identity")
     assert legs == {scenario_pb2.OPERATION_UPLOAD: {"identity", "gzip"}, scenario_pb2.OPERATION_DOWNLOAD: {"identity", "gzip"}}, legs
+
+
+def test_cancel_run_makes_the_go_worker_abandon_its_trial(control, procs):
+    """CancelRun sends `abandon`: the worker kills the trial process at once (not at the task's
+    timeout), reports nothing, and takes the next run's tasks (test_cancel.py's check, for go)."""
+    import threading
+    import time
+
+    from codecbench.pb import hs, results as results_pb2
+    from test_cancel import scenario, trial_processes
+
+    worker = start_language_worker(control, procs, "go")
+    timed, run_ids = threading.Event(), []
+
+    def follow():
+        with control.client() as c:
+            for resp in c.harness.StartRun(hs.StartRunRequest(scenario=scenario("go", 100, 1000), source="slow"), timeout=300):
+                e = resp.event
+                if e.WhichOneof("event") == "run":
+                    run_ids.append(e.run.id)
+                elif e.WhichOneof("event") == "task" and e.task.status == results_pb2.TASK_STATUS_RUNNING and not e.task.prepare:
+                    timed.set()
+
+    follower = threading.Thread(target=follow, daemon=True)
+    follower.start()
+    assert timed.wait(120), "the timed trial never started"
+    deadline = time.monotonic() + 30
+    while not trial_processes("go", worker.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert trial_processes("go", worker.pid), "the trial runs in a child process of the worker"
+    with control.client() as c:
+        c.harness.CancelRun(hs.CancelRunRequest(run_id=run_ids[0]), timeout=10)
+    cancelled = time.monotonic()
+    while trial_processes("go", worker.pid) and time.monotonic() - cancelled < 10:
+        time.sleep(0.05)
+    assert not trial_processes("go", worker.pid), "the trial process was not killed within 10 s of CancelRun"
+    follower.join(30)
+    log = "".join(p.read_text(errors="replace") for p in control.logs.glob("go*.log"))
+    assert "abandoned" in log and "cancelled" in log, log[-2000:]
+    with control.client() as c:
+        last = None
+        for resp in c.harness.StartRun(hs.StartRunRequest(scenario=scenario("go", 3, 1), source="quick"), timeout=120):
+            if resp.event.WhichOneof("event") == "run":
+                last = resp.event.run
+    assert last is not None and last.status == results_pb2.RUN_STATUS_FINISHED and last.tasks_failed == 0, last
