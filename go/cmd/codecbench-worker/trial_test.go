@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	pb "codecbench/go/gen/codecbench/v1"
+	"golang.org/x/sys/unix"
 )
 
 // The test binary doubles as the worker's binary: `<test binary> trial` runs a trial child.
@@ -38,23 +40,39 @@ func child(t *testing.T, task *pb.Task, canonical, payload []byte) (*pb.ReportRe
 	return report, out
 }
 
+// firstCPU is the first CPU this process may run on (a lane of one).
+func firstCPU(t *testing.T) uint32 {
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(set)*64; i++ {
+		if set.IsSet(i) {
+			return uint32(i)
+		}
+	}
+	t.Fatal("no CPU allowed")
+	return 0
+}
+
 func TestEncodeAndDecodeTrialsRunVerifiedInAFreshPinnedProcess(t *testing.T) {
-	for _, codec := range []string{"json", "protobuf"} {
+	cpu := firstCPU(t)
+	for _, codec := range []string{"json", "bson", "protobuf", "msgpack", "cbor"} {
 		can := canonical(t, "media")
-		enc := &pb.Task{Id: "e", Operation: pb.Operation_OPERATION_ENCODE, Dataset: "media", Codec: codec, RecordCount: 3, Sampling: quick, StorePayload: true, Cpus: []uint32{0}}
+		enc := &pb.Task{Id: "e", Operation: pb.Operation_OPERATION_ENCODE, Dataset: "media", Codec: codec, RecordCount: 3, Sampling: quick, StorePayload: true, Cpus: []uint32{cpu}}
 		rep, payload := child(t, enc, can, nil)
 		if rep.GetFailure() != "" || len(rep.GetMeasurements()) != 1 || len(payload) == 0 {
 			t.Fatalf("%s encode: %v", codec, rep)
 		}
-		if rep.GetTrialCpus() != "0" {
-			t.Errorf("%s: the trial process ran on CPUs %q, its lane is 0", codec, rep.GetTrialCpus())
+		if rep.GetTrialCpus() != fmt.Sprint(cpu) {
+			t.Errorf("%s: the trial process ran on CPUs %q, its lane is %d", codec, rep.GetTrialCpus(), cpu)
 		}
 		for _, phase := range []string{"load", "verify", "warmup", "rounds", "other"} {
 			if _, ok := rep.GetPhaseMs()[phase]; !ok {
 				t.Errorf("%s encode: no phase %s in %v", codec, phase, rep.GetPhaseMs())
 			}
 		}
-		dec := &pb.Task{Id: "d", Operation: pb.Operation_OPERATION_DECODE, Dataset: "media", Codec: codec, DecodeMode: "typed", RecordCount: 3, Sampling: quick, Cpus: []uint32{0}}
+		dec := &pb.Task{Id: "d", Operation: pb.Operation_OPERATION_DECODE, Dataset: "media", Codec: codec, DecodeMode: "typed", RecordCount: 3, Sampling: quick, Cpus: []uint32{cpu}}
 		rep, _ = child(t, dec, can, payload)
 		if rep.GetFailure() != "" || len(rep.GetMeasurements()) != 1 {
 			t.Fatalf("%s decode: %v", codec, rep)
