@@ -113,7 +113,8 @@ func (c *Client) GetBlob(ctx context.Context, compression, id string) ([]byte, e
 	}
 	var out []byte
 	for {
-		r := connect.NewRequest(&pb.GetBlobRequest{BlobId: id, Offset: uint64(len(out))})
+		before := uint64(len(out))
+		r := connect.NewRequest(&pb.GetBlobRequest{BlobId: id, Offset: before})
 		c.headers(r.Header(), true)
 		stream, err := svc.GetBlob(ctx, r)
 		if err != nil {
@@ -143,7 +144,10 @@ func (c *Client) GetBlob(ctx context.Context, compression, id string) ([]byte, e
 			}
 			return out, nil
 		}
-		// The stream ended early: ask again from where it stopped.
+		// The stream ended early: ask again from where it stopped, unless it brought nothing.
+		if uint64(len(out)) == before {
+			return nil, fmt.Errorf("blob %s: the stream ended at %d of %d bytes", id, len(out), total)
+		}
 	}
 }
 

@@ -166,11 +166,16 @@ func attachOnce(a args, token string, env *pb.Environment, program string, lastS
 	msgs := make(chan *pb.AttachResponse)
 	streamErr := make(chan error, 1)
 	go func() {
+		defer close(msgs)
 		for stream.Receive() {
-			msgs <- stream.Msg()
+			select {
+			case msgs <- stream.Msg():
+			case <-ctx.Done(): // this attachment is over: nobody reads any more
+				streamErr <- ctx.Err()
+				return
+			}
 		}
 		streamErr <- stream.Err()
-		close(msgs)
 	}()
 	r := &runner{client: client, env: env, program: program}
 	var workerID, secret string
