@@ -81,7 +81,7 @@ def test_rust_and_go_decode_each_others_payloads(start_control, procs, tmp_path)
     scenario = write_scenario(tmp_path / "interop.yaml", """
 name: go-rust
 datasets: [dummy, media, matrix]
-codecs: [json, bson, protobuf, msgpack, cbor]
+codecs: [json, bson, protobuf, msgpack, cbor, xml]
 decodeModes: [typed, lazy]
 counts: [5]
 producers: [rust, go]
@@ -98,7 +98,7 @@ sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS
             cells.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
             if m.decode_mode == "lazy":
                 lazy.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
-    want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "msgpack", "cbor")
+    want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "msgpack", "cbor", "xml")
             for p in ("rust", "go") for q in ("rust", "go")}
     assert cells == want, want - cells
     # bson's lazy mode (bson.Raw in Go) reads the lazy fields of the other's payload in place.

@@ -106,8 +106,8 @@ func TestFailuresAreReportsNamingTheStep(t *testing.T) {
 	if rep, _ = child(t, dec, can, nil); !strings.HasPrefix(rep.GetFailure(), `codec json offers no decode mode "lazy"`) {
 		t.Errorf("mode: %q", rep.GetFailure())
 	}
-	dec.Codec = "xml"
-	if rep, _ = child(t, dec, can, nil); rep.GetFailure() != `this worker has no codec "xml"` {
+	dec.Codec = "flatbuffers"
+	if rep, _ = child(t, dec, can, nil); rep.GetFailure() != `this worker has no codec "flatbuffers"` {
 		t.Errorf("codec: %q", rep.GetFailure())
 	}
 	prep := &pb.Task{Operation: pb.Operation_OPERATION_DECODE, Prepare: true}

@@ -195,7 +195,7 @@ func tags(name string, number int, optional bool) string {
 	if optional {
 		o = ",omitempty"
 	}
-	return fmt.Sprintf("`json:\"%s%s\" msgpack:\"%s%s\" cbor:\"%s%s\" bson:\"%s%s\" pb:\"%d\"`", name, o, name, o, name, o, name, o, number)
+	return fmt.Sprintf("`json:\"%s%s\" msgpack:\"%s%s\" cbor:\"%s%s\" bson:\"%s%s\" xml:\"%s%s\" pb:\"%d\"`", name, o, name, o, name, o, name, o, name, o, number)
 }
 
 // goName: the type's name inside its package, nested names joined with "_".
