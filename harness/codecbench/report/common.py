@@ -26,7 +26,7 @@ CODEC_COLORS = {"json": "#1f77b4", "bson": "#ff7f0e", "protobuf": "#2ca02c", "ub
 EXTRA_COLORS = ["#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"]
 LANG_MARKERS = {"rust": "o", "java": "s", "browser": "^"}
 MODE_STYLES = {"typed": "-", "tree": "-.", "lazy": "--", "": "-"}
-LANG_ORDER = ["rust", "java", "browser", "node"]
+LANG_ORDER = ["rust", "java", "browser", "node", "go"]
 
 
 # ---- formatting ---------------------------------------------------------------------------------
