@@ -130,6 +130,10 @@ sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeout
         if m.operation in (scenario_pb2.OPERATION_UPLOAD, scenario_pb2.OPERATION_DOWNLOAD):
             assert m.payload_bytes > 0 and len(m.round_ns_per_op) == 3, m
             legs.setdefault(m.operation, set()).add(m.compression or "identity")
+            # The identity leg carries its raw-TCP baseline (the same bytes over a plain socket).
+            assert ("raw_tcp_ns_per_op" in m.extras) == (not m.compression), m
+            if not m.compression:
+                assert m.extras["raw_tcp_ns_per_op"] > 0, m
     assert legs == {scenario_pb2.OPERATION_UPLOAD: {"identity", "gzip"}, scenario_pb2.OPERATION_DOWNLOAD: {"identity", "gzip"}}, legs
 
 

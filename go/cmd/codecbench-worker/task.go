@@ -126,7 +126,7 @@ func (r *runner) encode(ctx context.Context, task *pb.Task) (*pb.ReportResultReq
 	}
 	if task.GetMeasureTransfer() {
 		for _, c := range legs(task) {
-			m, err := r.timeTransfer(task, pb.Operation_OPERATION_UPLOAD, c, len(payload), func() (any, error) { return r.client.PutBlob(ctx, c, payload) })
+			m, err := r.timeTransfer(task, pb.Operation_OPERATION_UPLOAD, c, payload, func() (any, error) { return r.client.PutBlob(ctx, c, payload) })
 			if err != nil {
 				return nil, &failed{msg: err.Error(), ms: report.Measurements}
 			}
@@ -153,7 +153,7 @@ func (r *runner) decode(ctx context.Context, task *pb.Task) (*pb.ReportResultReq
 	var ms []*pb.Measurement
 	if task.GetMeasureTransfer() {
 		for _, c := range legs(task) {
-			m, err := r.timeTransfer(task, pb.Operation_OPERATION_DOWNLOAD, c, len(payload), func() (any, error) { return r.client.GetBlob(ctx, c, task.GetPayloadBlobId()) })
+			m, err := r.timeTransfer(task, pb.Operation_OPERATION_DOWNLOAD, c, payload, func() (any, error) { return r.client.GetBlob(ctx, c, task.GetPayloadBlobId()) })
 			if err != nil {
 				return nil, &failed{msg: err.Error(), ms: ms}
 			}
@@ -170,9 +170,10 @@ func (r *runner) decode(ctx context.Context, task *pb.Task) (*pb.ReportResultReq
 }
 
 // timeTransfer times one transfer leg here by the same warm-up, steady state and rounds as every
-// operation (one op = the whole payload through one gRPC call sequence in `compression`). The
-// Rust worker's raw-TCP baseline (extras["raw_tcp_ns_per_op"]) is not measured by the Go worker.
-func (r *runner) timeTransfer(task *pb.Task, op pb.Operation, compression string, size int, call func() (any, error)) (*pb.Measurement, error) {
+// operation (one op = the whole payload through one gRPC call sequence in `compression`); then,
+// for the identity leg, the raw-TCP baseline (extras["raw_tcp_ns_per_op"], its rounds' median).
+func (r *runner) timeTransfer(task *pb.Task, op pb.Operation, compression string, payload []byte, call func() (any, error)) (*pb.Measurement, error) {
+	size := len(payload)
 	leg := "download"
 	if op == pb.Operation_OPERATION_UPLOAD {
 		leg = "upload"
@@ -185,9 +186,21 @@ func (r *runner) timeTransfer(task *pb.Task, op pb.Operation, compression string
 		return nil, fmt.Errorf("%s (%s) timing failed: %v", leg, orDefault(compression, "identity"), s.FirstError)
 	}
 	m := measurement(op, size, s, r.env)
-	if compression != "identity" {
+	if compression != "identity" && compression != "" {
 		m.Compression = compression
+		return m, nil
 	}
+	// The identity leg's baseline: the same bytes over a plain loopback TCP connection.
+	raw, err := connectRawTCP(payload, op)
+	if err != nil {
+		return nil, fmt.Errorf("%s timing failed: raw TCP copy: %v", leg, err)
+	}
+	base := measure.Run(task.GetSampling(), raw.copy)
+	raw.close()
+	if base.FirstError != nil {
+		return nil, fmt.Errorf("%s timing failed: raw TCP copy: %v", leg, base.FirstError)
+	}
+	m.Extras["raw_tcp_ns_per_op"] = measure.Median(base.RoundNsPerOp)
 	return m, nil
 }
 
