@@ -114,3 +114,15 @@ def test_plots_show_the_trials(full):
     c = cells[(cells["operation"] == "encode") & (cells["trials"] > 0)].iloc[0]
     from codecbench.report.common import pooled
     assert len(pooled(cells.loc[[c.name]])["trials"]) == c["trials"]
+
+
+def test_the_matrix_draws_byte_identical_payloads_as_one_group(full):
+    from codecbench.report.pairs import same_work
+
+    s = full.summary
+    dec = same_work(s[(s["consumer"] != "") & ~s["aa_twin"].astype(bool) & (s["record_count"] == 100)])
+    shared = dec[dec["group_n"] > 1]
+    assert not shared.empty, "the fixture's json/bson/protobuf payloads are byte-identical across producers"
+    for _, g in shared.groupby(["consumer", "codec", "mode", "payload_blob_id"]):
+        assert g["group_ns"].nunique() == 1 and g["group_ns"].iloc[0] == g["decode_ns_per_record"].median()
+        assert g["producer"].nunique() == len(g) > 1
