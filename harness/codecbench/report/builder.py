@@ -16,7 +16,7 @@ from .paths import relative, replacements, scrub
 from .pairs import PairSections
 from .run_sections import RunSections
 from .sizes import SizeSections
-from .tables import Tables
+from .tables import Tables, merge_single_counts
 from .timings import TimingSections
 from .trust import TrustSections
 
@@ -120,7 +120,7 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
         self.boundaries()
         self.all_results()
         self.method()
-        self.blocks = self.picture_of_the_answer(fold(self.blocks, FOLDED))
+        self.blocks = self.picture_of_the_answer(fold(merge_single_counts(self.blocks), FOLDED))
         self.blocks = scrub(self.blocks, self.run_dir)
         self.warnings = [relative(w, replacements(self.run_dir)) for w in self.warnings]
 

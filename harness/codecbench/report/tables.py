@@ -134,3 +134,33 @@ class Tables:
                 "end to end /payload (sum of 4)", "verified", "note"]
         self.add(Details(f"Every producer → consumer cell ({len(rows)} rows; also in summary.csv)",
                          [TableBlock(pd.DataFrame(rows, columns=cols), left=5)]))
+
+
+def merge_single_counts(blocks: list) -> list:
+    """A table of one record count and its "relative to best" table become one table with a
+    "relative to best" column (two one-column tables say it twice as tall)."""
+    out: list = []
+    for b in blocks:
+        prev = out[-1] if out else None
+        if (isinstance(b, TableBlock) and b.caption.startswith("Relative to best") and isinstance(prev, TableBlock)
+                and len(prev.frame.columns) == prev.left + 1 and len(b.frame.columns) == b.left + 1
+                and list(prev.frame.columns[:prev.left]) == list(b.frame.columns[:b.left])):
+            names = list(b.frame.columns[:b.left])
+            key = lambda f: [tuple(r) for r in f[names].itertuples(index=False)]  # noqa: E731
+            rel = dict(zip(key(b.frame), b.frame.iloc[:, -1]))
+            rel_cls = dict(zip(key(b.frame), b.classes.iloc[:, -1])) if b.classes is not None else {}
+            # In the relative table's row order: one block per language (mode, operation), so each
+            # block's 100 % is in sight.
+            at = {k: i for i, k in enumerate(key(prev.frame))}
+            rows = [at[k] for k in key(b.frame) if k in at] + [i for k, i in at.items() if k not in rel]
+            frame = prev.frame.iloc[rows].reset_index(drop=True)
+            frame = frame.assign(**{"relative to best": [rel.get(k, "—") for k in key(frame)]})
+            classes = None
+            if prev.classes is not None:
+                classes = prev.classes.iloc[rows].reset_index(drop=True)
+                classes = classes.assign(**{"relative to best": [rel_cls.get(k, "") for k in key(frame)]})
+            out[-1] = TableBlock(frame, caption=f"{prev.caption} {b.caption}", classes=classes, cls=prev.cls,
+                                 left=prev.left)
+            continue
+        out.append(b)
+    return out
