@@ -73,7 +73,7 @@ def machine(doc: dict) -> str:
         return h.get("hostname", "")
     said = []
     for name, e in sorted(hosts.items()):
-        what = ", ".join(x for x in (f"{e['cores']} cores" if e.get("cores") else "", e.get("cpuModel") or "") if x)
+        what = ", ".join(x for x in (f"{e['cores']} core{'s' if int(e['cores']) != 1 else ''}" if e.get("cores") else "", e.get("cpuModel") or "") if x)
         said.append(f"{name} ({what})" if what else name)
     text = "; ".join(said)
     if len(hosts) == 1 and len(envs) > 1:
