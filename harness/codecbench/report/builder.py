@@ -13,6 +13,7 @@ from ..scenario import DATASETS
 from .blocks import Contents, Details, Heading, Image, Para
 from .common import BBOX, codec_order, with_languages
 from .paths import relative, replacements, scrub
+from .hosts import HostSections
 from .pairs import PairSections
 from .run_sections import RunSections
 from .sizes import SizeSections
@@ -45,7 +46,7 @@ def fold(blocks: list, anchors: set[str]) -> list:
     return out
 
 
-class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSections, Tables):
+class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSections, HostSections, Tables):
     """One report of one run: blocks, plots, warnings, sections and the table of contents."""
 
     def __init__(self, run_dir: Path, out_dir: Path):
@@ -111,6 +112,7 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
         for ds in datasets:
             self.dataset(ds)
         self.duets()
+        self.host_effects()
         self.failures()
         self.user_datasets()
         self.noise_floor()
