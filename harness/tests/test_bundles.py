@@ -197,3 +197,15 @@ def test_the_terminal_leaderboards_without_a_build_have_no_bundle_column(missing
     print_leaderboards(L.boards(run(), LANGS, 1.02, ["json", "bson"]), {}, out=console)
     assert "bundle" not in console.export_text()
 
+
+
+def test_codecs_lists_what_each_browser_codec_adds_to_a_page(built, capsys):
+    # Without control the catalogue alone, and the built sizes below it (text and --json).
+    from codecbench.cli import main
+
+    assert main(["--control", "127.0.0.1:9", "codecs"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "browser bundles (what each codec adds to a page, this build of web/):" in out
+    assert "bson adds 25.4 kB gzip (85.8 kB minified) to a page: bson 7.3.4" in out
+    assert main(["--control", "127.0.0.1:9", "codecs", "--json"]) == 0
+    assert '"bundleGzipBytes"' in capsys.readouterr().out

@@ -12,7 +12,7 @@ import pandas as pd
 from google.protobuf import json_format
 from rich.text import Text
 
-from .. import catalogue, datasets, display, duets, leaderboard, processes, results, timing, userdata, userrun
+from .. import bundles, catalogue, datasets, display, duets, leaderboard, processes, results, timing, userdata, userrun
 from ..client import Control, ControlUnreachable, connect
 from ..pb import hs, operation_name, run_status_name, task_status_name
 from ..scenario import EXIT_INVALID
@@ -83,7 +83,8 @@ def cmd_codecs(args) -> int:
     problems = [p for p in matrix.problems if p["kind"] != "no-worker"]
     if args.json:
         print_json(dict(matrix.to_json([to_json(o) for o in offers]),
-                        refusals=[dict(to_json(r), workerId=wid) for wid, r in refusals]))
+                        refusals=[dict(to_json(r), workerId=wid) for wid, r in refusals],
+                        bundleGzipBytes=bundles.gzip_by_codec()))
     else:
         con = display.console()
         if not offers and reached:
@@ -91,6 +92,12 @@ def cmd_codecs(args) -> int:
         if args.by_worker and offers:
             con.print(display.codecs_table(offers))
         con.print(display.codec_matrix_table(matrix))
+        # What each browser codec adds to a web page (this build of web/: bundles.py).
+        sizes = bundles.gzip_by_codec()
+        if sizes:
+            con.print("\nbrowser bundles (what each codec adds to a page, this build of web/):", style="bold")
+            for codec in sizes:
+                con.print(f"  {codec:<12} {bundles.describe(codec).removeprefix('bundle: ')}")
         if matrix.problems:
             con.print(f"\n{len(problems)} problem(s):" if problems else "\nno problems", style="bold")
             for p in matrix.problems:
@@ -371,7 +378,7 @@ def _answer(df, doc: dict, run_dir: Path):
     summary, cells = results.summary_frame(df), results.cells_frame(df)
     codecs = list(((doc.get("run") or {}).get("scenario") or {}).get("codecs") or [])
     boards, floors = leaderboard.for_run(summary, cells, results.language_map(df, doc), codecs,
-                                         duets.from_results(run_dir))
+                                         duets.from_results(run_dir), bundles.gzip_by_codec())
     return boards, floors, summary
 
 

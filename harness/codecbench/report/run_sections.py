@@ -80,10 +80,11 @@ class RunSections:
         """The answer first: the verdict sentences, then one leaderboard per dataset × count
         (leaderboard.py: each language's own round trip, % of best within a column, ties by the
         intervals and the noise floor)."""
-        from .. import leaderboard
+        from .. import bundles, leaderboard
 
+        # Browser rows carry the bytes each codec adds to a page, from this build of web/ (bundles.py).
         boards, floors = leaderboard.for_run(self.summary, self.cells, self.langs, self.codecs,
-                                             duets.from_results(self.run_dir))
+                                             duets.from_results(self.run_dir), bundles.gzip_by_codec())
         if not boards:
             return
         self.section("Verdict", "verdict")
