@@ -119,6 +119,16 @@ def describe(codec: str, path: Path | None = None) -> str:
     return f"bundle: adds {kb(b.gzip)} gzip ({kb(b.minified)} minified) to a page: {b.library_text()}"
 
 
+def listing(path: Path | None = None) -> list[str]:
+    """`codecbench codecs`'s block: a heading and one line per browser codec; none when web/ was
+    not built with its sizes."""
+    sizes = gzip_by_codec(path)
+    if not sizes:
+        return []
+    return (["", "browser bundles (what each codec adds to a page, this build of web/):"]
+            + [f"  {codec:<12} {describe(codec, path).removeprefix('bundle: ')}" for codec in sizes])
+
+
 def table(sizes: Sizes) -> str:
     """The markdown table of codecs/README.md's generated block."""
     lines = ["| browser codec | adds, gzip | adds, minified | libraries it adds |", "|---|--:|--:|---|"]

@@ -92,12 +92,8 @@ def cmd_codecs(args) -> int:
         if args.by_worker and offers:
             con.print(display.codecs_table(offers))
         con.print(display.codec_matrix_table(matrix))
-        # What each browser codec adds to a web page (this build of web/: bundles.py).
-        sizes = bundles.gzip_by_codec()
-        if sizes:
-            con.print("\nbrowser bundles (what each codec adds to a page, this build of web/):", style="bold")
-            for codec in sizes:
-                con.print(f"  {codec:<12} {bundles.describe(codec).removeprefix('bundle: ')}")
+        for line in bundles.listing():  # what each browser codec adds to a web page
+            con.print(line)
         if matrix.problems:
             con.print(f"\n{len(problems)} problem(s):" if problems else "\nno problems", style="bold")
             for p in matrix.problems:
