@@ -10,11 +10,7 @@ import os
 
 from codecbench import netlab, results, timing
 from conftest import require_rust, run_cli, write_scenario
-
-
-def _local_env(tmp_path) -> dict:
-    return {"CODECBENCH_STATE": str(tmp_path / "state"), "CODECBENCH_CONTROL": "",
-            "CODECBENCH_TOKEN_FILE": "", "CODECBENCH_TOKEN": ""}
+from test_netlab import _local_env
 
 
 def test_a_run_spread_over_two_worker_hosts_completes_and_reports_their_effects(tmp_path):

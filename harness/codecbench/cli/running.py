@@ -13,7 +13,7 @@ import grpc
 from google.protobuf import json_format
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from .. import display, estimate, processes, results, timing, userrun
+from .. import display, estimate, processes, userrun
 from ..client import Control, connect, wait_for_workers
 from ..pb import hs, run_status_name, task_status_name
 from ..scenario import EXIT_INVALID, load
@@ -218,13 +218,9 @@ def _say_estimate(control: Control, run_id: str, args, progress: _Progress) -> d
     earlier runs in the results folder; returns the estimate for run.json. Never fails the run."""
     try:
         resp = control.get_run(run_id)
-        doc = json_format.MessageToDict(resp.run)
         langs = {w.id: w.environment.language for w in resp.workers}
         tasks = [json_format.MessageToDict(t) for t in resp.tasks]
-        scenario = doc.get("scenario") or {}
-        lanes = timing.lanes(doc)
-        past = estimate.history(results_dir(args), scenario.get("sampling") or {}, exclude=run_id, lanes=lanes)
-        est = estimate.estimate(tasks, lambda w: results.lang_of(w, langs), scenario, past, lanes=lanes)
+        est = planning.estimate_for(json_format.MessageToDict(resp.run), tasks, langs, results_dir(args), exclude=run_id)
     except (grpc.RpcError, OSError, ValueError, KeyError) as exc:
         err(f"plan: no estimate ({type(exc).__name__}: {exc})")
         return None

@@ -38,9 +38,6 @@ impl Control {
     fn next_ready(&self, inner: &Inner) -> Option<(usize, Vec<usize>)> {
         let Inner { runs, workers, running, .. } = inner;
         let free = |w: &str| self.free_lanes(running, &self.host_of(workers, w)).len();
-        if running.len() >= self.lanes.len() && !self.lanes_per_host {
-            return None;
-        }
         let busy = |w: &str| running.iter().any(|r| r.worker_id == w);
         for (pos, run) in runs.iter().enumerate().filter(|(_, r)| !r.cancelled) {
             let ready_now = |i: usize| {

@@ -74,6 +74,20 @@ impl Replicas {
     }
 }
 
+/// Each cell's place among the cells its worker (producer for encode, consumer for decode) runs
+/// for the same operation, given (that worker, operation) per cell in plan order: `runner`
+/// alternates replicas along it, so each pass splits every worker's encode (and decode) cells
+/// evenly (a run-wide index would put, e.g., every Java encode cell of a pass on one replica when
+/// the cells between them come in even numbers, and replica and pass would be one).
+pub fn ordinals<'a>(cells: impl Iterator<Item = (&'a String, i32)>) -> Vec<usize> {
+    let mut seen: HashMap<(&String, i32), usize> = HashMap::new();
+    cells.map(|key| {
+        let n = seen.entry(key).or_default();
+        *n += 1;
+        *n - 1
+    }).collect()
+}
+
 /// Why `w` would not measure what `primary` measures: another codec list, modes, library
 /// version, datasets or compressions.
 fn differs(primary: &WorkerView, w: &WorkerView) -> Option<String> {

@@ -501,17 +501,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     }
     let prepare_task: std::collections::HashMap<usize, usize> =
         order.iter().enumerate().filter(|(_, (_, _, p))| *p).map(|(pos, (c, _, _))| (*c, pos)).collect();
-    // A cell's place among the cells its worker runs for the same operation: replicas alternate
-    // along it, so each pass splits every worker's encode (and decode) cells evenly over its
-    // replicas (a global index would put, e.g., every Java encode cell on one replica per pass
-    // when the cells between them come in even numbers, and replica and pass would be one).
-    let mut seen: std::collections::HashMap<(String, i32), usize> = std::collections::HashMap::new();
-    let ordinal: Vec<usize> = cells.iter().map(|cell| {
-        let named = if cell.op == Operation::Encode { &cell.producer } else { &cell.consumer };
-        let n = seen.entry((named.clone(), cell.op as i32)).or_default();
-        *n += 1;
-        *n - 1
-    }).collect();
+    let ordinal = crate::replicas::ordinals(cells.iter().map(|c| (if c.op == Operation::Encode { &c.producer } else { &c.consumer }, c.op as i32)));
     let tasks = order
         .iter()
         .enumerate()
