@@ -3,6 +3,23 @@
 use super::*;
 
 impl Control {
+    /// How many tasks may run at once: lanes × hosts (Run.lanes).
+    pub fn planned_lanes(&self) -> u32 {
+        self.lanes.len() as u32 * self.host_count() as u32
+    }
+
+    /// How many hosts have lanes of their own: the attached workers' hosts with lanes per host,
+    /// else one (the machine). Run.lanes is lanes × hosts: what ran at once at most.
+    fn host_count(&self) -> usize {
+        if !self.lanes_per_host {
+            return 1;
+        }
+        let inner = self.lock();
+        let hosts: std::collections::BTreeSet<&str> = inner.workers.values()
+            .map(|w| w.info.environment.as_ref().map(|e| e.hostname.as_str()).unwrap_or_default()).collect();
+        hosts.len().max(1)
+    }
+
     /// Gives ready tasks to idle workers while a lane is free: at most one task per lane and one
     /// per worker, the lowest order key first (a ready task whose worker is busy waits, and the
     /// next one whose worker is idle goes). With one lane this is one task at a time, machine-wide;
