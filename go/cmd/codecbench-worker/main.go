@@ -45,7 +45,7 @@ func main() {
 	flag.StringVar(&a.name, "name", "go", "name announced to control (it makes the id unique: go-1, go-2...)")
 	flag.StringVar(&a.tokenFile, "token-file", os.Getenv("CODECBENCH_TOKEN_FILE"), "a file holding control's token (else CODECBENCH_TOKEN)")
 	timeout := flag.Int("reconnect-timeout-s", 3600, "give up when control cannot be reached for this long")
-	flag.Func("user-dataset", "a user's dataset manifest (dataset.json): announced with its fingerprint, every codec refused (not offered by the Go worker yet)", func(s string) error {
+	flag.Func("user-dataset", "a user's dataset manifest (dataset.json), repeatable: its models are built from the descriptor set, and its trial processes load it too", func(s string) error {
 		a.userDatasets = append(a.userDatasets, s)
 		return nil
 	})
@@ -58,7 +58,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "codecbench-go-worker:", err)
 		os.Exit(2)
 	}
-	a.users = users
+	a.users, userManifests = users, a.userDatasets
 	if err := run(a); err != nil {
 		fmt.Fprintln(os.Stderr, "codecbench-go-worker:", err)
 		os.Exit(1)
@@ -81,32 +81,31 @@ func codecInfos() []*pb.CodecInfo {
 func datasetInfos() []*pb.DatasetInfo {
 	var out []*pb.DatasetInfo
 	for _, d := range datasets.All() {
-		info := &pb.DatasetInfo{Id: d.ID, Message: string(d.Record.FullName()), Fingerprint: d.Fingerprint, FieldNames: "json"}
-		for _, c := range codecs.Registry() {
-			if why := codecs.Refusal(c, d); why != "" {
-				info.Refused = append(info.Refused, &pb.Refusal{Dataset: d.ID, Codec: c.Info().ID, Reason: why})
-			}
-		}
-		out = append(out, info)
+		out = append(out, datasetInfo(d))
 	}
 	return out
 }
 
-// userDatasetInfos announces each user dataset with the fingerprint computed from its descriptors
-// and every codec refused: the Go worker builds no models from a user's schema yet (go/README.md),
-// so control plans none of its Go cells and says why.
+func datasetInfo(d *datasets.Dataset) *pb.DatasetInfo {
+	info := &pb.DatasetInfo{Id: d.ID, Message: string(d.Record.FullName()), Fingerprint: d.Fingerprint, FieldNames: d.FieldNames}
+	for _, c := range codecs.Registry() {
+		if why := codecs.Refusal(c, d); why != "" {
+			info.Refused = append(info.Refused, &pb.Refusal{Dataset: d.ID, Codec: c.Info().ID, Reason: why})
+		}
+	}
+	return info
+}
+
+// userDatasetInfos loads each user dataset (its models built from the descriptor set) and announces
+// it like a built-in: the fingerprint of its own descriptors and each codec's refusal, if any.
 func userDatasetInfos(manifests []string) ([]*pb.DatasetInfo, error) {
 	var out []*pb.DatasetInfo
 	for _, path := range manifests {
-		m, md, err := datasets.UserSchema(path)
+		d, err := codecs.LoadUserDataset(path)
 		if err != nil {
 			return nil, err
 		}
-		info := &pb.DatasetInfo{Id: m.ID, Message: m.Message, Fingerprint: datasets.Fingerprint(md), FieldNames: m.FieldNames}
-		for _, c := range codecs.Registry() {
-			info.Refused = append(info.Refused, &pb.Refusal{Dataset: m.ID, Codec: c.Info().ID, Reason: fmt.Sprintf("%s: user datasets (%s) are not offered by the Go worker yet", c.Info().ID, m.Message)})
-		}
-		out = append(out, info)
+		out = append(out, datasetInfo(d))
 	}
 	return out, nil
 }

@@ -28,11 +28,39 @@ func TestAnUnreachableControlIsGivenUpAfterTheReconnectWindow(t *testing.T) {
 	}
 }
 
-func TestUserDatasetsAreAnnouncedWithTheirFingerprintAndEveryCodecRefused(t *testing.T) {
+// A user's dataset is announced with the fingerprint of its own descriptors and offered like the
+// built-in of the same schema: the same refusals, and no others.
+func TestUserDatasetsAreAnnouncedWithTheirFingerprintAndOffered(t *testing.T) {
 	if _, err := userDatasetInfos([]string{"/nonexistent/dataset.json"}); err == nil {
 		t.Error("a missing manifest was accepted")
 	}
-	// A user's schema: datasets.proto's DummyRecord, as protoc --include_imports would write it.
+	manifest := userManifest(t, "mine", "codecbench.v1.DummyRecord")
+	infos, err := userDatasetInfos([]string{manifest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(infos) != 1 || infos[0].GetId() != "mine" || infos[0].GetFingerprint() != datasets.Find("dummy").Fingerprint {
+		t.Fatalf("%v", infos)
+	}
+	builtin := datasetInfo(datasets.Find("dummy")).GetRefused()
+	got := infos[0].GetRefused()
+	if len(got) != len(builtin) {
+		t.Fatalf("refused %v, the built-in %v", got, builtin)
+	}
+	for i := range got {
+		if got[i].GetCodec() != builtin[i].GetCodec() || got[i].GetReason() != builtin[i].GetReason() {
+			t.Errorf("refused %v, the built-in %v", got[i], builtin[i])
+		}
+	}
+	if _, err := userDatasetInfos([]string{manifest}); err == nil || !strings.Contains(err.Error(), `a dataset "mine" is already carried`) {
+		t.Errorf("the same dataset twice: %v", err)
+	}
+}
+
+// userManifest writes a user's dataset of one of datasets.proto's records, as `run --local` would
+// (protoc --include_imports' descriptor set and the manifest), and returns the manifest's path.
+func userManifest(t *testing.T, id, message string) string {
+	t.Helper()
 	dir := t.TempDir()
 	var set descriptorpb.FileDescriptorSet
 	for _, fd := range []protoreflect.FileDescriptor{descriptorpb.File_google_protobuf_descriptor_proto, pb.File_codecbench_v1_dataset_options_proto, pb.File_codecbench_v1_datasets_proto} {
@@ -41,15 +69,6 @@ func TestUserDatasetsAreAnnouncedWithTheirFingerprintAndEveryCodecRefused(t *tes
 	raw, _ := proto.Marshal(&set)
 	_ = os.WriteFile(filepath.Join(dir, "descriptors.binpb"), raw, 0o644)
 	manifest := filepath.Join(dir, "dataset.json")
-	_ = os.WriteFile(manifest, []byte(`{"id": "mine", "message": "codecbench.v1.DummyRecord", "descriptorSet": "descriptors.binpb", "fieldNames": "json"}`), 0o644)
-	infos, err := userDatasetInfos([]string{manifest})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(infos) != 1 || infos[0].GetId() != "mine" || infos[0].GetFingerprint() != datasets.Find("dummy").Fingerprint {
-		t.Fatalf("%v", infos)
-	}
-	if got := infos[0].GetRefused(); len(got) != len(codecInfos()) || got[0].GetReason() != "json: user datasets (codecbench.v1.DummyRecord) are not offered by the Go worker yet" {
-		t.Errorf("%v", got)
-	}
+	_ = os.WriteFile(manifest, []byte(`{"id": "`+id+`", "message": "`+message+`", "descriptorSet": "descriptors.binpb", "fieldNames": "json"}`), 0o644)
+	return manifest
 }

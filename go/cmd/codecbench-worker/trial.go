@@ -65,12 +65,22 @@ func readFrames(data []byte, n int) ([][]byte, error) {
 	return parts, nil
 }
 
-// trialMain is `codecbench-go-worker trial`: reads the trial from stdin, runs it, writes the
+// userManifests are the worker's --user-dataset manifests; each trial process loads them too
+// (`trial MANIFEST...`).
+var userManifests []string
+
+// trialMain is `codecbench-go-worker trial [MANIFEST...]`: reads the trial from stdin, runs it, writes the
 // outcome to stdout. A verification or codec failure is a report (exit 0); unreadable input is 2.
 func trialMain() int {
 	// The trial's timing runs on this one OS thread (its run-queue wait is read from it).
 	runtime.LockOSThread()
 	l := startLaps()
+	for _, m := range os.Args[2:] {
+		if _, err := codecs.LoadUserDataset(m); err != nil {
+			fmt.Fprintln(os.Stderr, "trial: loading a user dataset:", err)
+			return 2
+		}
+	}
 	input, err := io.ReadAll(os.Stdin)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "trial: reading stdin:", err)
@@ -256,7 +266,7 @@ func runInChild(ctx context.Context, program string, task *pb.Task, canonical, p
 	}
 	var in bytes.Buffer
 	_ = writeFrames(&in, taskBytes, canonical, payload)
-	cmd := exec.CommandContext(ctx, program, "trial")
+	cmd := exec.CommandContext(ctx, program, append([]string{"trial"}, userManifests...)...)
 	cmd.Stdin = &in
 	var stdout bytes.Buffer
 	stderr := &tail{max: 2000}

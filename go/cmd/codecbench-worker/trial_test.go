@@ -87,6 +87,29 @@ func TestEncodeAndDecodeTrialsRunVerifiedInAFreshPinnedProcess(t *testing.T) {
 	}
 }
 
+// A user dataset's trials: the worker hands its manifests to each trial process, which loads them
+// (MediaContent: enums, optional fields, nested messages).
+func TestUserDatasetTrialsLoadTheManifestsInTheChild(t *testing.T) {
+	manifest := userManifest(t, "my-media", "codecbench.v1.MediaContent")
+	if _, err := userDatasetInfos([]string{manifest}); err != nil {
+		t.Fatal(err)
+	}
+	userManifests = []string{manifest}
+	defer func() { userManifests = nil }()
+	can := canonical(t, "media") // the same records: the user's list message has the same shape
+	for _, codec := range []string{"json", "protobuf"} {
+		enc := &pb.Task{Operation: pb.Operation_OPERATION_ENCODE, Dataset: "my-media", Codec: codec, RecordCount: 3, Sampling: quick, StorePayload: true}
+		rep, payload := child(t, enc, can, nil)
+		if rep.GetFailure() != "" || len(payload) == 0 {
+			t.Fatalf("%s encode: %v", codec, rep)
+		}
+		dec := &pb.Task{Operation: pb.Operation_OPERATION_DECODE, Dataset: "my-media", Codec: codec, DecodeMode: "typed", RecordCount: 3, Sampling: quick}
+		if rep, _ = child(t, dec, can, payload); rep.GetFailure() != "" || !rep.GetMeasurements()[0].GetVerified() {
+			t.Errorf("%s decode: %v", codec, rep)
+		}
+	}
+}
+
 func TestFailuresAreReportsNamingTheStep(t *testing.T) {
 	can := canonical(t, "dummy")
 	dec := &pb.Task{Operation: pb.Operation_OPERATION_DECODE, Dataset: "dummy", Codec: "json", DecodeMode: "typed", RecordCount: 3, Sampling: quick}

@@ -8,6 +8,7 @@ import (
 
 	"codecbench/go/gen/models"
 	"codecbench/go/internal/datasets"
+	"codecbench/go/internal/usermodels"
 	"google.golang.org/protobuf/proto"
 )
 
@@ -52,23 +53,32 @@ func Load(dataset string, canonical []byte) (*Records, error) {
 	if err != nil {
 		return nil, err
 	}
-	model, err := NewModel(dataset)
-	if err != nil {
+	r := &Records{Dataset: d, Proto: msg, Count: n}
+	if d.User && usermodels.Refusal(d.ID) != "" {
+		return r, nil // a schema the models do not carry: only protobuf runs it, on the messages
+	}
+	if r.Model, err = NewModel(dataset); err != nil {
 		return nil, err
 	}
-	if err := datasets.ToModel(msg.ProtoReflect(), model); err != nil {
+	if err := datasets.ToModel(msg.ProtoReflect(), r.Model); err != nil {
 		return nil, fmt.Errorf("building the %s models: %w", dataset, err)
 	}
-	return &Records{Dataset: d, Proto: msg, Model: model, Count: n}, nil
+	return r, nil
 }
 
-// NewModel is an empty list of the dataset's models (`*models.<Record>List`).
+// NewModel is an empty list of the dataset's models (`*models.<Record>List`, or a user dataset's
+// models built at load, usermodels).
 func NewModel(dataset string) (any, error) {
-	mk, ok := models.New[dataset]
-	if !ok {
-		return nil, fmt.Errorf("no Go models for dataset %q", dataset)
+	if mk, ok := models.New[dataset]; ok {
+		return mk(), nil
 	}
-	return mk(), nil
+	if m, ok := usermodels.New(dataset); ok {
+		return m, nil
+	}
+	if why := usermodels.Refusal(dataset); why != "" {
+		return nil, fmt.Errorf("no Go models for dataset %q: %s", dataset, why)
+	}
+	return nil, fmt.Errorf("no Go models for dataset %q", dataset)
 }
 
 // Codec encodes and decodes a trial's records. Every method returns an error for bad input,
@@ -105,8 +115,14 @@ type Refuser interface {
 	Refusal(d *datasets.Dataset) string
 }
 
-// Refusal is the codec's refusal of a dataset, "" when there is none.
+// Refusal is the codec's refusal of a dataset, "" when there is none. Every codec but protobuf
+// (dynamicpb carries every schema) needs a user dataset's models.
 func Refusal(c Codec, d *datasets.Dataset) string {
+	if d.User && c.Info().ID != "protobuf" {
+		if why := usermodels.Refusal(d.ID); why != "" {
+			return c.Info().ID + ": " + why
+		}
+	}
 	if r, ok := c.(Refuser); ok {
 		return r.Refusal(d)
 	}

@@ -26,14 +26,25 @@ type Dataset struct {
 	LazyFields  []string
 	BareList    bool
 	Fingerprint string
+	// User: a user's dataset (user.go), its list message a dynamicpb type built from the
+	// descriptor set; FieldNames "json" or "proto" names its fields in self-describing payloads.
+	User       bool
+	FieldNames string
 }
 
 // All returns the built-in datasets, in the order datasets.proto declares them.
 func All() []*Dataset { return builtins }
 
-// Find returns the dataset with that id, or nil.
+// Find returns the dataset with that id, built-in or a registered user's, or nil.
 func Find(id string) *Dataset {
 	for _, d := range builtins {
+		if d.ID == id {
+			return d
+		}
+	}
+	usersMu.Lock()
+	defer usersMu.Unlock()
+	for _, d := range users {
 		if d.ID == id {
 			return d
 		}
@@ -58,7 +69,7 @@ func discover() []*Dataset {
 		if err != nil {
 			panic(err) // a broken datasets.proto: the build is wrong, not the input
 		}
-		out = append(out, &Dataset{ID: o.GetId(), Record: m, List: list, LazyFields: o.GetLazyFields(), BareList: o.GetBareList(), Fingerprint: Fingerprint(m)})
+		out = append(out, &Dataset{ID: o.GetId(), Record: m, List: list, LazyFields: o.GetLazyFields(), BareList: o.GetBareList(), Fingerprint: Fingerprint(m), FieldNames: "json"})
 	}
 	return out
 }
