@@ -344,7 +344,7 @@ def verdict(board: Board, baseline: str = "json") -> str:
                     unsure.append(_label(column))
                     floors.append(floor if floor and floor >= r else None)
                 continue
-            what = {"encode": "encodes", "end to end": "runs end to end"}.get(column, f"decodes ({column.split()[-1]})")
+            what = {"encode": "encodes", "end to end": "runs end to end (through control)"}.get(column, f"decodes ({column.split()[-1]})")
             said.append(f"{what} {_times(stats.ratio(a.interval, b.interval))} "
                         f"{'faster' if b.interval.median < a.interval.median else 'slower'}")
         if tied:

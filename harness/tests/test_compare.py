@@ -88,6 +88,9 @@ def test_two_runs_of_one_scenario_back_to_back_are_no_significant_change(tmp_pat
     assert "no significant change" in text.stdout and "slower" not in text.stdout.split("rule:")[0]
     assert "A (a) noise floor: identical work differed by ≤" in text.stdout
     assert "B (b) noise floor" in text.stdout
+    # Each run's trust line travels with the comparison, as with every verdict.
+    assert "A (a) Trust: " in text.stdout and "B (b) Trust: " in text.stdout
+    assert doc["trustA"]["sentence"].startswith("Trust: ") and doc["trustB"]["cells"] > 0
     # The A/A figures a user reads off two runs: agreement within the intervals.
     agree = doc["agreement"]
     assert agree["pairs"] == doc["counts"]["no significant change"]

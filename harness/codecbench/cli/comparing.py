@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rich.text import Text
 
 from .. import display, results
+from ..report.trustline import trust_line
 from .base import EXIT_FAILED, EXIT_MISMATCH, EXIT_NO_RUN, EXIT_OK, EXIT_USAGE, CliError, err, print_json, results_dir
 from .reading import _has_results, fetch_run, locate_run
 
@@ -49,6 +51,7 @@ def cmd_compare(args) -> int:
         except ValueError as exc:
             raise CliError(str(exc), EXIT_USAGE) from None
     table = cmp.compare(frames[0], frames[1], args.threshold, docs[0], docs[1], calibration=cal)
+    trusts = [_trust(f, d) for f, d in zip(frames, docs)]
     matched = 0 if table.empty else int((~table["verdict"].isin(["only in A", "only in B"])).sum())
     slower = cmp.regressions(table)
     noise = {k: table.attrs.get(f"noise_{k}") for k in ("a", "b")}
@@ -59,6 +62,7 @@ def cmd_compare(args) -> int:
         print_json({"runA": str(dirs[0]), "runB": str(dirs[1]), "threshold": args.threshold,
                     "conditionMismatches": mismatches,
                     "rule": cmp.RULE, "counts": cmp.counts(table), "regressions": slower,
+                    "trustA": trusts[0].as_json(), "trustB": trusts[1].as_json(),
                     "noiseFloorA": _noise_json(noise["a"]), "noiseFloorB": _noise_json(noise["b"]),
                     "transferNoiseFloorA": _noise_json(table.attrs.get("transfer_noise_a"), True),
                     "transferNoiseFloorB": _noise_json(table.attrs.get("transfer_noise_b"), True),
@@ -96,6 +100,9 @@ def cmd_compare(args) -> int:
         hidden = sum(counts.get(v, 0) for v in quiet)
         if not args.all and hidden:
             con.print(f"({hidden} not listed: {', '.join(v for v in quiet if counts.get(v))}; --all lists them)")
+        # Each run's caveats beside the answer, as with every verdict (report/trustline.py).
+        for name, d, t in (("A", dirs[0], trusts[0]), ("B", dirs[1], trusts[1])):
+            con.print(Text(f"{name} ({d.name}) {t.sentence()}"), style="yellow")
         for name, d in (("A", dirs[0]), ("B", dirs[1])):
             if noise[name.lower()] is not None:
                 con.print(f"{name} ({d.name}) {noise[name.lower()].sentence()}")
@@ -120,6 +127,13 @@ def cmd_compare(args) -> int:
             "operation, count, producer and consumer language)")
         return EXIT_MISMATCH
     return EXIT_FAILED if slower else EXIT_OK
+
+
+def _trust(df, doc: dict):
+    """A run's trust line, with the noise floors per language its own verdict is judged by."""
+    cells = results.cells_frame(df)
+    floors = results.language_noise_floors(cells, results.language_map(df, doc))
+    return trust_line(cells, floors, doc)
 
 
 def cmd_calibrate(args) -> int:

@@ -18,6 +18,7 @@ from .base import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_USAGE, CliError, err, exit
 from .stack import LANES_HELP, cmd_browser, cmd_down, cmd_up
 from .reading import cmd_codecs, cmd_datasets, cmd_gc, cmd_report, cmd_runs, cmd_workers
 from .comparing import cmd_calibrate, cmd_compare
+from .link import cmd_link
 from .scenarios import cmd_schema, cmd_validate
 from .running import cmd_run
 
@@ -154,6 +155,29 @@ def build_parser() -> argparse.ArgumentParser:
     cmpp.add_argument("--json", action="store_true", help="print the comparison as JSON")
     cmpp.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
     cmpp.set_defaults(fn=cmd_compare)
+
+    lnk = sub.add_parser(
+        "link", help="the link model: predicted latency and messages/s per codec on a stated link, from a run",
+        description="Predict, from a run's measured encode and typed decode and its raw or compressed "
+                    "bytes, what one message would cost on a link: latency = encode + one round trip + "
+                    "the wire bytes at the downlink's rate + decode, and messages per second = the "
+                    "slowest of encode, decode and the link (pipelined). A model, not a measurement. "
+                    "Links: --profile (lan, wifi, 4g, 3g; repeatable) or --down/--up/--rtt; default: "
+                    "the run's own shaped link, else all four. A run measured on a shaped link also "
+                    "gets the model checked against its measured upload and download legs. "
+                    "RUN is a run id or a results folder.")
+    lnk.add_argument("run", metavar="RUN", help="a run id (results/<run>/, else fetched from control) or a results folder")
+    lnk.add_argument("--profile", action="append", metavar="NAME",
+                     help=f"a network profile to model ({', '.join(netlab.PROFILES)}; repeatable); with "
+                          "--down/--up/--rtt, the profile those override")
+    lnk.add_argument("--down", type=float, metavar="MBIT", help="downlink rate in Mbit/s (a custom link)")
+    lnk.add_argument("--up", type=float, metavar="MBIT", help="uplink rate in Mbit/s (default: the downlink's)")
+    lnk.add_argument("--rtt", type=float, metavar="MS", help="round trip time in ms (default 0, or the profile's)")
+    lnk.add_argument("--compression", default="identity", metavar="C",
+                     help="wire bytes: identity (default), gzip or zstd (control's whole-payload sizes)")
+    lnk.add_argument("--json", action="store_true", help="print the predictions (and the check) as JSON")
+    lnk.add_argument("--results-dir", help="where results/<run-id>/ are (default: results/ in the repo)")
+    lnk.set_defaults(fn=cmd_link)
 
     cal = sub.add_parser(
         "calibrate", help="measure this host's run-to-run term from scenarios run twice or more, unchanged",

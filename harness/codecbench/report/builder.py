@@ -14,6 +14,7 @@ from .blocks import Contents, Details, Heading, Image, Para
 from .common import BBOX, codec_order, with_languages
 from .paths import relative, replacements, scrub
 from .hosts import HostSections
+from .links import LinkSections
 from .pairs import PairSections
 from .run_sections import RunSections
 from .sizes import SizeSections
@@ -23,7 +24,7 @@ from .trust import TrustSections
 
 
 # Sections a reader opens when they need them: folded (<details>) in HTML and on GitHub.
-FOLDED = {"noise", "run", "time", "environment", "boundaries", "method", "user-datasets"}
+FOLDED = {"link-model", "noise", "run", "time", "environment", "boundaries", "method", "user-datasets"}
 
 
 def fold(blocks: list, anchors: set[str]) -> list:
@@ -46,7 +47,8 @@ def fold(blocks: list, anchors: set[str]) -> list:
     return out
 
 
-class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSections, HostSections, Tables):
+class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSections, HostSections,
+              LinkSections, Tables):
     """One report of one run: blocks, plots, warnings, sections and the table of contents."""
 
     def __init__(self, run_dir: Path, out_dir: Path):
@@ -111,6 +113,7 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
             sorted(set(self.df["dataset"]) - set(DATASETS))
         for ds in datasets:
             self.dataset(ds)
+        self.link_model()
         self.duets()
         self.host_effects()
         self.failures()

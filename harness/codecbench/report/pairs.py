@@ -13,7 +13,8 @@ from matplotlib.colors import LogNorm
 from .. import results, stats
 from ..results import lang_of
 from ..units import fmt_num, fmt_time
-from .blocks import Heading, TableBlock
+from .blocks import Heading, Para, TableBlock
+from .links import measured_path
 from .common import (MODE_STYLES, WIDE_CI, _lang_key, _mode_key, _nan, _short, codec_color, codec_order,
                      fmt_bytes, fmt_ci)
 
@@ -131,7 +132,9 @@ class PairSections:
         e = s[s["end_to_end_ns_per_op"].notna() & ~s["aa_twin"].astype(bool)]
         if e.empty:
             return
-        self.add(Heading(3, f"{ds}: end to end (encode + upload + download + decode) per record", f"{ds}-e2e"))
+        self.add(Heading(3, f"{ds}: end to end through control (encode + upload + download + decode) per record",
+                         f"{ds}-e2e"))
+        self.add(Para("End to end is " + measured_path(self.doc) + "."))
         # Per record, as every other table of the report (a payload's time / its record count).
         per = e["record_count"].astype(float)
         e = e.assign(**{c: e[c] / per for c in ["end_to_end_ns_per_op", "end_to_end_lo_ns_per_op", "end_to_end_hi_ns_per_op",
