@@ -19,3 +19,18 @@ wkt="$("$venv/bin/python" -c 'import grpc_tools, os; print(os.path.join(os.path.
 rm -rf "$out" && mv "$out.tmp" "$out"
 # The dataset models (go/gen/models), derived from the descriptors just generated.
 mkdir -p "$out/models" && (cd "$here" && go run ./cmd/gen-models "$out/models/models.go")
+# The flatbuffers codec's tables (go/gen/flat, flatc's Go) and their mapping to the models
+# (go/gen/fbmap), with flatc 25.12.19, the version of the Go runtime go.mod pins (`make flatc`
+# installs it for Rust too; FLATC_GO names another). flatc's proto reader cannot parse
+# descriptor.proto, so it reads datasets.proto without the options' import (as Rust, Java, web).
+flatc="${FLATC_GO:-$root/.tools/flatc/bin/flatc}"
+if [ "$("$flatc" --version 2>/dev/null)" != "flatc version 25.12.19" ]; then
+  echo "go/gen.sh: the flatbuffers codec needs flatc 25.12.19 at $flatc (make flatc), or FLATC_GO naming one" >&2; exit 1
+fi
+fbs="$(mktemp -d)"; trap 'rm -rf "$fbs"' EXIT
+grep -v 'dataset_options.proto' "$root/proto/codecbench/v1/datasets.proto" > "$fbs/datasets.proto"
+# (flatc --proto always warns that it cannot check conformity: shown only when it fails)
+"$flatc" --proto -o "$fbs" "$fbs/datasets.proto" >"$fbs/log" 2>&1 || { cat "$fbs/log" >&2; exit 1; }
+(cd "$here" && go run ./cmd/gen-flatbuffers schema "$fbs/datasets.fbs")
+rm -rf "$out/flat" && "$flatc" --go -o "$out/flat" "$fbs/datasets.fbs"
+mkdir -p "$out/fbmap" && (cd "$here" && go run ./cmd/gen-flatbuffers mapping "$out/fbmap/fbmap.go")

@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	connectrpc.com/connect v1.21.1
 	github.com/fxamacker/cbor/v2 v2.10.0
+	github.com/google/flatbuffers v25.12.19+incompatible
 	github.com/vmihailenco/msgpack/v5 v5.4.1
 	go.mongodb.org/mongo-driver/v2 v2.10.0
 	golang.org/x/sys v0.50.0

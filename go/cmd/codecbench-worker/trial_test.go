@@ -129,8 +129,8 @@ func TestFailuresAreReportsNamingTheStep(t *testing.T) {
 	if rep, _ = child(t, dec, can, nil); !strings.HasPrefix(rep.GetFailure(), `codec json offers no decode mode "lazy"`) {
 		t.Errorf("mode: %q", rep.GetFailure())
 	}
-	dec.Codec = "flatbuffers"
-	if rep, _ = child(t, dec, can, nil); rep.GetFailure() != `this worker has no codec "flatbuffers"` {
+	dec.Codec = "capnproto"
+	if rep, _ = child(t, dec, can, nil); rep.GetFailure() != `this worker has no codec "capnproto"` {
 		t.Errorf("codec: %q", rep.GetFailure())
 	}
 	prep := &pb.Task{Operation: pb.Operation_OPERATION_DECODE, Prepare: true}

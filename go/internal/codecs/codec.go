@@ -130,7 +130,9 @@ func Refusal(c Codec, d *datasets.Dataset) string {
 }
 
 // Registry lists every codec of the Go worker, in announcement order.
-func Registry() []Codec { return []Codec{JSON{}, BSON{}, Protobuf{}, Msgpack{}, CBOR{}, XML{}} }
+func Registry() []Codec {
+	return []Codec{JSON{}, BSON{}, Protobuf{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}}
+}
 
 // Find returns the codec with that id, or nil.
 func Find(id string) Codec {
