@@ -3,6 +3,7 @@
 //! payloads of hundreds of MiB. The store has a quota (stored blobs plus unfinished uploads), and
 //! `collect` removes the blobs no active run needs. Each payload's gzip and zstd sizes are measured
 //! once, from the stored file, with the standard libraries (flate2, zstd).
+use crate::error::Error;
 use sha2::{Digest, Sha256};
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, File, OpenOptions};
@@ -108,24 +109,8 @@ pub struct Collected {
     pub kept_bytes: u64,
 }
 
-#[derive(Debug, PartialEq, Eq)]
-pub enum BlobError {
-    NotFound(String),
-    BadRequest(String),
-    Busy(String),
-    Io(String),
-}
-
-impl std::fmt::Display for BlobError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            BlobError::NotFound(m) | BlobError::BadRequest(m) | BlobError::Busy(m) | BlobError::Io(m) => f.write_str(m),
-        }
-    }
-}
-
-fn io(e: std::io::Error) -> BlobError {
-    BlobError::Io(format!("blob store: {e}"))
+fn io(e: std::io::Error) -> Error {
+    Error::Internal(format!("blob store: {e}"))
 }
 
 fn valid_id(id: &str) -> bool {
@@ -153,7 +138,7 @@ fn blob_files(dir: &Path) -> std::io::Result<Vec<(String, PathBuf, u64, SystemTi
 }
 
 /// Marks a blob as just stored (for `collect`'s grace period) when the same bytes arrive again.
-fn touch(path: &Path) -> Result<(), BlobError> {
+fn touch(path: &Path) -> Result<(), Error> {
     File::options().write(true).open(path).and_then(|f| f.set_modified(SystemTime::now())).map_err(io)
 }
 
@@ -226,11 +211,11 @@ impl BlobStore {
     }
 
     /// Refuses `more` bytes that would take the store past its quota.
-    fn check_quota(&self, uploads: &HashMap<String, Upload>, more: u64) -> Result<(), BlobError> {
+    fn check_quota(&self, uploads: &HashMap<String, Upload>, more: u64) -> Result<(), Error> {
         let stored = *self.stored.lock().unwrap_or_else(|p| p.into_inner());
         let pending: u64 = uploads.values().map(|u| u.len).sum();
         if stored + pending + more > self.quota {
-            return Err(BlobError::Busy(format!(
+            return Err(Error::ResourceExhausted(format!(
                 "the blob store is full: {} stored and {} in unfinished uploads, {} more would pass its quota of {} \
 (control's --blob-quota-mib); `codecbench gc` removes the blobs no active run needs",
                 mib(stored), mib(pending), mib(more), mib(self.quota))));
@@ -240,7 +225,7 @@ impl BlobStore {
 
     /// The blob's compressed sizes, measured on first ask (seconds for a 100 MiB payload: callers
     /// ask outside any lock that a timed task waits on) and remembered.
-    pub fn compressed(&self, id: &str) -> Result<Compressed, BlobError> {
+    pub fn compressed(&self, id: &str) -> Result<Compressed, Error> {
         if let Some(c) = self.known_compressed(id) {
             return Ok(c);
         }
@@ -261,7 +246,7 @@ impl BlobStore {
 
     /// Removes every stored blob not in `keep` and not written within the grace period; with
     /// `dry_run`, only counts them. Unfinished uploads are not touched (they expire on their own).
-    pub fn collect(&self, keep: &HashSet<String>, dry_run: bool) -> Result<Collected, BlobError> {
+    pub fn collect(&self, keep: &HashSet<String>, dry_run: bool) -> Result<Collected, Error> {
         // Holding the uploads lock: no upload finishes (renames into place) meanwhile.
         let _uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
         let now = SystemTime::now();
@@ -302,17 +287,17 @@ impl BlobStore {
         stale.len()
     }
 
-    pub fn path(&self, id: &str) -> Result<PathBuf, BlobError> {
+    pub fn path(&self, id: &str) -> Result<PathBuf, Error> {
         if !valid_id(id) {
-            return Err(BlobError::BadRequest(format!("{id:?} is not a blob id (64 lowercase hex digits of SHA-256)")));
+            return Err(Error::InvalidArgument(format!("{id:?} is not a blob id (64 lowercase hex digits of SHA-256)")));
         }
         let p = self.dir.join(&id[..2]).join(id);
-        if p.exists() { Ok(p) } else { Err(BlobError::NotFound(format!("no blob {id}"))) }
+        if p.exists() { Ok(p) } else { Err(Error::NotFound(format!("no blob {id}"))) }
     }
 
     /// Stores bytes held in memory and returns their id (tests; control streams with `put_with`).
     #[cfg(test)]
-    pub fn put_bytes(&self, data: &[u8]) -> Result<String, BlobError> {
+    pub fn put_bytes(&self, data: &[u8]) -> Result<String, Error> {
         let id = hex::encode(Sha256::digest(data));
         let dir = self.dir.join(&id[..2]);
         let target = dir.join(&id);
@@ -332,7 +317,7 @@ impl BlobStore {
 
     /// Stores what `write` writes (e.g. a dataset generated record by record) without holding it
     /// in memory: through a hash into a temporary file, refused once it would pass the quota.
-    pub fn put_with(&self, write: impl FnOnce(&mut dyn Write) -> std::io::Result<u64>) -> Result<(String, u64), BlobError> {
+    pub fn put_with(&self, write: impl FnOnce(&mut dyn Write) -> std::io::Result<u64>) -> Result<(String, u64), Error> {
         let room = {
             let uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
             let pending: u64 = uploads.values().map(|u| u.len).sum();
@@ -347,10 +332,10 @@ impl BlobStore {
         if let Err(e) = written {
             let _ = fs::remove_file(&tmp);
             return Err(if len > room {
-                BlobError::Busy(format!("the blob store is full: {} more would pass its quota of {} (control's --blob-quota-mib); \
+                Error::ResourceExhausted(format!("the blob store is full: {} more would pass its quota of {} (control's --blob-quota-mib); \
 `codecbench gc` removes the blobs no active run needs", mib(len), mib(self.quota)))
             } else {
-                BlobError::Io(format!("blob store: {e}"))
+                Error::Internal(format!("blob store: {e}"))
             });
         }
         let id = hex::encode(hash.finalize());
@@ -378,23 +363,23 @@ impl BlobStore {
 
     /// Opens an upload for `client` (clients.rs) before any chunk arrives, so that an UploadBlob
     /// stream counts against the caps from the moment it opens; refused past either cap.
-    pub fn begin(&self, client: &str, upload_id: &str) -> Result<(), BlobError> {
+    pub fn begin(&self, client: &str, upload_id: &str) -> Result<(), Error> {
         valid_upload_id(upload_id)?;
         let mut uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
         if uploads.contains_key(upload_id) {
-            return Err(BlobError::BadRequest(format!("upload {upload_id} is open already")));
+            return Err(Error::InvalidArgument(format!("upload {upload_id} is open already")));
         }
         self.begin_in(&mut uploads, client, upload_id)
     }
 
-    fn begin_in(&self, uploads: &mut HashMap<String, Upload>, client: &str, upload_id: &str) -> Result<(), BlobError> {
+    fn begin_in(&self, uploads: &mut HashMap<String, Upload>, client: &str, upload_id: &str) -> Result<(), Error> {
         Self::expire_in(uploads, self.idle);
         if uploads.len() >= MAX_OPEN_UPLOADS {
-            return Err(BlobError::Busy(format!("{MAX_OPEN_UPLOADS} uploads are unfinished, the most control holds at once; finish one first \
+            return Err(Error::ResourceExhausted(format!("{MAX_OPEN_UPLOADS} uploads are unfinished, the most control holds at once; finish one first \
 (a PutBlob upload idle for {} s is dropped, an UploadBlob stream after {} s without a chunk)", self.idle.as_secs(), self.stream_idle.as_secs())));
         }
         if uploads.values().filter(|u| u.client == client).count() >= MAX_UPLOADS_PER_CLIENT {
-            return Err(BlobError::Busy(format!("{MAX_UPLOADS_PER_CLIENT} unfinished uploads are {client}'s, the most one client may hold; \
+            return Err(Error::ResourceExhausted(format!("{MAX_UPLOADS_PER_CLIENT} unfinished uploads are {client}'s, the most one client may hold; \
 finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob stream after {} s without a chunk)", self.idle.as_secs(), self.stream_idle.as_secs())));
         }
         let path = self.dir.join("uploads").join(upload_id);
@@ -404,30 +389,30 @@ finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob strea
 
     /// Appends one chunk to an upload `client` (clients.rs) started, starting it at offset 0 (PutBlob);
     /// on `finish`, stores the blob and returns (id, size).
-    pub fn put_chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
+    pub fn put_chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, Error> {
         self.chunk(client, upload_id, offset, data, finish, true)
     }
 
     /// Appends one chunk to an upload opened with `begin` (UploadBlob); one that was dropped (its
     /// stream ended or expired) is not started again.
-    pub fn append(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, BlobError> {
+    pub fn append(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool) -> Result<Option<(String, u64)>, Error> {
         self.chunk(client, upload_id, offset, data, finish, false)
     }
 
-    fn chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool, start: bool) -> Result<Option<(String, u64)>, BlobError> {
+    fn chunk(&self, client: &str, upload_id: &str, offset: u64, data: &[u8], finish: bool, start: bool) -> Result<Option<(String, u64)>, Error> {
         valid_upload_id(upload_id)?;
         if data.len() > MAX_CHUNK {
-            return Err(BlobError::BadRequest(format!("chunk of {} bytes is over the 1 MiB limit", data.len())));
+            return Err(Error::InvalidArgument(format!("chunk of {} bytes is over the 1 MiB limit", data.len())));
         }
         let mut uploads = self.uploads.lock().unwrap_or_else(|p| p.into_inner());
         if !uploads.contains_key(upload_id) {
             if !start || offset != 0 {
-                return Err(BlobError::BadRequest(format!("upload {upload_id} is unknown (never started, finished, or expired after {} s idle); it must start at offset 0, not {offset}", self.idle.as_secs())));
+                return Err(Error::InvalidArgument(format!("upload {upload_id} is unknown (never started, finished, or expired after {} s idle); it must start at offset 0, not {offset}", self.idle.as_secs())));
             }
             self.begin_in(&mut uploads, client, upload_id)?;
         }
         if uploads[upload_id].client != client {
-            return Err(BlobError::BadRequest(format!("upload {upload_id} was started by another client")));
+            return Err(Error::InvalidArgument(format!("upload {upload_id} was started by another client")));
         }
         if let Err(full) = self.check_quota(&uploads, data.len() as u64) {
             // A finishing chunk that completes bytes stored already adds nothing: it may pass.
@@ -444,7 +429,7 @@ finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob strea
         let up = uploads.get_mut(upload_id).expect("inserted above");
         up.last = Instant::now();
         if offset != up.len {
-            return Err(BlobError::BadRequest(format!("upload {upload_id} has {} bytes; a chunk at offset {offset} does not follow", up.len)));
+            return Err(Error::InvalidArgument(format!("upload {upload_id} has {} bytes; a chunk at offset {offset} does not follow", up.len)));
         }
         if up.file.is_none() {
             up.file = Some(OpenOptions::new().create(true).truncate(true).write(true).open(&up.path).map_err(io)?);
@@ -484,9 +469,9 @@ finish one first (a PutBlob upload idle for {} s is dropped, an UploadBlob strea
     }
 }
 
-fn valid_upload_id(upload_id: &str) -> Result<(), BlobError> {
+fn valid_upload_id(upload_id: &str) -> Result<(), Error> {
     if upload_id.is_empty() || upload_id.len() > 128 || !upload_id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_') {
-        return Err(BlobError::BadRequest(format!("upload_id {upload_id:?} must be 1 to 128 characters of [A-Za-z0-9_-]")));
+        return Err(Error::InvalidArgument(format!("upload_id {upload_id:?} must be 1 to 128 characters of [A-Za-z0-9_-]")));
     }
     Ok(())
 }

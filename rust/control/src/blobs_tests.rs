@@ -33,12 +33,12 @@ fn bad_uploads_are_refused_with_a_reason() {
     let dir = tempfile::tempdir().unwrap();
     let s = BlobStore::open(dir.path(), u64::MAX).unwrap();
     s.put_chunk("10.0.0.1", "u", 0, b"abc", false).unwrap();
-    assert!(matches!(s.put_chunk("10.0.0.1", "u", 1, b"x", false), Err(BlobError::BadRequest(m)) if m.contains("does not follow")));
-    assert!(matches!(s.put_chunk("10.0.0.1", "v", 5, b"x", false), Err(BlobError::BadRequest(_))));
-    assert!(matches!(s.put_chunk("10.0.0.1", "../x", 0, b"x", true), Err(BlobError::BadRequest(_))));
+    assert!(matches!(s.put_chunk("10.0.0.1", "u", 1, b"x", false), Err(Error::InvalidArgument(m)) if m.contains("does not follow")));
+    assert!(matches!(s.put_chunk("10.0.0.1", "v", 5, b"x", false), Err(Error::InvalidArgument(_))));
+    assert!(matches!(s.put_chunk("10.0.0.1", "../x", 0, b"x", true), Err(Error::InvalidArgument(_))));
     assert!(s.put_chunk("10.0.0.1", "w", 0, &vec![0u8; MAX_CHUNK + 1], true).is_err());
-    assert!(matches!(s.path("zz"), Err(BlobError::BadRequest(_))));
-    assert!(matches!(s.path(&"0".repeat(64)), Err(BlobError::NotFound(_))));
+    assert!(matches!(s.path("zz"), Err(Error::InvalidArgument(_))));
+    assert!(matches!(s.path(&"0".repeat(64)), Err(Error::NotFound(_))));
 }
 
 #[test]
@@ -52,14 +52,14 @@ fn unfinished_uploads_are_capped_and_expire() {
         s.put_chunk(&client(i), &format!("u{i}"), 0, b"x", false).unwrap();
     }
     let refused = s.put_chunk("10.0.0.1", "one-more", 0, b"x", false).unwrap_err();
-    assert!(matches!(&refused, BlobError::Busy(m) if m.contains("64 uploads are unfinished")), "{refused:?}");
+    assert!(matches!(&refused, Error::ResourceExhausted(m) if m.contains("64 uploads are unfinished")), "{refused:?}");
     // A chunk keeps its upload alive; the others expire and their files go.
     std::thread::sleep(Duration::from_millis(120));
     s.put_chunk(&client(0), "u0", 1, b"y", false).unwrap();
     std::thread::sleep(Duration::from_millis(120));
     assert_eq!(s.expire_idle(), MAX_OPEN_UPLOADS - 1);
     assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 1, "only u0's file is left");
-    assert!(matches!(s.put_chunk(&client(1), "u1", 1, b"y", false), Err(BlobError::BadRequest(m)) if m.contains("expired")));
+    assert!(matches!(s.put_chunk(&client(1), "u1", 1, b"y", false), Err(Error::InvalidArgument(m)) if m.contains("expired")));
     let (_, size) = s.put_chunk(&client(0), "u0", 2, b"z", true).unwrap().unwrap();
     assert_eq!(size, 3);
     s.put_chunk("10.0.0.1", "one-more", 0, b"x", true).unwrap();
@@ -73,10 +73,10 @@ fn one_client_cannot_take_every_upload_slot_or_touch_anothers_upload() {
         s.put_chunk("10.0.0.1", &format!("u{i}"), 0, b"x", false).unwrap();
     }
     let refused = s.put_chunk("10.0.0.1", "one-more", 0, b"x", false).unwrap_err();
-    assert!(matches!(&refused, BlobError::Busy(m) if m.contains("16 unfinished uploads are 10.0.0.1's")), "{refused:?}");
+    assert!(matches!(&refused, Error::ResourceExhausted(m) if m.contains("16 unfinished uploads are 10.0.0.1's")), "{refused:?}");
     s.put_chunk("10.0.0.2", "theirs", 0, b"x", true).unwrap();
     let hijack = s.put_chunk("10.0.0.2", "u0", 1, b"y", true).unwrap_err();
-    assert!(matches!(&hijack, BlobError::BadRequest(m) if m.contains("another client")), "{hijack:?}");
+    assert!(matches!(&hijack, Error::InvalidArgument(m) if m.contains("another client")), "{hijack:?}");
     s.put_chunk("10.0.0.1", "u0", 1, b"y", true).unwrap();
 }
 
@@ -90,15 +90,15 @@ fn a_stream_counts_from_the_moment_it_opens_and_holds_no_file_until_its_first_ch
     assert_eq!(s.open_uploads(), MAX_UPLOADS_PER_CLIENT);
     assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 0, "no descriptor before a chunk");
     let refused = s.begin("worker rust-1", "stream-x").unwrap_err();
-    assert!(matches!(&refused, BlobError::Busy(m) if m.contains("16 unfinished uploads are worker rust-1's")), "{refused:?}");
+    assert!(matches!(&refused, Error::ResourceExhausted(m) if m.contains("16 unfinished uploads are worker rust-1's")), "{refused:?}");
     // Another client's allowance is its own; a PutBlob upload of the same client is refused too.
     s.begin("worker java-1", "stream-y").unwrap();
-    assert!(matches!(s.put_chunk("worker rust-1", "put-1", 0, b"x", false), Err(BlobError::Busy(_))));
+    assert!(matches!(s.put_chunk("worker rust-1", "put-1", 0, b"x", false), Err(Error::ResourceExhausted(_))));
     let (_, size) = s.append("worker rust-1", "stream-0", 0, b"abc", true).unwrap().unwrap();
     assert_eq!(size, 3);
     // A dropped stream's upload is gone, and a late chunk does not start it again.
     s.abandon("stream-1");
-    assert!(matches!(s.append("worker rust-1", "stream-1", 0, b"x", false), Err(BlobError::BadRequest(m)) if m.contains("unknown")));
+    assert!(matches!(s.append("worker rust-1", "stream-1", 0, b"x", false), Err(Error::InvalidArgument(m)) if m.contains("unknown")));
     assert_eq!(s.open_uploads(), MAX_UPLOADS_PER_CLIENT - 1);
 }
 
@@ -112,7 +112,7 @@ fn near_the_quota_bytes_stored_already_may_be_uploaded_again_and_sizes_read_well
     s.put_chunk("c", "again", 5, &[1u8; 85], true).unwrap();
     assert_eq!(s.stored_bytes(), 90);
     let full = s.put_chunk("c", "new", 0, &[2u8; 20], true).unwrap_err();
-    assert!(matches!(&full, BlobError::Busy(m) if m.contains("20 bytes more would pass its quota of 100 bytes")), "{full:?}");
+    assert!(matches!(&full, Error::ResourceExhausted(m) if m.contains("20 bytes more would pass its quota of 100 bytes")), "{full:?}");
     assert_eq!((mib(1536), mib(3 << 20)), ("1.5 KiB".to_string(), "3.0 MiB".to_string()));
 }
 
@@ -124,8 +124,8 @@ fn the_quota_counts_stored_blobs_and_unfinished_uploads() {
     s.put_bytes(&[1u8; 60]).unwrap(); // the same bytes again take no room
     s.put_chunk("10.0.0.1", "u", 0, &[2u8; 30], false).unwrap();
     let full = s.put_chunk("10.0.0.1", "u", 30, &[2u8; 20], false).unwrap_err();
-    assert!(matches!(&full, BlobError::Busy(m) if m.contains("blob store is full") && m.contains("codecbench gc")), "{full:?}");
-    assert!(matches!(s.put_bytes(&[3u8; 20]), Err(BlobError::Busy(_))));
+    assert!(matches!(&full, Error::ResourceExhausted(m) if m.contains("blob store is full") && m.contains("codecbench gc")), "{full:?}");
+    assert!(matches!(s.put_bytes(&[3u8; 20]), Err(Error::ResourceExhausted(_))));
     s.put_chunk("10.0.0.1", "u", 30, &[2u8; 10], true).unwrap();
     assert_eq!(s.stored_bytes(), 100);
     // Reopened, the store counts what is on disk.
@@ -150,7 +150,7 @@ fn collect_removes_old_blobs_no_run_needs_and_keeps_fresh_ones() {
     assert_eq!((dry.removed, dry.removed_bytes, dry.kept), (1, 3, 3));
     assert!(s.path(&old).is_ok(), "a dry run removes nothing");
     assert_eq!(s.collect(&keep, false).unwrap(), dry);
-    assert!(matches!(s.path(&old), Err(BlobError::NotFound(_))));
+    assert!(matches!(s.path(&old), Err(Error::NotFound(_))));
     for id in [&needed, &again, &fresh] {
         assert!(s.path(id).is_ok(), "{id}");
     }
@@ -178,7 +178,7 @@ fn compressed_sizes_are_what_the_libraries_produce_and_are_remembered() {
     assert_eq!(zstd::decode_all(&zs[..]).unwrap(), data);
     assert!(c.gzip < data.len() as u64 / 3 && c.zstd < data.len() as u64 / 3, "{c:?} of {}", data.len());
     assert_eq!(s.known_compressed(&id), Some(c));
-    assert!(matches!(s.compressed(&"0".repeat(64)), Err(BlobError::NotFound(_))));
+    assert!(matches!(s.compressed(&"0".repeat(64)), Err(Error::NotFound(_))));
 }
 
 #[test]
@@ -199,7 +199,7 @@ fn put_with_streams_into_the_store_within_the_quota() {
         }
         Ok(1000)
     }).unwrap_err();
-    assert!(matches!(&full, BlobError::Busy(m) if m.contains("blob store is full")), "{full:?}");
+    assert!(matches!(&full, Error::ResourceExhausted(m) if m.contains("blob store is full")), "{full:?}");
     assert_eq!(fs::read_dir(dir.path().join("uploads")).unwrap().count(), 0, "no temporary file is left");
     assert_eq!(s.stored_bytes(), 500);
 }

@@ -1,8 +1,9 @@
 //! Following a run (StartRun, WatchRun). What is stored is replayed from SQLite a page at a time,
 //! outside control's lock, then live events come from a bounded queue. A follower that falls
-//! more than `QUEUE` events behind is dropped: its stream ends with RESOURCE_EXHAUSTED, and
+//! more than `QUEUE` events behind is dropped: its stream ends with ResourceExhausted, and
 //! WatchRun again resumes it (the replay starts from what is stored by then). So a client that
 //! stops reading costs control one queue, never the whole run, and never holds its lock.
+use crate::error::Error;
 use crate::state::Shared;
 use codecbench_proto::v1::{run_event, RunEvent};
 use futures::Stream;
@@ -10,7 +11,6 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tokio::sync::mpsc::{self, error::TrySendError};
-use tonic::Status;
 
 /// Live events a follower may fall behind by before it is dropped.
 pub const QUEUE: usize = 1024;
@@ -79,7 +79,7 @@ struct State {
 }
 
 /// The follower's event stream.
-pub fn stream(control: Shared, follow: Follow) -> impl Stream<Item = Result<RunEvent, Status>> + Send {
+pub fn stream(control: Shared, follow: Follow) -> impl Stream<Item = Result<RunEvent, Error>> + Send {
     let buffer = follow.first.iter().cloned().collect();
     let state = State { control, follow, step: Step::First, buffer };
     futures::stream::unfold(state, |mut s| async move {
@@ -97,8 +97,8 @@ pub fn stream(control: Shared, follow: Follow) -> impl Stream<Item = Result<RunE
                             s.step = Step::Tasks(page.last().map(|(seq, _)| *seq).unwrap_or(after));
                             s.buffer.extend(page.into_iter().map(|(_, t)| RunEvent { event: Some(run_event::Event::Task(t)) }));
                         }
-                        Ok(Err(e)) => return Some((Err(Status::internal(format!("replaying run {}'s tasks: {e:#}", s.follow.run_id))), done(s))),
-                        Err(e) => return Some((Err(Status::internal(format!("replaying run {}'s tasks: {e}", s.follow.run_id))), done(s))),
+                        Ok(Err(e)) => return Some((Err(Error::Internal(format!("replaying run {}'s tasks: {e:#}", s.follow.run_id))), done(s))),
+                        Err(e) => return Some((Err(Error::Internal(format!("replaying run {}'s tasks: {e}", s.follow.run_id))), done(s))),
                     }
                 }
                 Step::Measurements(after) => {
@@ -109,8 +109,8 @@ pub fn stream(control: Shared, follow: Follow) -> impl Stream<Item = Result<RunE
                             s.step = Step::Measurements(page.last().map(|(id, _)| *id).unwrap_or(after));
                             s.buffer.extend(page.into_iter().map(|(_, m)| RunEvent { event: Some(run_event::Event::Measurement(m)) }));
                         }
-                        Ok(Err(e)) => return Some((Err(Status::internal(format!("replaying run {}'s measurements: {e:#}", s.follow.run_id))), done(s))),
-                        Err(e) => return Some((Err(Status::internal(format!("replaying run {}'s measurements: {e}", s.follow.run_id))), done(s))),
+                        Ok(Err(e)) => return Some((Err(Error::Internal(format!("replaying run {}'s measurements: {e:#}", s.follow.run_id))), done(s))),
+                        Err(e) => return Some((Err(Error::Internal(format!("replaying run {}'s measurements: {e}", s.follow.run_id))), done(s))),
                     }
                 }
                 Step::Live => {
@@ -125,7 +125,7 @@ pub fn stream(control: Shared, follow: Follow) -> impl Stream<Item = Result<RunE
                                 "this stream fell more than {QUEUE} events behind run {} and was dropped; WatchRun again to resume (it replays what is stored, then follows)",
                                 s.follow.run_id
                             );
-                            return Some((Err(Status::resource_exhausted(why)), done(s)));
+                            return Some((Err(Error::ResourceExhausted(why)), done(s)));
                         }
                         None => return None,
                     }

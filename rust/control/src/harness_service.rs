@@ -3,7 +3,6 @@ use crate::bounds;
 use crate::scenario;
 use crate::state::Shared;
 use crate::user_datasets;
-use crate::worker_service::blob_status;
 use codecbench_proto::v1::{
     harness_service_server::HarnessService, CancelRunRequest, CancelRunResponse, CodecOffer, CollectGarbageRequest,
     CollectGarbageResponse, GetRunRequest, GetRunResponse,
@@ -103,7 +102,7 @@ fn planned_stream(run_id: String, source: String, scenario: Scenario, workers: &
 type EventStream<T> = Pin<Box<dyn Stream<Item = Result<T, Status>> + Send>>;
 
 fn stream_of<T: Send + 'static>(control: &crate::state::Shared, follow: crate::follow::Follow, wrap: fn(RunEvent) -> T) -> EventStream<T> {
-    Box::pin(crate::follow::stream(control.clone(), follow).map(move |e| e.map(wrap)))
+    Box::pin(crate::follow::stream(control.clone(), follow).map(move |e| e.map(wrap).map_err(Status::from)))
 }
 
 #[tonic::async_trait]
@@ -153,14 +152,14 @@ impl HarnessService for Service {
                     None => None,
                 };
                 // Written record by record into the store: memory stays bounded for any count.
-                let blob = tokio::task::spawn_blocking(move || match user {
+                let blob = tokio::task::spawn_blocking(move || -> Result<(String, u64), Status> { match user {
                     Some(bytes) => {
                         let records = user_datasets::records(&bytes)
                             .map_err(|e| Status::invalid_argument(format!("dataset {}: the records blob is not a record list: {e}", k.0)))?;
-                        control.blobs.put_with(|out| user_datasets::write_cycled(&records, k.1, out)).map_err(blob_status)
+                        Ok(control.blobs.put_with(|out| user_datasets::write_cycled(&records, k.1, out))?)
                     }
-                    None => control.blobs.put_with(|out| codecbench_datasets::write_canonical(&k.0, k.1, seed, out)).map_err(blob_status),
-                })
+                    None => Ok(control.blobs.put_with(|out| codecbench_datasets::write_canonical(&k.0, k.1, seed, out))?),
+                } })
                 .await
                 .map_err(|e| Status::internal(e.to_string()))??;
                 canonical.insert(key.clone(), blob);
@@ -170,13 +169,13 @@ impl HarnessService for Service {
             p.task.canonical_blob_size = *size;
         }
         let run = new_run(run_id, &source, scenario, &workers, planned.len());
-        let follow = self.control.start_run(run, &source, planned).map_err(internal)?;
+        let follow = self.control.start_run(run, &source, planned)?;
         Ok(Response::new(stream_of(&self.control, follow, |e| StartRunResponse { event: Some(e) })))
     }
 
     async fn watch_run(&self, request: Request<WatchRunRequest>) -> Result<Response<Self::WatchRunStream>, Status> {
         let id = request.into_inner().run_id;
-        let follow = self.control.watch_run(&id).map_err(internal)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
+        let follow = self.control.watch_run(&id)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
         Ok(Response::new(stream_of(&self.control, follow, |e| WatchRunResponse { event: Some(e) })))
     }
 
@@ -187,7 +186,7 @@ impl HarnessService for Service {
             "" => 0,
             t => t.parse::<usize>().map_err(|_| Status::invalid_argument(format!("page_token {t:?} is not one GetRun gave")))?,
         };
-        let (run, tasks) = self.control.get_run(&id).map_err(internal)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
+        let (run, tasks) = self.control.get_run(&id)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
         if first > tasks.len() {
             return Err(Status::invalid_argument(format!("page_token {first} is past the run's {} tasks", tasks.len())));
         }
@@ -205,7 +204,7 @@ impl HarnessService for Service {
 
     async fn cancel_run(&self, request: Request<CancelRunRequest>) -> Result<Response<CancelRunResponse>, Status> {
         let id = request.into_inner().run_id;
-        let run = self.control.cancel_run(&id).map_err(internal)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
+        let run = self.control.cancel_run(&id)?.ok_or_else(|| Status::not_found(format!("no run {id}")))?;
         Ok(Response::new(CancelRunResponse { run: Some(run) }))
     }
 
@@ -219,8 +218,7 @@ impl HarnessService for Service {
         let control = self.control.clone();
         let c = tokio::task::spawn_blocking(move || control.blobs.collect(&keep, dry_run))
             .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(blob_status)?;
+            .map_err(|e| Status::internal(e.to_string()))??;
         tracing::info!(dry_run, removed = c.removed, removed_bytes = c.removed_bytes, kept = c.kept, kept_bytes = c.kept_bytes, "collected blobs");
         Ok(Response::new(CollectGarbageResponse { blobs_removed: c.removed, bytes_removed: c.removed_bytes, blobs_kept: c.kept, bytes_kept: c.kept_bytes }))
     }

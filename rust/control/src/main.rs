@@ -5,6 +5,8 @@ mod blobs;
 mod bounds;
 mod clients;
 mod duets;
+mod error;
+mod grpc_status;
 mod replicas;
 mod follow;
 mod harness_service;

@@ -4,7 +4,7 @@ use super::*;
 
 /// Two lanes: two workers' tasks run at once, each given its lane's CPUs; a worker never gets
 /// a second task while its first runs, and a freed lane goes to the next ready task.
-type Attached = (Me, UnboundedReceiver<Result<AttachResponse, Status>>);
+type Attached = (Me, UnboundedReceiver<ToWorker>);
 
 /// A control with two lanes (CPUs 0 and 1), two attached rust workers and a started run of beers x
 /// json x 3 records under `sampling`; and how many of its tasks are duet tasks.
@@ -49,8 +49,8 @@ fn two_lanes_run_two_workers_at_once_each_on_its_own_cpus() {
     assert!(brx.try_recv().is_err());
     // Served to the end, the run finishes with every task done.
     let mut current = [Some(next), Some(tb)];
-    let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
-        Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
+    let taken = |rx: &mut UnboundedReceiver<ToWorker>| match rx.try_recv() {
+        Ok(ToWorker::Task(t)) => Some(t),
         _ => None,
     };
     while current.iter().any(Option::is_some) {
@@ -106,8 +106,8 @@ fn replicas_on_two_hosts_share_each_cells_trials_and_run_at_once() {
         measurements: if t.prepare { vec![] } else { vec![Measurement { operation: t.operation, round_ns_per_op: vec![1.0; 3], verified: true, ..Default::default() }] },
         ..me.report(t)
     };
-    let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
-        Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
+    let taken = |rx: &mut UnboundedReceiver<ToWorker>| match rx.try_recv() {
+        Ok(ToWorker::Task(t)) => Some(t),
         _ => None,
     };
     let (mut current, mut together) = ([taken(&mut arx), taken(&mut brx)], 0);
@@ -153,8 +153,8 @@ fn a_duets_two_trials_start_together_on_two_workers_and_lanes() {
     let (control, (a, mut arx), (b, mut brx), duet_tasks) = two_lanes(dir.path(), Sampling { trials: 3, max_trials: 3, order_seed: 5, duets: true, ..Default::default() });
     assert_eq!(duet_tasks, 2 * 2 * 3, "encode and decode A/A duets, two sides, three trials");
     let payload = control.blobs.put_bytes(b"[]").unwrap();
-    let taken = |rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>| match rx.try_recv() {
-        Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => Some(t),
+    let taken = |rx: &mut UnboundedReceiver<ToWorker>| match rx.try_recv() {
+        Ok(ToWorker::Task(t)) => Some(t),
         _ => None,
     };
     let report = |me: &Me, t: &Task| ReportResultRequest {

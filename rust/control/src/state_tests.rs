@@ -14,12 +14,12 @@ impl Me {
     }
 }
 
-fn attach_rust(control: &Control) -> (Me, UnboundedReceiver<Result<AttachResponse, Status>>) {
+fn attach_rust(control: &Control) -> (Me, UnboundedReceiver<ToWorker>) {
     attach_rust_on(control, "")
 }
 
 /// A rust worker whose environment names `host`.
-fn attach_rust_on(control: &Control, host: &str) -> (Me, UnboundedReceiver<Result<AttachResponse, Status>>) {
+fn attach_rust_on(control: &Control, host: &str) -> (Me, UnboundedReceiver<ToWorker>) {
     let (info, mut rx) = control.attach(AttachRequest {
         name: "rust".into(),
         environment: Some(Environment { language: "rust".into(), hostname: host.into(), ..Default::default() }),
@@ -27,14 +27,13 @@ fn attach_rust_on(control: &Control, host: &str) -> (Me, UnboundedReceiver<Resul
         compressions: vec![],
         datasets: codecbench_datasets::dataset_infos(),
     });
-    let first = rx.try_recv().unwrap().unwrap();
-    assert!(matches!(first.message, Some(attach_response::Message::Attached(_))));
-    assert_eq!(first.report_secret.len(), 32, "128 bits in hex");
-    (Me { id: info.id, secret: first.report_secret }, rx)
+    let Ok(ToWorker::Attached { report_secret, .. }) = rx.try_recv() else { panic!("`attached` comes first") };
+    assert_eq!(report_secret.len(), 32, "128 bits in hex");
+    (Me { id: info.id, secret: report_secret }, rx)
 }
 
 /// A control with one attached rust worker offering json (typed), and a run of `sampling`.
-fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<Result<AttachResponse, Status>>, Me, String) {
+fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<ToWorker>, Me, String) {
     let control = Control::new(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs"), u64::MAX).unwrap());
     let (me, rx) = attach_rust(&control);
     let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
@@ -48,9 +47,9 @@ fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiv
 }
 
 /// Answers every task with rounds from `ns(cell, trial)` until the run ends; returns its measurements.
-fn serve(control: &Control, rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>, worker: &Me, payload: &str, ns: impl Fn(&str, u32) -> f64) -> Vec<Measurement> {
-    while let Ok(Ok(msg)) = rx.try_recv() {
-        let Some(attach_response::Message::Task(task)) = msg.message else { continue };
+fn serve(control: &Control, rx: &mut UnboundedReceiver<ToWorker>, worker: &Me, payload: &str, ns: impl Fn(&str, u32) -> f64) -> Vec<Measurement> {
+    while let Ok(msg) = rx.try_recv() {
+        let ToWorker::Task(task) = msg else { continue };
         let figure = ns(&task.cell_id, task.trial);
         let measurements = if task.prepare { vec![] } else {
             vec![Measurement { operation: task.operation, round_ns_per_op: vec![figure; 3], verified: true, ..Default::default() }]
@@ -100,10 +99,10 @@ fn a_wide_cell_gets_adaptive_trials_up_to_the_cap() {
 }
 
 /// The next task sent to the worker (skipping the `attached` message).
-fn next_task(rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>) -> Task {
+fn next_task(rx: &mut UnboundedReceiver<ToWorker>) -> Task {
     loop {
         match rx.try_recv() {
-            Ok(Ok(AttachResponse { message: Some(attach_response::Message::Task(t)), .. })) => return t,
+            Ok(ToWorker::Task(t)) => return t,
             Ok(_) => continue,
             Err(e) => panic!("no task sent: {e}"),
         }
@@ -126,8 +125,7 @@ fn a_report_that_cannot_be_stored_is_refused_unchanged_and_stored_when_sent_agai
     let other = rusqlite::Connection::open(dir.path().join("db.sqlite")).unwrap();
     other.execute_batch("BEGIN IMMEDIATE").unwrap();
     let refused = control.report(report(&trial)).unwrap_err();
-    assert_eq!(refused.code(), tonic::Code::Unavailable, "{refused:?}");
-    assert!(refused.message().contains("report it again"), "{}", refused.message());
+    assert!(matches!(&refused, Error::Unavailable(m) if m.contains("report it again")), "{refused:?}");
     // Nothing moved: the task is still the running one, and no other task was dispatched.
     assert_eq!(control.get_run("r1").unwrap().unwrap().1.iter().find(|t| t.id == trial.id).unwrap().status(), TaskStatus::Running);
     assert!(rx.try_recv().is_err(), "no task dispatched while the report is unstored");
@@ -186,7 +184,7 @@ fn cancelling_ends_a_running_task_and_refuses_its_late_report() {
     control.cancel_run("r1").unwrap();
     // The worker is told to stop it at once.
     match rx.try_recv() {
-        Ok(Ok(AttachResponse { message: Some(attach_response::Message::Abandon(a)), .. })) => {
+        Ok(ToWorker::Abandon(a)) => {
             assert_eq!(a.task_id, hung.id);
             assert!(a.reason.contains("cancelled"), "{}", a.reason);
         }
@@ -199,7 +197,7 @@ fn cancelling_ends_a_running_task_and_refuses_its_late_report() {
     assert!(task.failure.starts_with("cancelled while running"), "{}", task.failure);
     assert!(control.store.measurements("r1").unwrap().iter().all(|m| m.failure.is_empty()), "no failure row for a cancelled task");
     let late = control.report(worker.report(&hung)).unwrap_err();
-    assert_eq!(late.code(), tonic::Code::FailedPrecondition, "{late:?}");
+    assert!(matches!(late, Error::FailedPrecondition(_)), "{late:?}");
 }
 
 #[test]
@@ -221,11 +219,10 @@ fn a_report_without_the_workers_secret_is_refused_and_changes_nothing() {
     let longer = format!("{}0", worker.secret);
     for secret in ["", intruder.secret.as_str(), &worker.secret[..31], longer.as_str()] {
         let refused = control.report(forged(secret)).unwrap_err();
-        assert_eq!(refused.code(), tonic::Code::PermissionDenied, "{secret:?}: {refused:?}");
-        assert!(refused.message().contains("report secret"), "{}", refused.message());
+        assert!(matches!(&refused, Error::PermissionDenied(m) if m.contains("report secret")), "{secret:?}: {refused:?}");
     }
     let unknown = control.report(ReportResultRequest { worker_id: "rust-99".into(), ..intruder.report(&task) }).unwrap_err();
-    assert_eq!(unknown.code(), tonic::Code::PermissionDenied, "{unknown:?}");
+    assert!(matches!(unknown, Error::PermissionDenied(_)), "{unknown:?}");
     let stored = |id: &str| control.store.measurements("r1").unwrap().into_iter().filter(|m| m.task_id == id).count();
     assert_eq!(stored(&task.id), 0, "nothing stored");
     assert_eq!(control.get_run("r1").unwrap().unwrap().1.iter().find(|t| t.id == task.id).unwrap().status(), TaskStatus::Running);
@@ -235,7 +232,7 @@ fn a_report_without_the_workers_secret_is_refused_and_changes_nothing() {
 }
 
 /// A follower's events until its stream ends, and the status it ended with, if any.
-async fn follow_all(control: Shared, follow: Follow) -> (Vec<RunEvent>, Option<Status>) {
+async fn follow_all(control: Shared, follow: Follow) -> (Vec<RunEvent>, Option<Error>) {
     use futures::StreamExt;
     let mut stream = std::pin::pin!(crate::follow::stream(control, follow));
     let mut events = vec![];
@@ -249,11 +246,11 @@ async fn follow_all(control: Shared, follow: Follow) -> (Vec<RunEvent>, Option<S
 }
 
 /// Answers `n` tasks (or all there are); returns how many it answered.
-fn serve_some(control: &Control, rx: &mut UnboundedReceiver<Result<AttachResponse, Status>>, worker: &Me, payload: &str, n: usize) -> usize {
+fn serve_some(control: &Control, rx: &mut UnboundedReceiver<ToWorker>, worker: &Me, payload: &str, n: usize) -> usize {
     let mut done = 0;
     while done < n {
-        let Ok(Ok(msg)) = rx.try_recv() else { break };
-        let Some(attach_response::Message::Task(task)) = msg.message else { continue };
+        let Ok(msg) = rx.try_recv() else { break };
+        let ToWorker::Task(task) = msg else { continue };
         let measurements = if task.prepare { vec![] } else {
             vec![Measurement { operation: task.operation, round_ns_per_op: vec![1000.0; 3], verified: true, ..Default::default() }]
         };
@@ -320,8 +317,7 @@ async fn a_follower_that_falls_behind_is_dropped_with_a_status_saying_how_to_res
     let (events, end) = follow_all(control, follow).await;
     assert_eq!(events.len(), crate::follow::QUEUE, "what was queued is delivered");
     let end = end.expect("a status");
-    assert_eq!(end.code(), tonic::Code::ResourceExhausted);
-    assert!(end.message().contains("WatchRun again to resume"), "{}", end.message());
+    assert!(matches!(&end, Error::ResourceExhausted(m) if m.contains("WatchRun again to resume")), "{end:?}");
 }
 
 /// An encode's failure is stored once: the decode tasks that waited for its payload say so in

@@ -1,12 +1,13 @@
 //! `codecbench.v1.WorkerService`: what workers call. Everything a browser page needs is unary or
 //! server-streaming, so a page can be a worker over gRPC-web; UploadBlob (client-streaming) is the
 //! faster upload for workers that can stream a request.
-use crate::blobs::{BlobError, BlobStore, MAX_CHUNK};
+use crate::blobs::{BlobStore, MAX_CHUNK};
 use crate::bounds;
 use crate::clients::Clients;
-use crate::state::Shared;
+use crate::error::Error;
+use crate::state::{Shared, ToWorker};
 use codecbench_proto::v1::{
-    worker_service_server::WorkerService, AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, PutBlobRequest,
+    attach_response, worker_service_server::WorkerService, AttachRequest, AttachResponse, GetBlobRequest, GetBlobResponse, PutBlobRequest,
     PutBlobResponse, ReportResultRequest, ReportResultResponse, UploadBlobRequest, UploadBlobResponse,
 };
 use futures::Stream;
@@ -26,8 +27,8 @@ pub struct Service {
 /// worker is detached.
 pub struct AttachStream {
     /// The `attached` message, read first to learn the worker's secret (clients.rs).
-    first: Option<Result<AttachResponse, Status>>,
-    rx: UnboundedReceiver<Result<AttachResponse, Status>>,
+    first: Option<ToWorker>,
+    rx: UnboundedReceiver<ToWorker>,
     worker_id: String,
     control: Shared,
     clients: std::sync::Arc<Clients>,
@@ -37,9 +38,22 @@ impl Stream for AttachStream {
     type Item = Result<AttachResponse, Status>;
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         if let Some(first) = self.first.take() {
-            return Poll::Ready(Some(first));
+            return Poll::Ready(Some(Ok(first.into())));
         }
-        self.rx.poll_recv(cx)
+        self.rx.poll_recv(cx).map(|m| m.map(|m| Ok(m.into())))
+    }
+}
+
+/// A message of the task stream as the worker reads it: only `attached` carries the secret.
+impl From<ToWorker> for AttachResponse {
+    fn from(m: ToWorker) -> Self {
+        use attach_response::Message;
+        let (message, report_secret) = match m {
+            ToWorker::Attached { info, report_secret } => (Message::Attached(info), report_secret),
+            ToWorker::Task(t) => (Message::Task(t), String::new()),
+            ToWorker::Abandon(a) => (Message::Abandon(a), String::new()),
+        };
+        AttachResponse { message: Some(message), report_secret }
     }
 }
 
@@ -66,25 +80,16 @@ impl Drop for OpenUpload {
     }
 }
 
-type Written = tokio::task::JoinHandle<Result<Option<(String, u64)>, BlobError>>;
+type Written = tokio::task::JoinHandle<Result<Option<(String, u64)>, Error>>;
 
 /// The result of a chunk's write on a blocking thread (held only while it writes).
 async fn written(write: Written) -> Result<Option<(String, u64)>, Status> {
-    write.await.map_err(|e| Status::internal(e.to_string()))?.map_err(blob_status)
+    Ok(write.await.map_err(|e| Status::internal(e.to_string()))??)
 }
 
 fn write_chunk(blobs: &Shared, client: &str, id: &str, c: UploadBlobRequest) -> Written {
     let (control, client, id) = (blobs.clone(), client.to_string(), id.to_string());
     tokio::task::spawn_blocking(move || BlobStore::append(&control.blobs, &client, &id, c.offset, &c.data, c.finish))
-}
-
-pub fn blob_status(e: BlobError) -> Status {
-    match e {
-        BlobError::NotFound(m) => Status::not_found(m),
-        BlobError::BadRequest(m) => Status::invalid_argument(m),
-        BlobError::Busy(m) => Status::resource_exhausted(m),
-        BlobError::Io(m) => Status::internal(m),
-    }
 }
 
 type BlobStream = Pin<Box<dyn Stream<Item = Result<GetBlobResponse, Status>> + Send>>;
@@ -110,7 +115,7 @@ impl WorkerService for Service {
         let (info, mut rx) = self.control.attach(req);
         // The first message is `attached`, sent before attach returned: it carries the secret.
         let first = rx.try_recv().ok();
-        if let Some(Ok(AttachResponse { report_secret, .. })) = &first {
+        if let Some(ToWorker::Attached { report_secret, .. }) = &first {
             self.clients.attached(report_secret, &info.id);
         }
         Ok(Response::new(AttachStream { first, rx, worker_id: info.id, control: self.control.clone(), clients: self.clients.clone() }))
@@ -125,7 +130,7 @@ impl WorkerService for Service {
 
     async fn get_blob(&self, request: Request<GetBlobRequest>) -> Result<Response<BlobStream>, Status> {
         let req = request.into_inner();
-        let path = self.control.blobs.path(&req.blob_id).map_err(blob_status)?;
+        let path = self.control.blobs.path(&req.blob_id)?;
         let file = std::fs::File::open(&path).map_err(|e| Status::internal(format!("opening blob: {e}")))?;
         let total = file.metadata().map_err(|e| Status::internal(e.to_string()))?.len();
         if req.offset > total {
@@ -163,8 +168,7 @@ impl WorkerService for Service {
         let control = self.control.clone();
         let done = tokio::task::spawn_blocking(move || control.blobs.put_chunk(&client, &req.upload_id, req.offset, &req.data, req.finish))
             .await
-            .map_err(|e| Status::internal(e.to_string()))?
-            .map_err(blob_status)?;
+            .map_err(|e| Status::internal(e.to_string()))??;
         let (blob_id, size) = done.unwrap_or_default();
         Ok(Response::new(PutBlobResponse { blob_id, size }))
     }
@@ -177,7 +181,7 @@ impl WorkerService for Service {
         let client = self.clients.key(&request)?;
         let mut chunks = request.into_inner();
         let id = format!("stream-{:032x}", rand::random::<u128>());
-        self.control.blobs.begin(&client, &id).map_err(blob_status)?;
+        self.control.blobs.begin(&client, &id)?;
         let mut upload = OpenUpload { control: self.control.clone(), id, stored: false };
         let deadline = self.control.blobs.stream_idle();
         let mut writing: Option<Written> = None;

@@ -102,7 +102,7 @@ impl Control {
         run.tasks[i].task.cpus = self.lanes[lane].clone();
         let task = run.tasks[i].task.clone();
         let timeout = Duration::from_secs(u64::from(task.sampling.map(|s| s.task_timeout_s).unwrap_or(300).max(1)));
-        if worker.tx.send(Ok(AttachResponse { message: Some(attach_response::Message::Task(task)), report_secret: String::new() })).is_err() {
+        if worker.tx.send(ToWorker::Task(task)).is_err() {
             return false;
         }
         worker.info.current_task_id = run.tasks[i].summary.id.clone();
