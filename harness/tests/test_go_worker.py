@@ -81,7 +81,7 @@ def test_rust_and_go_decode_each_others_payloads(start_control, procs, tmp_path)
     scenario = write_scenario(tmp_path / "interop.yaml", """
 name: go-rust
 datasets: [dummy, media, matrix]
-codecs: [json, bson, protobuf, msgpack, cbor, xml]
+codecs: [json, bson, protobuf, msgpack, cbor, xml, flatbuffers]
 decodeModes: [typed, lazy]
 counts: [5]
 producers: [rust, go]
@@ -98,12 +98,13 @@ sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS
             cells.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
             if m.decode_mode == "lazy":
                 lazy.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
-    want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "msgpack", "cbor", "xml")
+    want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "msgpack", "cbor", "xml", "flatbuffers")
             for p in ("rust", "go") for q in ("rust", "go")}
     assert cells == want, want - cells
-    # bson's lazy mode (bson.Raw in Go) reads the lazy fields of the other's payload in place.
-    assert {c for c in lazy if c[1] == "bson"} == {(d, "bson", p, q) for d in ("dummy", "media", "matrix")
-                                                 for p in ("rust", "go") for q in ("rust", "go")}, lazy
+    # The lazy modes (bson.Raw, flatc's accessors in Go) read the other's payload in place.
+    for codec in ("bson", "flatbuffers"):
+        assert {c for c in lazy if c[1] == codec} == {(d, codec, p, q) for d in ("dummy", "media", "matrix")
+                                                    for p in ("rust", "go") for q in ("rust", "go")}, lazy
 
 
 def test_go_worker_times_its_transfer_legs_identity_and_gzip(start_control, procs, tmp_path):
@@ -180,3 +181,43 @@ def test_cancel_run_makes_the_go_worker_abandon_its_trial(control, procs):
             if resp.event.WhichOneof("event") == "run":
                 last = resp.event.run
     assert last is not None and last.status == results_pb2.RUN_STATUS_FINISHED and last.tasks_failed == 0, last
+
+
+def test_rust_and_go_decode_each_others_payloads_of_a_users_dataset(tmp_path):
+    """A user's dataset (examples/orders, run --local): the Go worker builds its models from the
+    descriptor set (go/internal/usermodels) and protobuf's messages with dynamicpb; every codec it
+    offers runs it, and Rust and Go decode each other's payloads of it, verified."""
+    from conftest import ART, require_rust
+
+    require_rust()
+    if (why := ART.missing("go")):
+        pytest.skip(f"go worker not built: {why}")
+    examples = processes.repo_root() / "examples" / "orders"
+    codecs = ("json", "bson", "protobuf", "msgpack", "cbor", "xml")
+    scenario = write_scenario(tmp_path / "orders.yaml", f"""
+name: go-rust-orders
+datasets:
+  - {{id: orders, proto: {examples / "order.proto"}, message: acme.shop.v1.Order, records: {examples / "orders.ndjson"}, lazyFields: [orderId, status]}}
+codecs: [{", ".join(codecs)}]
+decodeModes: [typed, lazy]
+counts: [20]
+operations: [encode, decode]
+sampling: {{warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
+""")
+    res = run_cli("run", str(scenario), "--local", "--no-progress", "--no-report", "--json", "--languages", "rust,go",
+                  env={"CODECBENCH_RESULTS": str(tmp_path / "results")}, timeout=900)
+    assert res.returncode == 0, res.stdout[-2000:] + res.stderr[-4000:]
+    doc = json.loads(res.stdout)
+    assert doc["tasks"] and all(t["status"] == "TASK_STATUS_DONE" for t in doc["tasks"]), [t.get("failure") for t in doc["tasks"]]
+    lang = {w["id"]: w["environment"]["language"] for w in doc["workers"]}
+    assert sorted(lang.values()) == ["go", "rust"], lang
+    assert not [r for r in doc["run"].get("refusals", []) if lang.get(r.get("workerId")) == "go"], doc["run"]["refusals"]
+    cells = set()
+    for m in doc["measurements"]:
+        assert m.get("verified") and not m.get("failure"), m
+        if m["operation"] == "OPERATION_DECODE":
+            cells.add((m["codec"], m.get("decodeMode", ""), lang[m["producerWorkerId"]], lang[m["consumerWorkerId"]]))
+    want = {(c, "typed", p, q) for c in codecs for p in ("rust", "go") for q in ("rust", "go")}
+    assert want <= cells, want - cells
+    # bson's lazy reads the other's payload of the user's records in place.
+    assert {("bson", "lazy", p, q) for p in ("rust", "go") for q in ("rust", "go")} <= cells, cells
