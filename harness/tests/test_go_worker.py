@@ -81,7 +81,7 @@ def test_rust_and_go_decode_each_others_payloads(start_control, procs, tmp_path)
     scenario = write_scenario(tmp_path / "interop.yaml", """
 name: go-rust
 datasets: [dummy, media, matrix]
-codecs: [json, bson, protobuf, msgpack, cbor, xml, flatbuffers]
+codecs: [json, bson, protobuf, ubjson, msgpack, cbor, xml, flatbuffers]
 decodeModes: [typed, lazy]
 counts: [5]
 producers: [rust, go]
@@ -98,7 +98,7 @@ sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS
             cells.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
             if m.decode_mode == "lazy":
                 lazy.add((m.dataset, m.codec, lang[m.producer_worker_id], lang[m.consumer_worker_id]))
-    want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "msgpack", "cbor", "xml", "flatbuffers")
+    want = {(d, c, p, q) for d in ("dummy", "media", "matrix") for c in ("json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml", "flatbuffers")
             for p in ("rust", "go") for q in ("rust", "go")}
     assert cells == want, want - cells
     # The lazy modes (bson.Raw, flatc's accessors in Go) read the other's payload in place.
@@ -193,7 +193,7 @@ def test_rust_and_go_decode_each_others_payloads_of_a_users_dataset(tmp_path):
     if (why := ART.missing("go")):
         pytest.skip(f"go worker not built: {why}")
     examples = processes.repo_root() / "examples" / "orders"
-    codecs = ("json", "bson", "protobuf", "msgpack", "cbor", "xml")
+    codecs = ("json", "bson", "protobuf", "ubjson", "msgpack", "cbor", "xml")
     scenario = write_scenario(tmp_path / "orders.yaml", f"""
 name: go-rust-orders
 datasets:

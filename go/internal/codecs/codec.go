@@ -131,7 +131,7 @@ func Refusal(c Codec, d *datasets.Dataset) string {
 
 // Registry lists every codec of the Go worker, in announcement order.
 func Registry() []Codec {
-	return []Codec{JSON{}, BSON{}, Protobuf{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}}
+	return []Codec{JSON{}, BSON{}, Protobuf{}, UBJSON{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}}
 }
 
 // Find returns the codec with that id, or nil.
