@@ -92,6 +92,9 @@ class Board:
     # (column, codec, baseline) → the paired duet ratio codec / baseline (duets.py), where the run has one:
     # the verdict judges that comparison by it.
     duets: dict[tuple[str, str], stats.Interval] = field(default_factory=dict)
+    # The producer language of the end to end column when it is not the board's own: a language
+    # that produced nothing here (a browser that only consumes) is judged on another's payloads.
+    e2e_from: str = ""
 
     def winner(self, column: str) -> str | None:
         """The codec that beat every other in the column, or None when the best is tied."""
@@ -170,6 +173,8 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
             enc_streaming: dict[str, tuple[float, stats.Interval]] = {}
             dec: dict[str, dict[str, tuple[float, stats.Interval]]] = {m: {} for m in MODES}
             e2e: dict[str, tuple[float, stats.Interval]] = {}
+            e2e_from: set[str] = set()
+            produced = lang in set(d.loc[d["encode_trials"] > 0, "encode_lang"])
             for codec in codecs:
                 rows = d[d["codec"] == codec]
                 # Streaming rows carry the streaming encode; the in-memory encode is on every other row.
@@ -191,13 +196,15 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
                     dec[mode][codec] = (float(r["decode_ns_per_record"]), interval_of(r, "decode_"))
                     if mode == "typed" or codec not in size:
                         size[codec] = _sizes(r, n)
-                    own = lang_of(r["producer"], langs) == lang
-                    if mode == "typed" and own and not math.isnan(float(r["end_to_end_ns_per_op"])):
+                    source = lang_of(r["producer"], langs)
+                    if mode == "typed" and (source == lang or not produced) \
+                            and not math.isnan(float(r["end_to_end_ns_per_op"])):
                         iv = stats.Interval(float(r["end_to_end_ns_per_op"]), float(r["end_to_end_lo_ns_per_op"]),
                                             float(r["end_to_end_hi_ns_per_op"]),
                                             min(int(r[f"{leg}_trials"]) for leg in ("encode", "upload", "download", "decode")),
                                             min(float(r[f"{leg}_coverage"]) for leg in ("encode", "upload", "download", "decode")))
                         e2e[codec] = (float(r["end_to_end_ns_per_record"]), iv)
+                        e2e_from.add(source)
                 if codec not in size and not e.empty:
                     size[codec] = _sizes(e.iloc[0], n)
             for column in PAYLOAD_COLUMNS:
@@ -211,7 +218,9 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
             for mode in MODES:
                 if dec[mode]:
                     board.columns[f"decode {mode}"] = _column(dec[mode], floor, exact=False)
-            if e2e:
+            # One column compares like with like: every codec's end to end from one producer language.
+            if e2e and len(e2e_from) == 1:
+                board.e2e_from = "" if lang in e2e_from else next(iter(e2e_from))
                 board.columns["end to end"] = _column(e2e, max(floor, transfer_floor), exact=False)
                 board.floors["end to end"] = max(floor, transfer_floor)
             if board.columns:
@@ -344,7 +353,8 @@ def verdict(board: Board, baseline: str = "json") -> str:
                     unsure.append(_label(column))
                     floors.append(floor if floor and floor >= r else None)
                 continue
-            what = {"encode": "encodes", "end to end": "runs end to end (through control)"}.get(column, f"decodes ({column.split()[-1]})")
+            through = "through control" + (f", from {board.e2e_from}" if board.e2e_from else "")
+            what = {"encode": "encodes", "end to end": f"runs end to end ({through})"}.get(column, f"decodes ({column.split()[-1]})")
             said.append(f"{what} {_times(stats.ratio(a.interval, b.interval))} "
                         f"{'faster' if b.interval.median < a.interval.median else 'slower'}")
         if tied:

@@ -116,6 +116,21 @@ def test_a_language_decodes_its_own_payload_first_and_end_to_end_is_only_its_own
     assert boards["java"].columns["end to end"]["json"].value == 20.0
 
 
+def test_a_language_that_only_consumes_is_judged_end_to_end_on_one_producers_payloads():
+    # beers-3g's shape: rust encodes, the browser only decodes; the question is end to end.
+    langs = {**LANGS, "browser-1": "browser"}
+    s = frame(row("json", "rust-1", "browser-1", enc=(100, 99, 101), dec=(900, 890, 910), e2e=50_000),
+              row("protobuf", "rust-1", "browser-1", enc=(50, 49, 51), dec=(950, 940, 960), e2e=40_000))
+    board = {b.language: b for b in L.boards(s, langs, 1.0)}["browser"]
+    assert board.columns["end to end"]["protobuf"].value == 400.0 and board.e2e_from == "rust"
+    assert "runs end to end (through control, from rust) 1.25× faster" in L.verdict(board)
+    # Two producer languages behind one column would compare unlike things: no column then.
+    mixed = frame(row("json", "rust-1", "browser-1", dec=(900, 890, 910), e2e=50_000),
+                  row("protobuf", "java-1", "browser-1", dec=(950, 940, 960), e2e=40_000))
+    board = {b.language: b for b in L.boards(mixed, langs, 1.0)}["browser"]
+    assert "end to end" not in board.columns
+
+
 def test_a_twin_stands_in_only_when_its_original_measured_nothing():
     # A run cancelled after one trial of a twin and none of its original: the twin's figure is
     # what was measured of that work, so the board shows it rather than nothing.
