@@ -65,14 +65,14 @@ func TestReadsEveryDraft12Form(t *testing.T) {
 // Hostile inputs are errors naming what is wrong, never allocations they do not pay for.
 func TestRefusesWhatTheInputCannotHold(t *testing.T) {
 	for in, want := range map[string]string{
-		"[$Z#L\x7f\xff\xff\xff\xff\xff\xff\xff":  "payload-less elements",
-		"[#L\x00\x00\x00\x00\xff\xff\xff\xff": "more than the input holds",
-		"SL\x00\x00\x00\x00\xff\xff\xff\xff":  "runs past the end",
-		strings.Repeat("[", 200):              "nested deeper than 128",
-		"Si\x02\xff\xfe":                      "not UTF-8",
-		"Si\x01a!":                            "bytes after the value",
-		"[i\x01":                              "missing",
-		"Q":                                   "unknown marker",
+		"[$Z#L\x7f\xff\xff\xff\xff\xff\xff\xff": "payload-less elements",
+		"[#L\x00\x00\x00\x00\xff\xff\xff\xff":   "more than the input holds",
+		"SL\x00\x00\x00\x00\xff\xff\xff\xff":    "runs past the end",
+		strings.Repeat("[", 200):                "nested deeper than 128",
+		"Si\x02\xff\xfe":                        "not UTF-8",
+		"Si\x01a!":                              "bytes after the value",
+		"[i\x01":                                "missing",
+		"Q":                                     "unknown marker",
 	} {
 		_, err := Tree([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), want) {
