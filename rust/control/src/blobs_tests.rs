@@ -1,5 +1,6 @@
 //! The blob store's tests: uploads, caps, expiry, the quota, collection, compressed sizes.
 use super::*;
+use super::compressed::{GZIP_LEVEL, ZSTD_LEVEL};
 
 #[test]
 fn chunks_make_a_content_addressed_blob() {

@@ -17,6 +17,12 @@ use codecbench_proto::v1::{CodecInfo, Operation, Sampling, Scenario, Task, TaskS
 use rand::{seq::IndexedRandom, seq::SliceRandom, Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+mod limits;
+mod offers;
+pub use limits::limits;
+pub use offers::{refusals, WorkerView};
+use offers::{check_datasets, lazy_fields_of, refusal, select};
+
 pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy", "streaming"];
 /// The mode that has an encode side too: a producer whose codec offers it gets a second encode
 /// cell that writes through a bounded, drained buffer instead of into one Vec (proto/README.md).
@@ -25,80 +31,8 @@ pub const STREAMING: &str = "streaming";
 pub const COMPRESSIONS: &[&str] = &["identity", "gzip", "zstd"];
 pub const IDENTITY: &str = "identity";
 
-/// Scenario limits, declared once in the contract and checked by the harness too.
-#[derive(serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Limits {
-    pub max_count: u32,
-    pub max_trials: u32,
-    pub max_rounds: u32,
-    pub max_min_round_ms: u32,
-    pub max_warmup_ms: u32,
-    pub max_task_timeout_s: u32,
-    pub max_aa_cells: u32,
-    pub max_tasks: usize,
-    /// Strings and lists control stores (bounds.rs): scenario name, worker name.
-    pub max_name_bytes: usize,
-    pub max_description_bytes: usize,
-    /// Every string item of a list (datasets, codecs, ...) and every other short string.
-    pub max_id_bytes: usize,
-    /// StartRunRequest.source, a user dataset's proto and records paths.
-    pub max_path_bytes: usize,
-    /// Every repeated field of a scenario.
-    pub max_list_items: usize,
-    /// Every repeated field of an attach (ListCodecs repeats a worker's id per codec).
-    pub max_attach_list_items: usize,
-    /// A scenario as StartRun receives it, encoded.
-    pub max_scenario_bytes: usize,
-    /// Workers attached at once.
-    pub max_workers: usize,
-    /// An AttachRequest, encoded; its environment alone.
-    pub max_attach_bytes: usize,
-    pub max_environment_bytes: usize,
-    /// A refusal's reason (DatasetInfo.refused), and how many refusals a run keeps.
-    pub max_reason_bytes: usize,
-    pub max_refusals: usize,
-    /// A failure message: longer ones are truncated with a marker.
-    pub max_failure_bytes: usize,
-    pub max_measurements_per_report: usize,
-    /// A ReportResultRequest, encoded, after its failures were truncated.
-    pub max_report_bytes: usize,
-}
-
-pub fn limits() -> &'static Limits {
-    static LIMITS: std::sync::OnceLock<Limits> = std::sync::OnceLock::new();
-    LIMITS.get_or_init(|| {
-        serde_json::from_str(include_str!("../../../proto/codecbench/v1/limits.json")).expect("proto/codecbench/v1/limits.json is valid")
-    })
-}
 /// Suffix of a deliberate A/A twin's cell id.
 pub const AA_SUFFIX: &str = "~aa";
-
-pub struct WorkerView {
-    pub id: String,
-    pub name: String,
-    pub language: String,
-    pub codecs: Vec<CodecInfo>,
-    /// Compressions it can time a transfer leg with besides identity (AttachRequest.compressions).
-    pub compressions: Vec<String>,
-    /// The datasets it carries, with their schema fingerprints (AttachRequest.datasets).
-    pub datasets: Vec<DatasetInfo>,
-}
-
-impl WorkerView {
-    fn codec(&self, id: &str) -> Option<&CodecInfo> {
-        self.codecs.iter().find(|c| c.id == id)
-    }
-
-    fn offers_compression(&self, c: &str) -> bool {
-        c == IDENTITY || self.compressions.iter().any(|x| x == c)
-    }
-
-    /// The scenario's compressions this worker can time its transfer legs with, in their order.
-    fn compressions_of(&self, asked: &[String]) -> Vec<String> {
-        asked.iter().filter(|c| self.offers_compression(c)).cloned().collect()
-    }
-}
 
 pub struct Planned {
     pub summary: TaskSummary,
@@ -161,119 +95,6 @@ pub fn with_defaults(s: &Scenario) -> Scenario {
         s.operations = vec![Operation::Encode as i32, Operation::Decode as i32, Operation::Transfer as i32];
     }
     s
-}
-
-fn select<'a>(role: &str, selectors: &[String], workers: &'a [WorkerView]) -> Result<Vec<&'a WorkerView>, String> {
-    if selectors.is_empty() {
-        return Ok(workers.iter().collect());
-    }
-    let mut out: Vec<&WorkerView> = vec![];
-    for sel in selectors {
-        let matched: Vec<_> = workers.iter().filter(|w| w.id == *sel || w.language == *sel || w.name == *sel).collect();
-        if matched.is_empty() {
-            return Err(format!("no attached worker matches {role} {sel:?} (attached: {})", describe(workers)));
-        }
-        for w in matched {
-            if !out.iter().any(|o| o.id == w.id) {
-                out.push(w);
-            }
-        }
-    }
-    Ok(out)
-}
-
-fn describe(workers: &[WorkerView]) -> String {
-    if workers.is_empty() {
-        return "none".into();
-    }
-    workers.iter().map(|w| format!("{} [{}]", w.id, w.language)).collect::<Vec<_>>().join(", ")
-}
-
-/// Every selected worker must carry every dataset of the run, built from the schema control
-/// generates the canonical data from (the same fingerprint): a worker that lacks one, or reads it
-/// with another schema, would fail every task of it at run time, or misread the records.
-fn check_datasets<'a>(s: &Scenario, selected: impl Iterator<Item = &'a WorkerView>) -> Result<(), String> {
-    let mut problems = Vec::new();
-    let mut seen = std::collections::HashSet::new();
-    for w in selected.filter(|w| seen.insert(w.id.as_str())) {
-        for d in &s.datasets {
-            // (message, fingerprint, field names) as control knows them.
-            let ours = match (codecbench_datasets::spec(d), user_datasets::find(s, d)) {
-                (Some(b), _) => (b.message, b.fingerprint, "json"),
-                (None, Some(u)) => (u.message.as_str(), u.fingerprint.as_str(), user_datasets::field_names(u)),
-                (None, None) => continue,
-            };
-            match w.datasets.iter().find(|x| x.id == *d) {
-                None => {
-                    let carried: Vec<_> = w.datasets.iter().map(|x| x.id.as_str()).collect();
-                    let carried = if carried.is_empty() { "none announced".to_string() } else { carried.join(", ") };
-                    let hint = if user_datasets::find(s, d).is_some() { " (a worker carries a user dataset when started with its schema: `codecbench run --local` builds and starts them)" } else { "" };
-                    problems.push(format!("worker {} [{}] does not carry dataset {d:?} (it carries: {carried}){hint}", w.id, w.language));
-                }
-                Some(x) if x.fingerprint != ours.1 => problems.push(format!(
-                    "worker {} [{}] carries dataset {d:?} ({}) with schema fingerprint {}, control's is {} ({}): they were built from different .proto files",
-                    w.id, w.language, x.message, x.fingerprint, ours.1, ours.0,
-                )),
-                Some(x) if (if x.field_names.is_empty() { "json" } else { x.field_names.as_str() }) != ours.2 => problems.push(format!(
-                    "worker {} [{}] names dataset {d:?}'s fields by their {} names, the scenario by their {} names",
-                    w.id, w.language, if x.field_names.is_empty() { "json" } else { &x.field_names }, ours.2,
-                )),
-                Some(_) => {}
-            }
-        }
-    }
-    if problems.is_empty() { Ok(()) } else { Err(format!("datasets: {}", problems.join("; "))) }
-}
-
-/// The lazy fields of `dataset`: a built-in's from its options, a user's from the scenario.
-fn lazy_fields_of(s: &Scenario, dataset: &str) -> Vec<String> {
-    match user_datasets::find(s, dataset) {
-        Some(u) => u.lazy_fields.clone(),
-        None => lazy_fields(dataset).unwrap_or_default().iter().map(|f| f.to_string()).collect(),
-    }
-}
-
-/// Why `w` does not run `codec` on `dataset` in `mode` ("" for an in-memory encode), when it
-/// refuses (DatasetInfo.refused); a lazy decode of a dataset with no lazy fields is refused by
-/// control itself.
-fn refusal(s: &Scenario, w: &WorkerView, dataset: &str, codec: &str, mode: &str) -> Option<Refusal> {
-    if mode == "lazy" && lazy_fields_of(s, dataset).is_empty() {
-        return Some(Refusal {
-            dataset: dataset.into(), codec: codec.into(), decode_mode: mode.into(), worker_id: String::new(),
-            reason: format!("{codec}: lazy: dataset {dataset} names no lazy fields (lazyFields in the scenario)"),
-        });
-    }
-    let info = w.datasets.iter().find(|d| d.id == dataset)?;
-    let r = info.refused.iter().find(|r| r.codec == codec && (r.decode_mode.is_empty() || r.decode_mode == mode))?;
-    Some(Refusal { dataset: dataset.into(), worker_id: w.id.clone(), ..r.clone() })
-}
-
-/// Every cell the plan of `s` (with its defaults) leaves out because a worker refused it, once per
-/// (dataset, codec, mode, worker): what the run records (Run.refusals) for the report.
-pub fn refusals(s: &Scenario, workers: &[WorkerView]) -> Vec<Refusal> {
-    let (Ok(producers), Ok(consumers)) = (select("producer", &s.producers, workers), select("consumer", &s.consumers, workers)) else {
-        return vec![];
-    };
-    let mut out: Vec<Refusal> = vec![];
-    let mut push = |r: Option<Refusal>| {
-        if let Some(r) = r.filter(|r| !out.contains(r)) {
-            out.push(r);
-        }
-    };
-    for dataset in &s.datasets {
-        for codec in &s.codecs {
-            for p in producers.iter().filter(|w| w.codec(codec).is_some()) {
-                push(refusal(s, p, dataset, codec, ""));
-            }
-            for c in &consumers {
-                let Some(info) = c.codec(codec) else { continue };
-                for m in info.decode_modes.iter().filter(|m| s.decode_modes.is_empty() || s.decode_modes.contains(m)) {
-                    push(refusal(s, c, dataset, codec, m));
-                }
-            }
-        }
-    }
-    out
 }
 
 pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result<(Scenario, Vec<Planned>), String> {
