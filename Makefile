@@ -165,7 +165,7 @@ $(TOOLS)/bin/protoc-gen-go:
 	GOBIN=$(TOOLS)/bin go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 $(TOOLS)/bin/protoc-gen-connect-go:
 	GOBIN=$(TOOLS)/bin go install connectrpc.com/connect/cmd/protoc-gen-connect-go@v1.21.1
-$(GO_WORKER): $(GO_PLUGINS) go/go.mod go/go.sum go/gen.sh $(shell find go/cmd go/internal proto -type f 2>/dev/null) | $(VENV)/.installed
+$(GO_WORKER): $(GO_PLUGINS) $(FLATC_RUST) go/go.mod go/go.sum go/gen.sh $(shell find go/cmd go/internal proto -type f 2>/dev/null) | $(VENV)/.installed
 	VENV=$(VENV) TOOLS_BIN=$(TOOLS)/bin go/gen.sh
 	cd go && go build -o bin/codecbench-go-worker ./cmd/codecbench-worker
 

@@ -124,6 +124,8 @@ def test_a_small_run_has_a_short_report(small):
     assert len(names) <= 6, names
     html = small.html.read_text(encoding="utf-8")
     assert html.index('class="trust"') < html.index("<nav>") < html.index('id="warnings"')
+    # The picture right after the trust line, beside the leaderboards on a wide screen.
+    assert html.index('class="trust"') < html.index('<figure class="side">') < html.index("<table")
 
 
 def test_plots_show_the_trials(full):

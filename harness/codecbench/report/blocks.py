@@ -41,6 +41,7 @@ class Image:
     path: Path
     alt: str
     caption: str = ""
+    side: bool = False  # beside the blocks that follow it (HTML, wide screens): the first screen's picture
 
 
 @dataclass

@@ -3,6 +3,7 @@ section (the sections live in the mixins it is made of)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -140,8 +141,11 @@ class Builder(RunSections, TrustSections, SizeSections, TimingSections, PairSect
             return blocks
         at = blocks.index(pick)
         blocks = blocks[:at] + [Para(f"The plot of this table, {pick.alt}, is under Verdict.")] + blocks[at + 1:]
-        end = next(i for i, b in enumerate(blocks) if isinstance(b, Contents))
-        return blocks[:end] + [pick] + blocks[end:]
+        # Right after the trust line, beside the leaderboards on a wide screen: with several record
+        # counts the boards alone fill the first screen.
+        trust = next((i for i, b in enumerate(blocks) if isinstance(b, Para) and b.cls == "trust"), None)
+        end = trust + 1 if trust is not None else next(i for i, b in enumerate(blocks) if isinstance(b, Contents))
+        return blocks[:end] + [replace(pick, side=True)] + blocks[end:]
 
     def dataset(self, ds: str) -> None:
         self.section(f"Dataset {ds}", f"dataset-{ds}")

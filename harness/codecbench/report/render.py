@@ -26,6 +26,7 @@ ul.warn li{color:#8a5300}ul.warn{background:#fff6d6;border-left:4px solid #e0a80
 p.ok{background:#eaf7ea;border-left:4px solid #3c9a3c;padding:.5em 1em}
 p.trust{background:#fff6d6;border-left:4px solid #e0a800;padding:.5em 1em;font-size:.92em}
 figure{margin:1em 0}figure img{max-width:100%;border:1px solid #ddd}
+@media (min-width:1100px){figure.side{float:right;width:34%;margin:0 0 1em 1.5em}}nav{clear:both}
 figcaption{font-size:.85em;color:#555}nav ul{columns:2}details summary{cursor:pointer;color:#245}
 @media print{details{display:block}nav{display:none}h2{page-break-before:auto}
  figure,table{page-break-inside:avoid}}
@@ -111,7 +112,8 @@ def render_html(blocks: list, toc: list[tuple[str, str]], title: str) -> str:
             out.append(table(b))
         elif isinstance(b, Image):
             data = base64.b64encode(b.path.read_bytes()).decode("ascii")
-            out.append(f'<figure><img alt="{e(b.alt)}" src="data:image/png;base64,{data}">'
+            cls = ' class="side"' if b.side else ""
+            out.append(f'<figure{cls}><img alt="{e(b.alt)}" src="data:image/png;base64,{data}">'
                        + (f"<figcaption>{e(b.caption)}</figcaption>" if b.caption else "") + "</figure>")
         elif isinstance(b, Details):
             out.append(f"<details><summary>{e(b.summary)}</summary>")
