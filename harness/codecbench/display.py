@@ -413,7 +413,9 @@ def print_leaderboards(boards: list, floors: dict, out: Console | None = None) -
                      + (f" ({each})" if each else "") + " · = not told apart from the best · % of the best in its column "
                      "(one language, one operation, one mode)"
                      + (" · bundle gz: gzip bytes the codec adds to a web page (this build of web/)"
-                        if any(leaderboard.BUNDLE in b.columns for b in boards) else "")), style="dim")
+                        if any(leaderboard.BUNDLE in b.columns for b in boards) else "")
+                     + (f" · {leaderboard.E2E_LEGEND}" if any("end to end" in b.columns for b in boards) else "")),
+              style="dim")
     for b in boards:
         if (line := leaderboard.verdict(b)):
             out.print(escape(line))

@@ -46,6 +46,9 @@ PAYLOAD_COLUMNS = ("bytes/rec", "gzip/rec", "zstd/rec")
 BUNDLE = "bundle gz"
 BUNDLE_LANGUAGE = "browser"
 SIZE_COLUMNS = (*PAYLOAD_COLUMNS, BUNDLE)
+# What the measured end to end is, said wherever the column is shown.
+E2E_LEGEND = ("end to end: encode + upload + download + decode through control's blob store, on this run's "
+              "network (`codecbench link` models another link)")
 COLUMNS = (*SIZE_COLUMNS, "encode", "encode streaming", *(f"decode {m}" for m in MODES), "end to end")
 # Below this a "best" value is treated as zero and the column shows absolute values only.
 ABOUT_ZERO = 1e-9
@@ -426,7 +429,8 @@ def to_markdown(boards: list[Board]) -> str:
     lines += ["", "★ best beyond the intervals and its language's noise floor · = not told apart from the best · % of the "
                   "best in its column (one language, one operation, one mode)"
               + (" · bundle gz: gzip bytes the codec adds to a web page (web/dist/bundle-sizes.json, this build)"
-                 if any(BUNDLE in b.columns for b in boards) else "")]
+                 if any(BUNDLE in b.columns for b in boards) else "")
+              + (f" · {E2E_LEGEND}" if any("end to end" in b.columns for b in boards) else "")]
     return "\n".join(lines) + "\n"
 
 

@@ -118,8 +118,9 @@ class RunSections:
                       + (f" ({each}: identical work measured by that language's workers)" if each else "")
                       + "; = not told apart from the best (the intervals overlap or the ratio is within that floor; end to "
                       "end also within the transfer floor); % of the best in its column only: "
-                      "languages, operations and decode modes are never pooled. The full tables follow, "
-                      "by dataset.", cls="note"))
+                      "languages, operations and decode modes are never pooled"
+                      + (f"; {leaderboard.E2E_LEGEND}" if any("end to end" in b.columns for b in boards) else "")
+                      + ". The full tables follow, by dataset.", cls="note"))
 
     def time_spent(self) -> None:
         """Where the run's wall time went (timing.py): every phase's seconds and share, and the mean
