@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import puppeteer, { type Browser } from "puppeteer-core";
 
-// Headless Chromium for tests, with the flags of TOOLCHAIN.md and a fresh profile.
+// Headless Chromium for tests, in a fresh profile, without sandbox, GPU or background network (a
+// browser worker's own launch flags are web/driver/flags.mjs).
 
 export const chromiumPath = process.env.CODECBENCH_CHROMIUM || "/usr/bin/chromium";
 

@@ -1,6 +1,6 @@
 package main
 
-// What ran (DESIGN.md rule 7): the Go toolchain, GOGC, GOMAXPROCS, GOEXPERIMENT, CPU, host, and
+// What ran (docs/DESIGN.md rule 8): the Go toolchain, GOGC, GOMAXPROCS, GOEXPERIMENT, CPU, host, and
 // how the worker times and counts.
 
 import (

@@ -125,8 +125,8 @@ pub trait Codec: Send + Sync {
     /// Checks untrusted bytes for what the library itself would not survive (nesting its
     /// recursive reader would overflow the stack on), before any decode of them. The trial calls
     /// it once per payload, outside the timed region: every timed decode then reads bytes already
-    /// admitted (docs/DESIGN.md, "depth limits"). Codecs whose libraries guard themselves keep
-    /// the default.
+    /// admitted (docs/DESIGN.md, "Decode modes mean one thing": nesting). Codecs whose libraries
+    /// guard themselves keep the default.
     fn admit(&self, _bytes: &[u8]) -> Result<(), CodecError> {
         Ok(())
     }

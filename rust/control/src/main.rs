@@ -46,7 +46,7 @@ struct Args {
     /// it listens on; repeatable. Requests naming any other host get 401 (DNS-rebinding guard).
     #[arg(long = "allow-host", value_name = "NAME")]
     allow_hosts: Vec<String>,
-    /// A file holding the token every request must carry (see docs/DESIGN.md, "Access"). Without
+    /// A file holding the token every request must carry (docs/operating.md, "the token"). Without
     /// it, `CODECBENCH_TOKEN` is the token if set; with neither, control only listens on loopback.
     #[arg(long, env = "CODECBENCH_TOKEN_FILE", value_name = "FILE")]
     token_file: Option<PathBuf>,
@@ -69,7 +69,7 @@ struct Args {
     #[arg(long, env = "CODECBENCH_LANES")]
     lanes: Option<usize>,
     /// Every worker host (the hostname its environment reports) gets lanes of its own, so workers
-    /// on different hosts run trials at once (docs/DESIGN.md "Hosts"; DEPLOY.md). Without it the
+    /// on different hosts run trials at once (docs/DESIGN.md "Hosts"; docs/DEPLOY.md). Without it the
     /// lanes are shared by every worker, as on one machine.
     #[arg(long, env = "CODECBENCH_LANES_PER_HOST")]
     lanes_per_host: bool,

@@ -293,7 +293,7 @@ mod tests {
     }
 
     #[test]
-    fn shapes_follow_datasets_md() {
+    fn each_generator_gives_its_datasets_shape() {
         let Records::Dummy(d) = generate("dummy", 30, 1).unwrap() else { unreachable!() };
         for r in &d {
             assert_eq!(r.tags.len(), 7);

@@ -1,5 +1,5 @@
 //! A counting global allocator: bytes allocated by the current thread, so allocated bytes per
-//! operation can be reported (DESIGN.md, rule 7). Per thread, because the timed loop runs on one
+//! operation can be reported (docs/DESIGN.md, rule 8). Per thread, because the timed loop runs on one
 //! thread while tokio's threads keep serving gRPC. Every allocation counts, the whole new block of
 //! a reallocation included. It also answers "how much RAM does one operation need": while
 //! `peak_growth` runs an operation, the thread's live heap is followed and its high-water mark

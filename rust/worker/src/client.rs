@@ -1,4 +1,4 @@
-//! The worker's gRPC client for control. When control requires a token (docs/DESIGN.md, "Access"),
+//! The worker's gRPC client for control. When control requires a token (docs/operating.md, "the token"),
 //! every call carries it as `authorization: Bearer TOKEN`; once attached, every blob call carries
 //! the attachment's report secret as `codecbench-report-secret` (proto/README.md), which gives the
 //! worker an upload allowance of its own instead of the anonymous clients' shared one.

@@ -1,4 +1,4 @@
-//! What ran (DESIGN.md, rule 7): language, compiler, build profile, CPU, host.
+//! What ran (docs/DESIGN.md, rule 8): language, compiler, build profile, CPU, host.
 use codecbench_proto::v1::Environment;
 use std::collections::HashMap;
 

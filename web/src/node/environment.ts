@@ -7,7 +7,7 @@ import { ALLOC_METHOD } from "./memory";
 import { nativePathsSummary } from "./native";
 import { TRIAL_NODE_FLAGS } from "./trials";
 
-// What ran (DESIGN.md rule 7), with the fields the other workers fill: Node and V8 versions,
+// What ran (docs/DESIGN.md rule 8), with the fields the other workers fill: Node and V8 versions,
 // the CPU, cores, host, OS, the clock's resolution, the trials' V8 flags, how memory is counted.
 
 export function collectNodeEnvironment(): Environment {

@@ -3,7 +3,7 @@ import { EnvironmentSchema, type Environment } from "../gen/codecbench/v1/result
 import { codecs } from "../codecs/registry";
 import { timerResolutionUs } from "./timing";
 
-// What ran (DESIGN.md rule 7), as far as a page can know it: the browser and its version from
+// What ran (docs/DESIGN.md rule 8), as far as a page can know it: the browser and its version from
 // User-Agent Client Hints when available (the UA string is frozen at "X.0.0.0"), the clock's
 // measured resolution, isolation, cores. A page cannot see the CPU model or the host name.
 

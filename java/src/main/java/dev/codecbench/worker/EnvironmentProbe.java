@@ -9,7 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.stream.Collectors;
 
-/** What ran (DESIGN.md rule 7): the JVM, its flags and GC, the machine, the libraries. */
+/** What ran (docs/DESIGN.md rule 8): the JVM, its flags and GC, the machine, the libraries. */
 public final class EnvironmentProbe {
   private EnvironmentProbe() {}
 

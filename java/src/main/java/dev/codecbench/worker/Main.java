@@ -77,7 +77,7 @@ public final class Main {
     ManagedChannelBuilder<?> builder =
         ManagedChannelBuilder.forTarget(options.target()).usePlaintext().decompressorRegistry(answers);
     if (!options.token().isEmpty()) {
-      // Control requires its token on every call (docs/DESIGN.md, "Access").
+      // Control requires its token on every call (docs/operating.md, "the token").
       Metadata auth = new Metadata();
       auth.put(Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER), "Bearer " + options.token());
       builder.intercept(MetadataUtils.newAttachHeadersInterceptor(auth));
