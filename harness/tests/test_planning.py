@@ -39,6 +39,41 @@ def test_the_budget_names_the_trials_that_would_fit(tmp_path):
     assert planning.fits(est, 100) == "estimated 1 min 35 s of sampling.maxSeconds 1 min 40 s"
 
 
+def test_a_plan_over_its_budget_is_built_to_fit_it(tmp_path, monkeypatch):
+    import pytest
+
+    from codecbench.cli.base import CliError
+    from codecbench.pb import scenario as scenario_pb2
+
+    write_run(tmp_path, "20261128-000001-aaaa", [task("decode", "rust-1", 0, 1.0, "typed"),
+                                                 task("encode", "rust-1", 1, 0.5, prepare=True)], wall=1.5)
+    doc = {"scenario": {"sampling": SAMPLING, "operations": ["OPERATION_ENCODE", "OPERATION_DECODE"]}, "lanes": 1}
+    # What control would plan: 10 cells × 9 trials (95 s), as test_the_budget_names_the_trials_that_would_fit.
+    monkeypatch.setattr(planning, "_plan_docs", lambda control, scenario, source: (doc, _plan(10, 9), {"rust-1": "rust"}))
+    sc = scenario_pb2.Scenario()
+    sc.sampling.trials, sc.sampling.max_trials, sc.sampling.max_seconds = 9, 13, 60
+    said = []
+    fitted = planning.check_budget(None, sc, "s.yaml", tmp_path, say=said.append)
+    assert (fitted.sampling.trials, fitted.sampling.max_trials) == (5, 5), "the most trials that fit, no adaptive ones"
+    assert (sc.sampling.trials, sc.sampling.max_trials) == (9, 13), "the scenario given is left alone"
+    assert said == ["budget: the plan as written is estimated at 1 min 35 s, over sampling.maxSeconds 1 min 0 s: "
+                    "built to fit with sampling.trials 5 (was 9, up to 13), estimated 55.0 s of sampling.maxSeconds "
+                    "1 min 0 s; --no-fit runs it as written"], said
+    # --no-fit: as written, with the warning.
+    said.clear()
+    assert planning.check_budget(None, sc, "s.yaml", tmp_path, say=said.append, fit=False) is sc
+    assert "run as written (--no-fit)" in said[0]
+    # Not even 3 trials a cell fit 20 s: refused, exit 2, saying what would.
+    sc.sampling.max_seconds = 20
+    with pytest.raises(CliError) as refused:
+        planning.check_budget(None, sc, "s.yaml", tmp_path, say=said.append)
+    assert refused.value.code == 2 and "not even 3 trials a cell fit" in str(refused.value)
+    # Within the budget, or with no history here: unchanged.
+    sc.sampling.max_seconds = 100
+    assert planning.check_budget(None, sc, "s.yaml", tmp_path, say=said.append) is sc
+    assert planning.check_budget(None, sc, "s.yaml", tmp_path / "empty", say=said.append) is sc
+
+
 def test_run_plan_prints_the_plan_and_starts_nothing(tmp_path):
     require_rust()
     path = write_scenario(tmp_path / "s.yaml", """\

@@ -88,6 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "else 0: a worker that is not attached is an error at once)")
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.add_argument("--no-report", action="store_true", help="do not write report.html/report.md")
+    run.add_argument("--no-fit", action="store_true",
+                     help="run the plan as written even when this host's estimate is over sampling.maxSeconds "
+                          "(default: fewer trials a cell, the most that fit, said up front)")
     run.add_argument("--plan", action="store_true",
                      help="only plan: print the tasks and how long they would take on this host (from earlier "
                           "runs in the results folder), set against sampling.maxSeconds; nothing runs")

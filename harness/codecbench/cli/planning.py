@@ -1,9 +1,10 @@
 """A run's plan before it starts: `run --plan` (how many tasks, how long on this host) and the
-budget check every run with `sampling.maxSeconds` gets first: the estimate set against the budget,
-said up front, with the trial count that would fit when it does not (issue 35). A run over its
-budget still starts, as before: control stops adding adaptive trials once the budget is spent, and
-library scenarios use the budget that way (aa.yaml's base trials outlast its 20 minutes on
-purpose); the warning says what the plan costs before an hour is spent finding out."""
+budget every run with `sampling.maxSeconds` gets first (issue 35): the estimate set against the
+budget and said up front. A plan over its budget is built to fit it: the most trials a cell whose
+estimate fits replace sampling.trials (and maxTrials: the budget is spent), and the run says so;
+when not even MIN_TRIALS fit, the run is refused with what would fit. `run --no-fit` runs the plan
+as written, with the warning (control still stops adding adaptive trials once the budget is
+spent). Without history on this host there is no estimate, and nothing is changed."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from google.protobuf import json_format
 from .. import estimate, results, timing
 from ..client import Control
 from ..pb import hs
+from ..scenario import EXIT_INVALID
 from .base import CliError, err
 
 # Fewer trials than this give no interval worth the name (3: min..max, 60 % coverage).
@@ -66,22 +68,39 @@ def describe(doc: dict, tasks: list[dict], langs: dict[str, str]) -> str:
             f"({trials}); by language: {langs_text}; {timing.lanes(doc)} at once")
 
 
-def check_budget(control: Control, scenario, source: str, results_dir, say=err) -> None:
-    """Before a run with `sampling.maxSeconds` starts: its plan's estimate against the budget, and
-    when over it, the trial count that would fit."""
+def check_budget(control: Control, scenario, source: str, results_dir, say=err, fit: bool = True):
+    """Before a run with `sampling.maxSeconds` starts: its plan's estimate against the budget. Returns
+    the scenario to run: as given, or (over budget, `fit`) with the trials that fit. Raises
+    CliError (exit 2) when not even MIN_TRIALS a cell fit and `fit` is on."""
     budget = int(scenario.sampling.max_seconds or 0)
     if budget <= 0:
-        return
+        return scenario
     run, tasks, langs = _plan_docs(control, scenario, source)
     est = estimate_for(run, tasks, langs, results_dir)
     if not est["tasks"]:
         say(f"budget: sampling.maxSeconds {timing.duration(budget)}: no estimate on this host yet, so not checked")
-        return
+        return scenario
     if est["seconds"] <= budget:
         say(f"budget: {fits(est, budget)}")
-        return
-    say(f"budget: {over_budget(run, tasks, langs, results_dir, est, budget)}; control stops adding "
-        "adaptive trials once it is spent")
+        return scenario
+    if not fit:
+        say(f"budget: {over_budget(run, tasks, langs, results_dir, est, budget)}; run as written (--no-fit): "
+            "control stops adding adaptive trials once it is spent")
+        return scenario
+    found = fitting_trials(run, tasks, langs, results_dir, budget)
+    if found is None:
+        raise CliError(f"{source}: {over_budget(run, tasks, langs, results_dir, est, budget)} "
+                       "(or run it as written with --no-fit)", EXIT_INVALID)
+    k, fitted = found
+    out = type(scenario)()
+    out.CopyFrom(scenario)
+    out.sampling.trials = k
+    out.sampling.max_trials = k
+    say(f"budget: the plan as written is estimated at {timing.duration(est['seconds'])}, over sampling.maxSeconds "
+        f"{timing.duration(budget)}: built to fit with sampling.trials {k} (was {scenario.sampling.trials}"
+        + (f", up to {scenario.sampling.max_trials}" if scenario.sampling.max_trials > scenario.sampling.trials else "")
+        + f"), {fits(fitted, budget)}; --no-fit runs it as written")
+    return out
 
 
 def fits(est: dict, budget: int) -> str:

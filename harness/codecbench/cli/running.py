@@ -149,8 +149,9 @@ def _scenario_for(control: Control, loaded, args):
 
 def _run(control: Control, loaded, args) -> int:
     scenario = _scenario_for(control, loaded, args)
-    # A budget (sampling.maxSeconds) the plan does not fit stops the run before it starts.
-    planning.check_budget(control, scenario, str(loaded.path), results_dir(args))
+    # A budget (sampling.maxSeconds): the plan is built to fit it, said before the run starts.
+    scenario = planning.check_budget(control, scenario, str(loaded.path), results_dir(args),
+                                     fit=not getattr(args, "no_fit", False))
     request = hs.StartRunRequest(scenario=scenario, source=str(loaded.path))
     call = control.harness.StartRun(request)
     stream = _Stream(call)
