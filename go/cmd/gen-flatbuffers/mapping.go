@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"go/format"
 	"sort"
-	"strings"
 
 	"codecbench/go/internal/datasets"
+	"codecbench/go/internal/naming"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -79,10 +79,10 @@ func stringVector(b *flatbuffers.Builder, s []string) flatbuffers.UOffsetT {
 	return format.Source(g.b.Bytes())
 }
 
-func list(d *datasets.Dataset) string { return goName(d.List.Descriptor()) }
+func list(d *datasets.Dataset) string { return naming.GoName(d.List.Descriptor()) }
 
 func (g *gen) dataset(d *datasets.Dataset) {
-	l, rec := list(d), goName(d.Record)
+	l, rec := list(d), naming.GoName(d.Record)
 	g.p(`func encode%[1]s(b *flatbuffers.Builder, list any) flatbuffers.UOffsetT {
 	l := list.(*models.%[2]sList)
 	offs := make([]flatbuffers.UOffsetT, len(l.Records))
@@ -125,20 +125,20 @@ func lazy%[1]s(buf []byte, paths [][]string, sink func(rec, field int, v string)
 }
 
 func (g *gen) message(m protoreflect.MessageDescriptor, bare bool) error {
-	n := goName(m)
+	n := naming.GoName(m)
 	fs := m.Fields()
 	// write: children (strings, vectors, tables) before the table, as FlatBuffers requires.
 	g.p("func write%s(b *flatbuffers.Builder, m *models.%s) flatbuffers.UOffsetT {", n, n)
 	for i := 0; i < fs.Len(); i++ {
 		f := fs.Get(i)
-		F := camel(string(f.Name()))
+		F := naming.Camel(string(f.Name()))
 		switch {
 		case f.IsMap() || (f.ContainingOneof() != nil && !f.ContainingOneof().IsSynthetic()):
 			return fmt.Errorf("%s: maps and oneofs are not offered by the Go flatbuffers mapping", f.FullName())
 		case f.IsList() && f.Kind() == protoreflect.StringKind:
 			g.p("o%d := stringVector(b, m.%s)", i, F)
 		case f.IsList() && f.Message() != nil:
-			g.p("o%d := make([]flatbuffers.UOffsetT, len(m.%s))\nfor i := range m.%s {\no%d[i] = write%s(b, &m.%s[i])\n}\nv%d := offsets(b, o%d)", i, F, F, i, goName(f.Message()), F, i, i)
+			g.p("o%d := make([]flatbuffers.UOffsetT, len(m.%s))\nfor i := range m.%s {\no%d[i] = write%s(b, &m.%s[i])\n}\nv%d := offsets(b, o%d)", i, F, F, i, naming.GoName(f.Message()), F, i, i)
 		case f.IsList() && f.Kind() == protoreflect.BytesKind:
 			return fmt.Errorf("%s: repeated bytes are not offered by the Go flatbuffers mapping", f.FullName())
 		case f.IsList():
@@ -151,13 +151,13 @@ func (g *gen) message(m protoreflect.MessageDescriptor, bare bool) error {
 		case f.Kind() == protoreflect.BytesKind:
 			g.p("o%d := b.CreateByteVector(m.%s)", i, F)
 		case f.Message() != nil:
-			g.p("o%d := write%s(b, &m.%s)", i, goName(f.Message()), F)
+			g.p("o%d := write%s(b, &m.%s)", i, naming.GoName(f.Message()), F)
 		}
 	}
 	g.p("fb.%sStart(b)", n)
 	for i := 0; i < fs.Len(); i++ {
 		f := fs.Get(i)
-		F := camel(string(f.Name()))
+		F := naming.Camel(string(f.Name()))
 		switch {
 		case f.IsList() && f.Message() != nil:
 			g.p("fb.%sAdd%s(b, v%d)", n, F, i)
@@ -179,12 +179,12 @@ func (g *gen) message(m protoreflect.MessageDescriptor, bare bool) error {
 	g.p("func read%s(t *fb.%s, m *models.%s) {", n, n, n)
 	for i := 0; i < fs.Len(); i++ {
 		f := fs.Get(i)
-		F := camel(string(f.Name()))
+		F := naming.Camel(string(f.Name()))
 		switch {
 		case f.IsList() && f.Kind() == protoreflect.StringKind:
 			g.p("m.%s = make([]string, t.%sLength())\nfor i := range m.%s {\nm.%s[i] = string(t.%s(i))\n}", F, F, F, F, F)
 		case f.IsList() && f.Message() != nil:
-			g.p("{\nm.%s = make([]models.%s, t.%sLength())\nvar c fb.%s\nfor i := range m.%s {\nt.%s(&c, i)\nread%s(&c, &m.%s[i])\n}\n}", F, goName(f.Message()), F, goName(f.Message()), F, F, goName(f.Message()), F)
+			g.p("{\nm.%s = make([]models.%s, t.%sLength())\nvar c fb.%s\nfor i := range m.%s {\nt.%s(&c, i)\nread%s(&c, &m.%s[i])\n}\n}", F, naming.GoName(f.Message()), F, naming.GoName(f.Message()), F, F, naming.GoName(f.Message()), F)
 		case f.IsList():
 			g.p("m.%s = make([]%s, t.%sLength())\nfor i := range m.%s {\nm.%s[i] = %s(t.%s(i))\n}", F, modelType(f), F, F, F, modelType(f), F)
 		case f.Kind() == protoreflect.StringKind && f.HasPresence():
@@ -194,7 +194,7 @@ func (g *gen) message(m protoreflect.MessageDescriptor, bare bool) error {
 		case f.Kind() == protoreflect.BytesKind:
 			g.p("m.%s = append([]byte{}, t.%sBytes()...)", F, F)
 		case f.Message() != nil:
-			g.p("{\nvar c fb.%s\nif t.%s(&c) != nil {\nread%s(&c, &m.%s)\n}\n}", goName(f.Message()), F, goName(f.Message()), F)
+			g.p("{\nvar c fb.%s\nif t.%s(&c) != nil {\nread%s(&c, &m.%s)\n}\n}", naming.GoName(f.Message()), F, naming.GoName(f.Message()), F)
 		case f.HasPresence():
 			g.p("if v := t.%s(); v != nil {\nx := %s(*v)\nm.%s = &x\n}", F, modelType(f), F)
 		default:
@@ -206,17 +206,17 @@ func (g *gen) message(m protoreflect.MessageDescriptor, bare bool) error {
 	// lazy: one dotted path (proto JSON names) to its value as text, through the accessors.
 	g.p("func lazy%s(t *fb.%s, path []string) (string, error) {", n, n)
 	if bare {
-		F := camel(string(fs.Get(0).Name()))
+		F := naming.Camel(string(fs.Get(0).Name()))
 		g.p("i, err := strconv.Atoi(path[0])\nif err != nil || len(path) != 1 || i < 0 || i >= t.%sLength() {\nreturn \"\", fmt.Errorf(\"no cell %%s\", path[0])\n}\nreturn string(t.%s(i)), nil\n}\n", F, F)
 		return nil
 	}
 	g.p("switch path[0] {")
 	for i := 0; i < fs.Len(); i++ {
 		f := fs.Get(i)
-		F := camel(string(f.Name()))
+		F := naming.Camel(string(f.Name()))
 		g.p("case %q:", f.JSONName())
 		if f.Message() != nil && !f.IsList() {
-			g.p("var c fb.%s\nif len(path) == 1 {\nreturn \"\", errors.New(\"a message, not a value\")\n}\nif t.%s(&c) == nil {\nreturn \"\", errUnset\n}\nreturn lazy%s(&c, path[1:])", goName(f.Message()), F, goName(f.Message()))
+			g.p("var c fb.%s\nif len(path) == 1 {\nreturn \"\", errors.New(\"a message, not a value\")\n}\nif t.%s(&c) == nil {\nreturn \"\", errUnset\n}\nreturn lazy%s(&c, path[1:])", naming.GoName(f.Message()), F, naming.GoName(f.Message()))
 			continue
 		}
 		g.p("if len(path) != 1 {\nreturn \"\", errors.New(\"not a message\")\n}")
@@ -232,7 +232,7 @@ func (g *gen) message(m protoreflect.MessageDescriptor, bare bool) error {
 		case f.HasPresence():
 			g.p("v := t.%s()\nif v == nil {\nreturn \"\", errUnset\n}\nreturn %s, nil", F, text(f, "*v"))
 		case f.Enum() != nil:
-			g.p("v := t.%s()\nif name, ok := fb.EnumNames%s[v]; ok {\nreturn name, nil\n}\nreturn \"\", fmt.Errorf(\"%s has no value %%d\", v)", F, goName(f.Enum()), f.Enum().FullName())
+			g.p("v := t.%s()\nif name, ok := fb.EnumNames%s[v]; ok {\nreturn name, nil\n}\nreturn \"\", fmt.Errorf(\"%s has no value %%d\", v)", F, naming.GoName(f.Enum()), f.Enum().FullName())
 		default:
 			g.p("return %s, nil", text(f, "t."+F+"()"))
 		}
@@ -263,7 +263,7 @@ func scalar(f protoreflect.FieldDescriptor) (int, string, string) {
 // fbType: the type flatc's Add function takes for a scalar field.
 func fbType(f protoreflect.FieldDescriptor) string {
 	if f.Enum() != nil {
-		return "fb." + goName(f.Enum())
+		return "fb." + naming.GoName(f.Enum())
 	}
 	_, _, t := scalar(f)
 	return t
@@ -272,7 +272,7 @@ func fbType(f protoreflect.FieldDescriptor) string {
 // modelType: the models' Go type of a scalar field's element.
 func modelType(f protoreflect.FieldDescriptor) string {
 	if f.Enum() != nil {
-		return "models." + goName(f.Enum())
+		return "models." + naming.GoName(f.Enum())
 	}
 	_, _, t := scalar(f)
 	return t
@@ -282,7 +282,7 @@ func modelType(f protoreflect.FieldDescriptor) string {
 func text(f protoreflect.FieldDescriptor, v string) string {
 	switch _, p, _ := scalar(f); {
 	case f.Enum() != nil:
-		return "fb.EnumNames" + goName(f.Enum()) + "[" + v + "]"
+		return "fb.EnumNames" + naming.GoName(f.Enum()) + "[" + v + "]"
 	case p == "Bool":
 		return "strconv.FormatBool(" + v + ")"
 	case p == "Uint32" || p == "Uint64":
@@ -293,29 +293,4 @@ func text(f protoreflect.FieldDescriptor, v string) string {
 		return "strconv.FormatFloat(" + v + ", 'g', -1, 64)"
 	}
 	return "strconv.FormatInt(int64(" + v + "), 10)"
-}
-
-// goName: the type's name inside its package, nested names joined with "_" (gen-models' and
-// flatc's naming of nested messages).
-func goName(d protoreflect.Descriptor) string {
-	name := strings.TrimPrefix(string(d.FullName()), string(d.ParentFile().Package())+".")
-	return strings.ReplaceAll(name, ".", "_")
-}
-
-// camel: gen-models' field names, which are also flatc's Go accessor names (UpperCamel).
-func camel(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if r == '_' {
-			up = true
-			continue
-		}
-		if up && r >= 'a' && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		up = false
-		b.WriteRune(r)
-	}
-	return b.String()
 }

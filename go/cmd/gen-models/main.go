@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"codecbench/go/internal/datasets"
+	"codecbench/go/internal/naming"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -63,11 +64,11 @@ func generate() ([]byte, error) {
 	g.printf("// New makes an empty list (`{\"records\": [...]}`) of the dataset's models, by dataset id.\n")
 	g.printf("var New = map[string]func() any{\n")
 	for _, d := range datasets.All() {
-		g.printf("%q: func() any { return new(%sList) },\n", d.ID, goName(d.Record))
+		g.printf("%q: func() any { return new(%sList) },\n", d.ID, naming.GoName(d.Record))
 	}
 	g.printf("}\n\n")
 	for _, d := range datasets.All() {
-		n := goName(d.Record)
+		n := naming.GoName(d.Record)
 		g.printf("// %sList is a payload of %s records.\ntype %sList struct {\nRecords []%s %s\n}\n\n", n, d.ID, n, n, tags("records", 1, false))
 	}
 	return format.Source(g.b.Bytes())
@@ -106,7 +107,7 @@ func (g *gen) reach(m protoreflect.MessageDescriptor) error {
 }
 
 func (g *gen) message(m protoreflect.MessageDescriptor) {
-	n := goName(m)
+	n := naming.GoName(m)
 	g.printf("// %s is the model of %s.\ntype %s struct {\n", n, m.FullName(), n)
 	fs := m.Fields()
 	for i := 0; i < fs.Len(); i++ {
@@ -119,13 +120,13 @@ func (g *gen) message(m protoreflect.MessageDescriptor) {
 		case optional:
 			t = "*" + t
 		}
-		g.printf("%s %s %s\n", camel(string(f.Name())), t, tags(f.JSONName(), int(f.Number()), optional))
+		g.printf("%s %s %s\n", naming.Camel(string(f.Name())), t, tags(f.JSONName(), int(f.Number()), optional))
 	}
 	g.printf("}\n\n")
 	if g.bare[m.FullName()] {
 		// A bare_list record is its one repeated field as a plain array on the wire.
 		f := fs.Get(0)
-		field := camel(string(f.Name()))
+		field := naming.Camel(string(f.Name()))
 		g.printf("// MarshalJSON writes the record as a plain array (a bare_list record).\n")
 		g.printf("func (r %s) MarshalJSON() ([]byte, error) {\nif r.%s == nil {\nreturn []byte(\"[]\"), nil\n}\nreturn json.Marshal(r.%s)\n}\n\n", n, field, field)
 		g.printf("// UnmarshalJSON reads the record from a plain array.\n")
@@ -140,7 +141,7 @@ func (g *gen) message(m protoreflect.MessageDescriptor) {
 }
 
 func (g *gen) enum(e protoreflect.EnumDescriptor) {
-	n := goName(e)
+	n := naming.GoName(e)
 	g.printf("// %s is %s, written as its value name.\ntype %s int32\n\n", n, e.FullName(), n)
 	vs := e.Values()
 	g.printf("// MarshalText writes the value's name.\nfunc (e %s) MarshalText() ([]byte, error) {\nswitch e {\n", n)
@@ -183,42 +184,15 @@ func scalar(f protoreflect.FieldDescriptor) string {
 	case protoreflect.BytesKind:
 		return "[]byte"
 	case protoreflect.EnumKind:
-		return goName(f.Enum())
+		return naming.GoName(f.Enum())
 	default:
-		return goName(f.Message())
+		return naming.GoName(f.Message())
 	}
 }
 
-// tags: the wire name for every schema-less codec, and the field number the converter reads.
+// tags: the struct tag every model field carries (internal/naming), in backquotes.
 func tags(name string, number int, optional bool) string {
-	o := ""
-	if optional {
-		o = ",omitempty"
-	}
-	return fmt.Sprintf("`json:\"%s%s\" msgpack:\"%s%s\" cbor:\"%s%s\" bson:\"%s%s\" xml:\"%s%s\" pb:\"%d\"`", name, o, name, o, name, o, name, o, name, o, number)
-}
-
-// goName: the type's name inside its package, nested names joined with "_".
-func goName(d protoreflect.Descriptor) string {
-	name := strings.TrimPrefix(string(d.FullName()), string(d.ParentFile().Package())+".")
-	return strings.ReplaceAll(name, ".", "_")
-}
-
-func camel(s string) string {
-	var b strings.Builder
-	up := true
-	for _, r := range s {
-		if r == '_' {
-			up = true
-			continue
-		}
-		if up && r >= 'a' && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		up = false
-		b.WriteRune(r)
-	}
-	return b.String()
+	return "`" + naming.Tags(name, number, optional) + "`"
 }
 
 func sortedKeys[V any](m map[protoreflect.FullName]V) []protoreflect.FullName {

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"codecbench/go/internal/datasets"
+	"codecbench/go/internal/naming"
 	"google.golang.org/protobuf/reflect/protoreflect"
 )
 
@@ -133,11 +134,7 @@ func (b *builder) field(f protoreflect.FieldDescriptor) (reflect.Type, error) {
 	return b.message(f.Message())
 }
 
-// tags: as go/cmd/gen-models writes them.
+// tags: as go/cmd/gen-models writes them (internal/naming).
 func tags(name string, number int, optional bool) reflect.StructTag {
-	o := ""
-	if optional {
-		o = ",omitempty"
-	}
-	return reflect.StructTag(fmt.Sprintf(`json:"%s%s" msgpack:"%s%s" cbor:"%s%s" bson:"%s%s" xml:"%s%s" pb:"%d"`, name, o, name, o, name, o, name, o, name, o, number))
+	return reflect.StructTag(naming.Tags(name, number, optional))
 }
