@@ -53,29 +53,6 @@ impl Control {
         }
         run.tasks[index].summary.phase_ms = phases;
         let summary = run.tasks[index].summary.clone();
-        // A measurement's identity comes from its task, whatever the worker wrote.
-        let identify = |entry: &Entry, payload_blob_id: &str, mut m: Measurement| {
-            let s = &entry.summary;
-            m.run_id = run_id.into();
-            m.task_id = s.id.clone();
-            m.dataset = s.dataset.clone();
-            m.codec = s.codec.clone();
-            // Decode cells carry their mode; encode cells only the streaming one ("" in memory).
-            m.decode_mode = if matches!(m.operation(), Operation::Decode | Operation::Encode) { s.decode_mode.clone() } else { String::new() };
-            m.record_count = s.record_count;
-            m.producer_worker_id = s.producer_worker_id.clone();
-            m.consumer_worker_id = s.consumer_worker_id.clone();
-            m.worker_id = entry.worker_id().to_string();
-            m.cell_id = s.cell_id.clone();
-            m.trial = s.trial;
-            m.aa_twin = entry.aa_twin;
-            m.payload_blob_id = payload_blob_id.to_string();
-            let compressed = self.blobs.known_compressed(payload_blob_id);
-            m.gzip_bytes = compressed.map(|c| c.gzip);
-            m.zstd_bytes = compressed.map(|c| c.zstd);
-            m.recorded_at = Some(now());
-            m
-        };
         // The payload this trial encoded or decoded: an encode cell's first trial reports it and
         // every trial of that cell shares it.
         if let Some((id, _)) = &payload {
@@ -85,13 +62,13 @@ impl Control {
         }
         let entry = &run.tasks[index];
         let payload_id = entry.task.payload_blob_id.clone();
-        let mut stored: Vec<Measurement> = measurements.into_iter().map(|m| identify(entry, &payload_id, m)).collect();
+        let mut stored: Vec<Measurement> = measurements.into_iter().map(|m| self.identify(run_id, entry, &payload_id, m)).collect();
         if let Err(msg) = &outcome {
             // Exactly one failure row per failed task, beside any parts that did succeed: the
             // worker's own failure rows are folded into it (the task's failure names the cause).
             let language = stored.first().map(|m| m.language.clone()).unwrap_or_default();
             stored.retain(|m| m.failure.is_empty());
-            stored.push(identify(entry, &payload_id, Measurement { operation: summary.operation, language, verified: false, failure: msg.clone(), ..Default::default() }));
+            stored.push(self.identify(run_id, entry, &payload_id, Measurement { operation: summary.operation, language, verified: false, failure: msg.clone(), ..Default::default() }));
         }
         if outcome.is_ok() {
             let own = stored.iter().find(|m| m.operation == summary.operation && m.failure.is_empty());
@@ -114,16 +91,10 @@ impl Control {
                 tracing::warn!(task = summary.id, "failed: {msg}");
                 run.tasks[index].summary.status = TaskStatus::Failed as i32;
                 run.tasks[index].summary.failure = msg.clone();
-                for (i, t) in run.tasks.iter_mut().enumerate() {
-                    if t.depends_on == Some(index) && t.summary.status() == TaskStatus::Pending {
-                        t.summary.status = TaskStatus::Failed as i32;
-                        t.summary.failure = format!("not run: the payload's encode ({}) failed: {}", summary.id, excerpt(msg));
-                        changed.push(i);
-                    }
-                }
+                changed.extend(Self::fail_dependents(run, index, &summary.id, msg));
                 for &i in &changed[1..] {
                     let t = &run.tasks[i];
-                    let m = identify(t, "", Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() });
+                    let m = self.identify(run_id, t, "", Measurement { operation: Operation::Decode as i32, failure: t.summary.failure.clone(), ..Default::default() });
                     events.push(run_event::Event::Measurement(m.clone()));
                     batch.measurements.push(m);
                 }
@@ -139,13 +110,7 @@ impl Control {
                 events.push(run_event::Event::Task(added));
             }
         }
-        Self::recount(run);
-        run.run.control_peak_rss_bytes = crate::memory::peak();
-        let completed = run.tasks.iter().all(|t| is_terminal(t.summary.status()));
-        if completed {
-            run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
-            run.run.finished_at = Some(now());
-        }
+        let completed = Self::settle(run);
         batch.runs.push(run.run.clone());
         events.push(run_event::Event::Run(run.run.clone()));
         if let Err(e) = self.store.commit(&batch) {
@@ -158,14 +123,12 @@ impl Control {
             run.emit(e);
         }
         if completed {
-            tracing::info!(run = run_id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
-            inner.runs.remove(pos);
-            crate::memory::release_free();
+            Self::retire(inner, pos);
         }
         Ok(())
     }
 
-    pub(super) fn recount(run: &mut ActiveRun) {
+    fn recount(run: &mut ActiveRun) {
         run.run.tasks_done = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Done).count() as u32;
         run.run.tasks_failed = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Failed).count() as u32;
     }
@@ -176,18 +139,71 @@ impl Control {
         if !run.tasks.iter().all(|t| is_terminal(t.summary.status())) {
             return;
         }
-        Self::recount(run);
-        run.run.control_peak_rss_bytes = crate::memory::peak();
-        run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
-        run.run.finished_at = Some(now());
+        Self::settle(run);
         if let Err(e) = self.store.update_run(&run.run) {
             tracing::error!("storing run {run_id}: {e:#}");
         }
         let r = run.run.clone();
         run.emit(run_event::Event::Run(r));
-        tracing::info!(run = run_id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
-        // Dropping the run drops its subscribers: their streams end.
-        inner.runs.remove(pos);
+        Self::retire(inner, pos);
+    }
+
+    /// The run's counts and control's peak memory brought up to date, and the run marked ended
+    /// when none of its tasks is left; true then.
+    fn settle(run: &mut ActiveRun) -> bool {
+        Self::recount(run);
+        run.run.control_peak_rss_bytes = crate::memory::peak();
+        let completed = run.tasks.iter().all(|t| is_terminal(t.summary.status()));
+        if completed {
+            run.run.status = if run.cancelled { RunStatus::Cancelled } else { RunStatus::Finished } as i32;
+            run.run.finished_at = Some(now());
+        }
+        completed
+    }
+
+    /// An ended run leaves memory. Dropping it drops its subscribers: their streams end.
+    fn retire(inner: &mut Inner, pos: usize) {
+        let run = inner.runs.remove(pos);
+        tracing::info!(run = run.run.id, done = run.run.tasks_done, failed = run.run.tasks_failed, "run ended: {}", crate::store::status_name(run.run.status()));
+        drop(run);
         crate::memory::release_free();
+    }
+
+    /// Fails the pending tasks that wait for task `index`'s payload (its encode, `failed`, failed
+    /// with `msg`); returns their indices.
+    fn fail_dependents(run: &mut ActiveRun, index: usize, failed: &str, msg: &str) -> Vec<usize> {
+        let mut out = vec![];
+        for (i, t) in run.tasks.iter_mut().enumerate() {
+            if t.depends_on == Some(index) && t.summary.status() == TaskStatus::Pending {
+                t.summary.status = TaskStatus::Failed as i32;
+                t.summary.failure = format!("not run: the payload's encode ({failed}) failed: {}", excerpt(msg));
+                out.push(i);
+            }
+        }
+        out
+    }
+
+    /// A measurement as stored: its identity comes from its task, whatever the worker wrote.
+    fn identify(&self, run_id: &str, entry: &Entry, payload_blob_id: &str, mut m: Measurement) -> Measurement {
+        let s = &entry.summary;
+        m.run_id = run_id.into();
+        m.task_id = s.id.clone();
+        m.dataset = s.dataset.clone();
+        m.codec = s.codec.clone();
+        // Decode cells carry their mode; encode cells only the streaming one ("" in memory).
+        m.decode_mode = if matches!(m.operation(), Operation::Decode | Operation::Encode) { s.decode_mode.clone() } else { String::new() };
+        m.record_count = s.record_count;
+        m.producer_worker_id = s.producer_worker_id.clone();
+        m.consumer_worker_id = s.consumer_worker_id.clone();
+        m.worker_id = entry.worker_id().to_string();
+        m.cell_id = s.cell_id.clone();
+        m.trial = s.trial;
+        m.aa_twin = entry.aa_twin;
+        m.payload_blob_id = payload_blob_id.to_string();
+        let compressed = self.blobs.known_compressed(payload_blob_id);
+        m.gzip_bytes = compressed.map(|c| c.gzip);
+        m.zstd_bytes = compressed.map(|c| c.zstd);
+        m.recorded_at = Some(now());
+        m
     }
 }
