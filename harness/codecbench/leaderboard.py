@@ -347,14 +347,16 @@ def verdict(board: Board, baseline: str = "json") -> str:
                     floors.append(floor if floor and floor >= max(r, 1 / r) else None)
                 continue
             if not stats.differ(a.interval, b.interval, floor):
-                # A tie claims the two are about the same; when their medians are further apart
-                # than TIE_EFFECT, the run could not tell, and says so.
+                # A tie claims the two are within TIE_EFFECT of each other: only a run whose noise
+                # floor resolves that much can say it. Medians further apart, or a floor wider than
+                # the claim, and the run could not tell, and says so.
                 r = stats.ratio(a.interval, b.interval)
-                if math.isnan(r) or r <= 1 + TIE_EFFECT + 1e-12:
+                close = math.isnan(r) or r <= 1 + TIE_EFFECT + 1e-12
+                if close and not (floor and floor > 1 + TIE_EFFECT + 1e-12):
                     tied.append(_label(column))
                 else:
                     unsure.append(_label(column))
-                    floors.append(floor if floor and floor >= r else None)
+                    floors.append(floor if floor and (close or floor >= r) else None)
                 continue
             through = "through control" + (f", from {board.e2e_from}" if board.e2e_from else "")
             what = {"encode": "encodes", "end to end": f"runs end to end ({through})"}.get(column, f"decodes ({column.split()[-1]})")

@@ -180,7 +180,7 @@ class RunSections:
         self.add(TableBlock(pd.DataFrame(rows, columns=["worker", "language", "runtime", "build profile",
                                                         "CPU", "cores", "OS", "host",
                                                         "details (flags, GC, user agent, libraries…)"]),
-                            caption="As each worker announced it (DESIGN.md rule 7).", cls="kv", left=9))
+                            caption="As each worker announced it (DESIGN.md rule 8).", cls="kv", left=9))
 
     def boundaries(self) -> None:
         """Codec × language: what each timed region contains, as the workers declared it
