@@ -3,6 +3,7 @@ by hand): `make readme-demo` runs the demo, keeps its log, and puts the lines fr
 run` command to the report's path between the README's markers, with the repo's path removed."""
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -18,8 +19,29 @@ def block(log: str) -> str:
     ends = [i for i, line in enumerate(lines) if line.startswith("report: ")]
     if start is None or not ends:
         raise SystemExit("readme_demo: the log holds no `codecbench run` … `report:` block (did the demo fail?)")
-    body = "\n".join(line.rstrip() for line in lines[start:ends[-1] + 1])
+    body = "\n".join(_fold_starts([line.rstrip() for line in lines[start:ends[-1] + 1]]))
     return f"{BEGIN}\n```\n$ make demo\n...\n{body}\n```\n{END}"
+
+
+# The lines `run --local` prints as it starts each process ("control    ADDR  (pid …, log …)",
+# "rust       started  (…)"): one line says they started and where their logs are, so the answer
+# comes sooner in the README. The workers' own lines (what each announced) stay.
+STARTED = re.compile(r"^(control|[a-z]+ +started)\b.*\(pid \d+, log (?P<log>\S+/logs/)\S*\)$")
+
+
+def _fold_starts(lines: list[str]) -> list[str]:
+    out, names, logs = [], [], ""
+    for line in lines:
+        m = STARTED.match(line)
+        if m:
+            names.append(line.split()[0])
+            logs = m["log"]
+            continue
+        if names:
+            out.append(f"started    {', '.join(names)}  (logs in {logs})")
+            names = []
+        out.append(line)
+    return out
 
 
 def main(argv: list[str]) -> int:

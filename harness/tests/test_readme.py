@@ -28,3 +28,14 @@ def test_readme_shows_todays_demo_output():
         assert f"dummy × 100, {lang}: " in " ".join(demo.split()), lang
     assert "noise floor: identical work differed by" in demo and "report: results/" in demo
     assert "verified" not in demo, "the full table (its verified column) is --all's, not the default output"
+
+
+def test_the_processes_started_are_one_line_and_the_workers_stay():
+    log = (".venv/bin/codecbench run harness/scenarios/quick.yaml --local\n"
+           "control    127.0.0.1:4  (pid 1, log .state/local/x/logs/control.log)\n"
+           "rust       started  (pid 2, log .state/local/x/logs/rust.log)\n"
+           "browser    started (1 pages)  (pid 3, log .state/local/x/logs/browser.log)\n"
+           "worker     rust-1  (rust, json)\nreport: results/r/report.html\n")
+    block = readme_demo.block(log)
+    assert "started    control, rust, browser  (logs in .state/local/x/logs/)\nworker     rust-1  (rust, json)" in block
+    assert "pid" not in block
