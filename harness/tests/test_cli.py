@@ -217,9 +217,14 @@ def test_runs_runs_show_and_codecs_work_without_control(offline, capsys):
     code, out, err = main("runs", "show", "trials-a", "--json", "--results-dir", str(tmp / "r"))
     doc = json.loads(out)
     assert doc["run"]["id"] == "trials-a" and len(doc["tasks"]) == 1415 and doc["answer"]["leaderboards"]
-    # A local run without a results folder: where its database is, and how to read it.
+    # A local run without a results folder: read by a control started on its database for the
+    # purpose (and stopped), and written to the results folder like any other.
     code, out, err = main("runs", "show", "20261128-090001-dead", "--results-dir", str(tmp / "r"))
-    assert code == base.EXIT_NO_RUN and "codecbench-control --state-dir" in err, err
+    assert code == 0 and "run 20261128-090001-dead" in out and "cancelled" in out, out + err
+    assert (tmp / "r" / "20261128-090001-dead" / "run.json").exists()
+    assert not list((tmp / "state" / "local").glob("*/control/*.pid")), "the control it started is gone"
+    code, out, err = main("runs", "show", "20261128-090009-none", "--results-dir", str(tmp / "r"))
+    assert code == base.EXIT_NO_RUN and "holds no results" in err, err
 
     code, out, err = main("codecs", "--json")
     assert code == 0 and "not reachable" in err, err

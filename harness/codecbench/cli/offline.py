@@ -151,3 +151,18 @@ def local_folder_of(run_id: str, state: Path) -> Path | None:
         if run.id == run_id:
             return folder
     return None
+
+
+def from_local_database(run_id: str, folder: Path, get_run):
+    """(GetRunResponse, address) of a kept `run --local` run, read by a control started on its
+    database for the purpose (an ephemeral loopback port, stopped after): `runs show` needs no
+    running control for it either. `get_run(control, run_id)` is the CLI's paging GetRun."""
+    from ..client import connect
+
+    art = processes.Artifacts(processes.repo_root())
+    proc, addr = processes.start_control(art, "127.0.0.1:0", folder / "control", folder / "logs" / "runs-show.log")
+    try:
+        with connect(addr, ready_timeout=10) as control:
+            return get_run(control, run_id), addr
+    finally:
+        processes.stop(proc)

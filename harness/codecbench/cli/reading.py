@@ -309,12 +309,11 @@ def cmd_runs_show(args) -> int:
         with connect(addr, ready_timeout=3) as control:
             resp = _get_run(control, args.run_id)
     except ControlUnreachable:
-        folder = offline.local_folder_of(args.run_id, processes.state_root())
-        where = (f"; its `run --local` database is in {folder}: start a control on it "
-                 f"(codecbench-control --state-dir {folder / 'control'} --listen 127.0.0.1:0) and pass "
-                 "--control" if folder else "")
-        raise CliError(f"no run {args.run_id!r}: {results_dir(args) / args.run_id} holds no results, and "
-                       f"control at {addr} is not reachable to ask for it{where}", EXIT_NO_RUN) from None
+        # A kept `run --local` database: read by a control started on it for this (offline.py).
+        if (folder := offline.local_folder_of(args.run_id, processes.state_root())) is None:
+            raise CliError(f"no run {args.run_id!r}: {results_dir(args) / args.run_id} holds no results, and "
+                           f"control at {addr} is not reachable to ask for it", EXIT_NO_RUN) from None
+        resp, addr = offline.from_local_database(args.run_id, folder, _get_run)
     return report(resp, args, addr)
 
 
