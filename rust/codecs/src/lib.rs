@@ -73,7 +73,7 @@ pub enum Tree {
     Json(serde_json::Value),
     Bson(bson::Document),
     Msgpack(rmpv::Value),
-    Ubjson(ubjson::Value),
+    Ubjson(codecbench_ubjson::Value),
     Cbor(ciborium::Value),
 }
 
@@ -88,7 +88,7 @@ impl Tree {
                 // Written again and read typed: the tree keeps no types beyond UBJSON's own (a
                 // bytes field is an array of integers, which a human-readable go-between would not
                 // take for bytes).
-                Tree::Ubjson(v) => ubjson::to_vec(&v).and_then(|b| ubjson::from_slice(&b)).map_err(CodecError::from_display)?,
+                Tree::Ubjson(v) => codecbench_ubjson::to_vec(&v).and_then(|b| codecbench_ubjson::from_slice(&b)).map_err(CodecError::from_display)?,
                 Tree::Cbor(v) => v.deserialized().map_err(CodecError::from_display)?,
             };
             Ok(p.records)
