@@ -63,18 +63,7 @@ func (CBOR) Decode(r *Records, mode string, payload []byte) (any, error) {
 
 func (CBOR) Verify(r *Records, mode string, decoded any) error {
 	if mode == Tree {
-		b, err := cborEnc.Marshal(decoded)
-		if err != nil {
-			return fmt.Errorf("verification failed: the tree cannot be written back: %w", err)
-		}
-		m, err := NewModel(r.Dataset.ID)
-		if err != nil {
-			return err
-		}
-		if err := cborDec.Unmarshal(b, m); err != nil {
-			return fmt.Errorf("verification failed: the tree does not hold %s records: %w", r.Dataset.ID, err)
-		}
-		decoded = m
+		return verifyTree(r, decoded, cborEnc.Marshal, cborDec.Unmarshal)
 	}
 	return verifyModels(r, decoded)
 }

@@ -59,19 +59,7 @@ func jsonTree(payload []byte) (any, error) {
 
 func (JSON) Verify(r *Records, mode string, decoded any) error {
 	if mode == Tree {
-		// Outside timing: the tree back to records (written again, read into the models).
-		text, err := json.Marshal(decoded)
-		if err != nil {
-			return fmt.Errorf("verification failed: the tree cannot be written back: %w", err)
-		}
-		m, err := NewModel(r.Dataset.ID)
-		if err != nil {
-			return err
-		}
-		if err := json.Unmarshal(text, m); err != nil {
-			return fmt.Errorf("verification failed: the tree does not hold %s records: %w", r.Dataset.ID, err)
-		}
-		decoded = m
+		return verifyTree(r, decoded, json.Marshal, json.Unmarshal)
 	}
 	return verifyModels(r, decoded)
 }

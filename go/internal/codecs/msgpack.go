@@ -58,19 +58,7 @@ func msgpackWhole(payload []byte, into any) error {
 
 func (Msgpack) Verify(r *Records, mode string, decoded any) error {
 	if mode == Tree {
-		// Outside timing: the tree written again and read into the models.
-		b, err := msgpack.Marshal(decoded)
-		if err != nil {
-			return fmt.Errorf("verification failed: the tree cannot be written back: %w", err)
-		}
-		m, err := NewModel(r.Dataset.ID)
-		if err != nil {
-			return err
-		}
-		if err := msgpack.Unmarshal(b, m); err != nil {
-			return fmt.Errorf("verification failed: the tree does not hold %s records: %w", r.Dataset.ID, err)
-		}
-		decoded = m
+		return verifyTree(r, decoded, msgpack.Marshal, msgpack.Unmarshal)
 	}
 	return verifyModels(r, decoded)
 }

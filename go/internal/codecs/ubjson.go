@@ -65,20 +65,7 @@ func (UBJSON) Decode(r *Records, mode string, payload []byte) (any, error) {
 
 func (UBJSON) Verify(r *Records, mode string, decoded any) error {
 	if mode == Tree {
-		// Outside timing: the tree written again and read into the models.
-		o := ubjsonOptions(r)
-		b, err := ubjson.Options{}.Marshal(decoded)
-		if err != nil {
-			return fmt.Errorf("verification failed: the tree cannot be written back: %w", err)
-		}
-		m, err := NewModel(r.Dataset.ID)
-		if err != nil {
-			return err
-		}
-		if err := o.Unmarshal(b, m); err != nil {
-			return fmt.Errorf("verification failed: the tree does not hold %s records: %w", r.Dataset.ID, err)
-		}
-		decoded = m
+		return verifyTree(r, decoded, ubjson.Options{}.Marshal, ubjsonOptions(r).Unmarshal)
 	}
 	return verifyModels(r, decoded)
 }
