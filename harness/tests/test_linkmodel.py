@@ -96,6 +96,8 @@ def test_link_command_on_a_recorded_run_prints_the_model_and_json(tmp_path):
     codecs = {p["codec"] for p in doc["predictions"]}
     assert codecs == {"json", "bson", "protobuf"}, codecs
     assert all(p["latency_ns"] > 150e6 for p in doc["predictions"]), "every message pays 3g's round trip"
+    old = run_cli("link", str(run), "--compression", "gzip", env=NO_CONTROL)
+    assert old.returncode == 0 and "has no gzip sizes" in old.stdout, old.stdout
     bad = run_cli("link", str(run), "--profile", "veth", env=NO_CONTROL)
     assert bad.returncode == 64 and "unshaped" in bad.stderr
 

@@ -61,7 +61,10 @@ def cmd_link(args) -> int:
         return EXIT_OK
     con = display.console()
     if all(p.empty for p in preds):
-        con.print(f"{run_dir.name}: no cell has both an encode and a typed decode, verified: nothing to model")
+        why = ("no cell has both an encode and a typed decode, verified" if args.compression == "identity" or
+               linkmodel.predict(summary, lks[0]).empty else
+               f"the run has no {args.compression} sizes (recorded before control measured them)")
+        con.print(f"{run_dir.name}: {why}: nothing to model")
         return EXIT_OK
     con.print(Text(f"Link model for {run_dir.name} ({args.compression} wire bytes). {linkmodel.NOTE}"))
     con.print("links: " + "; ".join(lk.describe() for lk in lks))
