@@ -20,8 +20,14 @@ WATCHERS = 20
 # Bounds for this probe. Measured on a 2-CPU machine: control peaked at 126-128 MiB (99 MiB with no
 # watchers: the run's 19,492 tasks themselves) and ListWorkers took 16 ms at the median and 48-69 ms
 # at worst (283 ms while two-lane benchmark trials filled both CPUs). Before: 844 MiB and 3.5 s.
+# On a noisier day of the same host (2026-11-28: a plain CPU loop varying 2.6x) the single worst
+# call moved with the host, not with control: 133-246 ms with session 40's control and 125-253 ms
+# with the refactored one, three runs each alone, medians 22-56 ms. The lock this probe guards
+# against held calls for seconds; so 95 % of calls must stay under MAX_LIST_WORKERS_S and the worst
+# one under MAX_LIST_WORKERS_WORST_S, and one unlucky scheduling tail on 2 CPUs does not decide.
 MAX_RSS_MIB = 192
 MAX_LIST_WORKERS_S = 0.25
+MAX_LIST_WORKERS_WORST_S = 1.0
 
 
 def rss_mib(pid: int) -> float:
@@ -66,7 +72,8 @@ def test_stalled_watchers_cost_bounded_memory_and_never_slow_control(control, fa
         print(f"control RSS {start:.0f} -> peak {peak:.0f} MiB; ListWorkers median {statistics.median(latencies) * 1e3:.1f} ms, "
               f"max {max(latencies) * 1e3:.1f} ms over {len(latencies)} calls")
         assert peak < MAX_RSS_MIB, (start, peak)
-        assert max(latencies) < MAX_LIST_WORKERS_S, sorted(latencies)[-5:]
+        p95 = statistics.quantiles(latencies, n=20)[-1]
+        assert p95 < MAX_LIST_WORKERS_S and max(latencies) < MAX_LIST_WORKERS_WORST_S, (p95, sorted(latencies)[-5:])
 
         # A stalled follower gets what was queued, then the status that says how to resume.
         events = 0
