@@ -48,14 +48,10 @@ class Link:
     rtt_ms: float
 
     def describe(self) -> str:
-        return f"{self.name} ({_mbit(self.down_mbit)} down, {_mbit(self.up_mbit)} up, {self.rtt_ms:g} ms RTT)"
+        return f"{self.name} ({netlab._mbit(self.down_mbit)} down, {netlab._mbit(self.up_mbit)} up, {self.rtt_ms:g} ms RTT)"
 
     def seconds(self, nbytes: float, up: bool = False) -> float:
         return nbytes * 8 / ((self.up_mbit if up else self.down_mbit) * 1e6)
-
-
-def _mbit(v: float) -> str:
-    return f"{v * 1000:g} kbit/s" if v < 1 else f"{v:g} Mbit/s"
 
 
 def link(name: str = "", down: float | None = None, up: float | None = None, rtt: float | None = None) -> Link:

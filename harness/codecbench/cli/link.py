@@ -8,6 +8,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .. import display, linkmodel, results
+from ..report.common import with_languages
 from .base import EXIT_OK, EXIT_USAGE, CliError, print_json
 from .reading import fetch_run
 
@@ -29,11 +30,7 @@ def links_for(args, doc: dict) -> list[linkmodel.Link]:
 def frames(run_dir) -> tuple:
     """(summary with producer/consumer languages, run.json) of a results folder."""
     df, doc = results.read_measurements(run_dir), results.read_run_doc(run_dir)
-    langs = results.language_map(df, doc)
-    summary = results.summary_frame(df)
-    summary["producer_language"] = summary["producer"].map(lambda w: results.lang_of(w, langs))
-    summary["consumer_language"] = summary["consumer"].map(lambda w: results.lang_of(w, langs))
-    return summary, doc
+    return with_languages(results.summary_frame(df), results.language_map(df, doc)), doc
 
 
 def check_summary(chk) -> dict | None:
