@@ -134,6 +134,9 @@ describe("node worker protocol, each trial in a fresh Node process", () => {
     // A typed json decode builds its 3 records (nested friends, tags, strings) on the V8 heap.
     expect(decode.allocBytesPerOp).toBeGreaterThan(3 * 300);
     expect(encoded!.measurements[0]!.allocBytesPerOp).toBeGreaterThan(0);
+    // One operation's peak heap growth, measured after the rounds: at least the records it builds.
+    expect(decode.extras["peak_heap_bytes"]).toBeGreaterThan(3 * 300);
+    expect(encoded!.measurements[0]!.extras["peak_heap_bytes"]).toBeGreaterThan(0);
     expect(decode.extras["jit_observable"]).toBe(0);
     // The download leg is timed by the attached process, with its clock's diagnostics, not the page's.
     const download = byOperation.get(Operation.DOWNLOAD)!;

@@ -107,6 +107,7 @@ describe("worker protocol", () => {
     expect(m!.steady ? m!.extras["warmup_rounds"]! >= 10 : m!.extras["warmup_ms"]! >= 300).toBe(true);
     expect(m!.cellId).toBe("cell-owners-bson-");
     expect(m!.allocBytesPerOp).toBeUndefined();
+    expect(m!.extras["peak_heap_bytes"]).toBeUndefined(); // a page has no heap meter
   });
 
   it("uploads only when store_payload, and times the upload when measure_transfer", async () => {

@@ -71,7 +71,11 @@ function measurement(task: Task, context: TaskContext, operation: Operation, pay
     verified: true,
     ...(sample.allocBytesPerOp !== undefined ? { allocBytesPerOp: sample.allocBytesPerOp } : {}),
     environment: context.environment,
-    extras: { warmup_ms: sample.warmupMs, warmup_rounds: sample.warmupRounds, calibration_ms: sample.calibrationMs, rounds_ms: sample.roundsMs, ...extras },
+    extras: {
+      warmup_ms: sample.warmupMs, warmup_rounds: sample.warmupRounds, calibration_ms: sample.calibrationMs, rounds_ms: sample.roundsMs,
+      ...(sample.peakHeapBytes !== undefined ? { peak_heap_bytes: sample.peakHeapBytes } : {}),
+      ...extras,
+    },
   });
 }
 

@@ -28,6 +28,10 @@ export interface Sample {
   readonly steady: boolean;
   /** Heap bytes allocated per operation during the timed rounds, where a meter counted them. */
   readonly allocBytesPerOp?: number;
+  /** The heap one operation needs at once, where a meter counts: what one operation allocates, run
+   *  once after the rounds, outside timing (an upper bound of its live heap's peak growth, as the
+   *  Go and Java workers count it when no collection runs). */
+  readonly peakHeapBytes?: number;
 }
 
 /**
@@ -132,8 +136,15 @@ async function sample(timeOps: TimeOps, sampling: Sampling, meter?: AllocationMe
   for (let round = 0; round < rounds; round++) perRound[round] = ((await timeOps(opsPerRound)) * 1e6) / opsPerRound;
   const roundsMs = performance.now() - roundsStart;
   const allocated = meter?.stop();
+  // After the rounds and their counters: outside timing.
+  let peakHeapBytes: number | undefined;
+  if (meter) {
+    meter.start();
+    await timeOps(1);
+    peakHeapBytes = meter.stop();
+  }
   const roundNsPerOp = Array.from(perRound);
-  const counted = allocated === undefined ? {} : { allocBytesPerOp: allocated / (opsPerRound * rounds) };
+  const counted = allocated === undefined ? {} : { allocBytesPerOp: allocated / (opsPerRound * rounds), peakHeapBytes };
   return { roundNsPerOp, opsPerRound, calibrationMs, warmupMs, warmupRounds, roundsMs, steady: verdict === "steady", ...counted };
 }
 
