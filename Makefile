@@ -51,8 +51,8 @@ fuzz: build testdata
 testdata:
 	python3 testdata/fetch.py
 
-# criterion (Rust) and JMH (Java) beside codecbench on the same cells: docs/fidelity.md.
-fidelity: rust java harness
+# criterion (Rust), JMH (Java) and testing.B (Go) beside codecbench on the same cells: docs/fidelity.md.
+fidelity: rust java go harness
 	$(VENV)/bin/python -m codecbench.fidelity
 
 # This host's run-to-run term (README, "This host's run-to-run term"): a scenario run twice back to

@@ -4,6 +4,8 @@ Runs, on the same canonical data (dataset × 1000 records, seed 1):
 - criterion (rust/codecs/benches/fidelity.rs): `find(codec).encode(&records)` / typed `decode`;
 - JMH (java/src/jmh, Maven profile `fidelity`): the Java `Codec`'s `encode` / `decodeTyped`, on the
   canonical blob and the Rust payload the criterion bench wrote;
+- Go's testing.B (go/internal/codecs/fidelity_test.go): the Go codec's `Encode` / typed decode
+  (`codecs.Op`), on the same canonical blob and Rust payload;
 - codecbench itself: harness/scenarios/fidelity.yaml with local Rust and Java workers;
 then prints, per cell, the reference median [CI], codecbench's median [CI] and their ratio with a
 conservative interval (lo = cb_lo / ref_hi, hi = cb_hi / ref_lo). The goal is 0.95–1.05.
@@ -14,6 +16,8 @@ Figures are ns per operation (one operation = the whole 1000-record payload):
 - JMH: the median over every measurement iteration of every fork, with the same distribution-free
   95 % rerun interval codecbench uses over trials (stats.median_ci); JMH's own mean ± 99.9 % is kept in
   fidelity.json;
+- testing.B: the median over `-count` runs of the benchmark (each a calibrated b.N loop), with the
+  same interval;
 - codecbench: the cell's median over trials and its interval (results.cells_frame). Decode cells
   are those of the rust producer's payload (json, bson and protobuf payloads are byte-identical
   across producers).
@@ -25,6 +29,7 @@ import argparse
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 import time
@@ -37,7 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("dummy", "numeric")
 CODECS = ("json", "bson", "protobuf")
 OPERATIONS = ("encode", "decode")  # decode = typed decode
-LANGUAGES = ("rust", "java")
+LANGUAGES = ("rust", "java", "go")
+# The reference harness of each language.
+REFERENCE = {"rust": "criterion", "java": "JMH", "go": "testing.B"}
 COUNT, SEED = 1000, 1
 GOAL = (0.95, 1.05)
 SCENARIO = ROOT / "harness/scenarios/fidelity.yaml"
@@ -45,6 +52,8 @@ JMH_JAR = ROOT / "java/target/fidelity/codecbench-fidelity.jar"
 JMH_CLASS = "dev.codecbench.fidelity.FidelityBench"
 # JMH method name -> codecbench operation.
 JMH_OPERATIONS = {"encode": "encode", "decodeTyped": "decode"}
+# testing.B's sub-benchmark op -> codecbench operation (names are "BenchmarkFidelity/<dataset>/<codec>/<op>").
+GO_OPERATIONS = {"encode": "encode", "decode-typed": "decode"}
 # criterion's function id -> codecbench operation (ids are "<dataset>/<codec>/<function>").
 CRITERION_OPERATIONS = {"encode": "encode", "decode-typed": "decode"}
 UNIT_NS = {"ns/op": 1.0, "us/op": 1e3, "µs/op": 1e3, "ms/op": 1e6, "s/op": 1e9}
@@ -154,9 +163,33 @@ def read_jmh(path: Path) -> tuple[dict[Key, Figure], dict[Key, dict]]:
     return figures, extra
 
 
+# ---- Go's testing.B ----------------------------------------------------------------------------
+
+_GO_LINE = re.compile(r"^BenchmarkFidelity/([\w-]+)/([\w-]+)/([\w-]+?)(?:-\d+)?\s+\d+\s+([\d.]+) ns/op")
+
+
+def read_go_bench(text: str) -> dict[Key, Figure]:
+    """`go test -bench BenchmarkFidelity -count N` output: per cell the median over its N runs and
+    the distribution-free 95 % interval of that median."""
+    values: dict[Key, list[float]] = {}
+    for line in text.splitlines():
+        m = _GO_LINE.match(line.strip())
+        if m and m.group(3) in GO_OPERATIONS:
+            key = ("go", m.group(1), m.group(2), GO_OPERATIONS[m.group(3)])
+            values.setdefault(key, []).append(float(m.group(4)))
+    if not values:
+        raise FidelityError("no BenchmarkFidelity result lines in the go test output "
+                            "(did the benchmark skip? it needs CODECBENCH_FIDELITY_DIR)")
+    figures = {}
+    for key, vs in values.items():
+        ci = stats.median_ci(vs)
+        figures[key] = Figure(ci.median, ci.lo, ci.hi, ci.n, "testing.B")
+    return figures
+
+
 # ---- codecbench ---------------------------------------------------------------------------------
 
-def read_codecbench(run_dir: Path) -> tuple[dict[Key, Figure], list[str]]:
+def read_codecbench(run_dir: Path, languages=LANGUAGES) -> tuple[dict[Key, Figure], list[str]]:
     """The fidelity cells of a codecbench results folder: encode by each language's worker, typed
     decode of the rust producer's payload by each language's worker. Returns figures and failures."""
     from . import results
@@ -179,7 +212,7 @@ def read_codecbench(run_dir: Path) -> tuple[dict[Key, Figure], list[str]]:
         else:
             continue
         key = (lang, c["dataset"], c["codec"], op)
-        if key not in set(wanted_cells()):
+        if key not in set(wanted_cells(languages)):
             continue
         if c.get("failure"):
             failures.append(f"{cell_name(key)}: {c['failure']}")
@@ -246,7 +279,7 @@ def format_table(rows: list[Row]) -> str:
             "0.95-1.05")
     body = []
     for r in rows:
-        tool = r.reference.source if r.reference else ("criterion" if r.language == "rust" else "JMH")
+        tool = r.reference.source if r.reference else REFERENCE[r.language]
         ratio = "—" if math.isnan(r.ratio) else f"{r.ratio:.3f} [{r.ratio_lo:.3f}, {r.ratio_hi:.3f}]"
         verdict = {None: "—", True: "yes" if r.interval_inside else "yes (interval wider)",
                    False: "NO"}[r.within]
@@ -347,10 +380,20 @@ def run_jmh(out: Path, env: dict, forks: int) -> tuple[dict[Key, Figure], dict[K
     return read_jmh(result)
 
 
-def run_codecbench(out: Path, env: dict) -> Path:
+def run_testing_b(out: Path, env: dict, count: int) -> dict[Key, Figure]:
+    log = out / "go-bench.log"
+    # -cpu 1: a Go trial process is pinned to one CPU, so its GOMAXPROCS is 1 (docs/fidelity.md).
+    _run(["go", "test", "./internal/codecs", "-run", "^$", "-bench", "^BenchmarkFidelity$", "-benchmem",
+          "-count", str(count), "-cpu", "1", "-benchtime", "1s", "-timeout", "60m"], ROOT / "go", env, log)
+    return read_go_bench(log.read_text(errors="replace"))
+
+
+def run_codecbench(out: Path, env: dict, languages=LANGUAGES) -> Path:
     results_dir = out / "codecbench"
+    # Only the languages compared, and Rust, whose payloads every decode cell reads.
+    workers = ",".join(dict.fromkeys(("rust", *languages)))
     _run([str(ROOT / ".venv/bin/codecbench"), "run", str(SCENARIO), "--local", "--no-report", "--no-progress",
-          "--results-dir", str(results_dir)], ROOT, env, out / "codecbench.log")
+          "--languages", workers, "--results-dir", str(results_dir)], ROOT, env, out / "codecbench.log")
     return find_run_dir(results_dir)
 
 
@@ -367,16 +410,21 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--forks", type=int, default=2, help="JMH forks per benchmark (default 2, at least 2)")
     p.add_argument("--skip-rust", action="store_true", help="no criterion: Java cells only "
                    "(needs the canonical files of an earlier run in --out/canonical)")
-    p.add_argument("--skip-java", action="store_true", help="no JMH: Rust cells only")
+    p.add_argument("--skip-java", action="store_true", help="no JMH: no Java cells")
+    p.add_argument("--skip-go", action="store_true", help="no testing.B: no Go cells")
+    p.add_argument("--go-count", type=int, default=10, help="testing.B runs per benchmark (default 10, at least 5)")
     p.add_argument("--codecbench-run", type=Path, metavar="RUN_DIR",
                    help="use this codecbench results folder instead of running the fidelity scenario")
     p.add_argument("--strict", action="store_true", help="exit 1 when a cell's ratio is outside 0.95-1.05")
     args = p.parse_args(argv)
     if args.forks < 2:
         p.error("--forks: at least 2 (JMH forks are fidelity's independent trials)")
-    languages = tuple(x for x, skip in (("rust", args.skip_rust), ("java", args.skip_java)) if not skip)
+    if args.go_count < 5:
+        p.error("--go-count: at least 5 (a median's interval needs them)")
+    languages = tuple(x for x, skip in (("rust", args.skip_rust), ("java", args.skip_java), ("go", args.skip_go))
+                      if not skip)
     if not languages:
-        p.error("nothing to compare: both --skip-rust and --skip-java")
+        p.error("nothing to compare: every language skipped")
     out = (args.out or ROOT / "results" / time.strftime("fidelity-%Y%m%d-%H%M%S")).resolve()
     (out / "canonical").mkdir(parents=True, exist_ok=True)
     env = dict(os.environ, CODECBENCH_FIDELITY_DIR=str(out / "canonical"))
@@ -390,14 +438,16 @@ def main(argv: list[str] | None = None) -> int:
         if "java" in languages:
             figs, jmh_extra = run_jmh(out, env, args.forks)
             reference.update(figs)
-        run_dir = args.codecbench_run or run_codecbench(out, env)
-        cb, failures = read_codecbench(run_dir)
+        if "go" in languages:
+            reference.update(run_testing_b(out, env, args.go_count))
+        run_dir = args.codecbench_run or run_codecbench(out, env, languages)
+        cb, failures = read_codecbench(run_dir, languages)
     except FidelityError as exc:
         print(f"fidelity: {exc}", file=sys.stderr)
         return 1
     rows = build_rows(reference, cb, languages)
     table = format_table(rows)
-    print(f"\nfidelity: codecbench ({run_dir}) against criterion and JMH, {COUNT} records, seed {SEED}, "
+    print(f"\nfidelity: codecbench ({run_dir}) against {', '.join(REFERENCE[x] for x in languages)}, {COUNT} records, seed {SEED}, "
           f"ns per operation (the whole payload)\n")
     print(table)
     for f in failures:

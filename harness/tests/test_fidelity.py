@@ -88,9 +88,9 @@ def test_jmh_converts_units_and_rejects_throughput(tmp_path):
 
 
 def test_codecbench_cells_are_encode_and_typed_decode_of_the_rust_payload():
-    figs, failures = fid.read_codecbench(DATA / "codecbench-run")
+    figs, failures = fid.read_codecbench(DATA / "codecbench-run", ("rust", "java"))
     assert not failures
-    assert set(figs) == set(fid.wanted_cells())
+    assert set(figs) == set(fid.wanted_cells(("rust", "java")))
     from codecbench import results
     df = results.read_measurements(DATA / "codecbench-run")
     # java decoding the rust producer's payload, not java's own (byte-identical, a separate cell)
@@ -105,6 +105,24 @@ def test_codecbench_cells_are_encode_and_typed_decode_of_the_rust_payload():
     raw = stats.median_ci(trial_figures)
     assert (fig.lo, fig.hi) == (raw.lo, raw.hi)
     assert fig.n == len(trial_figures) >= 5
+
+
+def test_testing_b_median_over_every_count_of_each_cell():
+    """A real `go test -bench BenchmarkFidelity -count 10 -cpu 1` log (make fidelity's go-bench.log)."""
+    text = (DATA / "go-bench.log").read_text()
+    figs = fid.read_go_bench(text)
+    assert set(figs) == set(fid.wanted_cells(("go",)))
+    values = [float(line.split()[2]) for line in text.splitlines()
+              if line.startswith("BenchmarkFidelity/numeric/bson/decode-typed")]
+    assert len(values) == 10
+    ci = stats.median_ci(values)
+    f = figs[("go", "numeric", "bson", "decode")]
+    assert (f.median, f.lo, f.hi, f.n, f.source) == (ci.median, ci.lo, ci.hi, 10, "testing.B")
+    # GOMAXPROCS above 1 suffixes every name with "-N"; the figures are the same cells.
+    suffixed = fid.read_go_bench(text.replace("/encode ", "/encode-2 ").replace("/decode-typed ", "/decode-typed-2 "))
+    assert suffixed == figs
+    with pytest.raises(fid.FidelityError, match="no BenchmarkFidelity result lines"):
+        fid.read_go_bench("--- SKIP: BenchmarkFidelity\nPASS\n")
 
 
 def test_ratio_interval_is_conservative():
@@ -127,8 +145,8 @@ def test_ratio_interval_is_conservative():
 def test_table_from_the_recorded_runs_lists_every_cell_with_its_ratio():
     ref = fid.read_criterion(DATA / "criterion")
     ref.update(fid.read_jmh(DATA / "jmh.json")[0])
-    cb, _ = fid.read_codecbench(DATA / "codecbench-run")
-    rows = fid.build_rows(ref, cb)
+    cb, _ = fid.read_codecbench(DATA / "codecbench-run", ("rust", "java"))
+    rows = fid.build_rows(ref, cb, ("rust", "java"))
     assert len(rows) == 24 and all(r.within is not None for r in rows)
     text = fid.format_table(rows)
     for r in rows:
