@@ -1,8 +1,8 @@
-"""One run across every language: Rust, Java, browser, Node and Go workers attached to one control,
-every codec each offers (codecs/catalogue.yaml), every producer × consumer pair — each payload
-decoded by every language that offers its codec and verified — on a built-in dataset and on a
-user's (examples/orders, where a codec a language cannot build for a user's schema is refused in
-the plan, never failed)."""
+"""One run across every language: Rust, Java, browser, Node and Go workers, every codec each offers
+(codecs/catalogue.yaml), every producer × consumer pair — each payload decoded by every language
+that offers its codec and verified — on a built-in dataset and on a user's (examples/orders, where
+a codec a language cannot build for a user's schema is refused in the plan, never failed), in one
+run so the five workers start once."""
 from __future__ import annotations
 
 import json
@@ -47,39 +47,6 @@ def _cells(languages, refused=frozenset()):
             if (p, k) not in refused and (c, k) not in refused}
 
 
-def test_every_codec_every_producer_to_every_consumer(start_control, procs, tmp_path, monkeypatch):
-    monkeypatch.setenv("CODECBENCH_LANES", LANES)
-    control = start_control()
-    every_worker = _attach(control, procs, LANGUAGES)
-    scenario = write_scenario(tmp_path / "all.yaml", f"""
-name: all-languages
-datasets: [owners]
-codecs: [{", ".join(CODECS)}]
-decodeModes: [typed]
-counts: [5]
-operations: [encode, decode]
-sampling: {SAMPLING}
-""")
-    resp = run_every_task_done(control, scenario, tmp_path / "out")
-    language = {w.id: w.environment.language for w in every_worker}
-    decoded = set()
-    for m in resp.measurements:
-        assert m.verified and not m.failure, m
-        if m.operation == scenario_pb2.OPERATION_DECODE:
-            decoded.add((language[m.producer_worker_id], language[m.consumer_worker_id], m.codec))
-    assert not resp.run.refusals, resp.run.refusals
-    assert decoded == _cells(LANGUAGES), _cells(LANGUAGES) ^ decoded
-    # Every language says where each task's time went (proto/README.md "Where the time goes"):
-    # the attached process's total and fetch, its trial process's load and verify, and for a
-    # timed trial the fresh process around its warm-up and rounds.
-    for t in resp.tasks:
-        ph, lang = t.phase_ms, language[t.producer_worker_id if t.operation == scenario_pb2.OPERATION_ENCODE else t.consumer_worker_id]
-        assert {"total", "fetch", "load", "verify"} <= set(ph), (lang, t)
-        if not t.prepare:
-            assert ph["warmup"] > 0 and ph["rounds"] > 0 and ph["process"] >= ph["warmup"] + ph["rounds"], (lang, t)
-            assert ph["total"] >= ph["process"], (lang, t)
-
-
 def test_each_language_times_the_compressions_it_offers(control, procs, tmp_path):
     """Scenario.compressions across real workers: Rust times identity, gzip and zstd legs, Java
     identity and gzip (grpc-java ships no zstd; its identity calls advertise nothing, so control
@@ -109,17 +76,18 @@ sampling: {warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeou
                     for op in (scenario_pb2.OPERATION_UPLOAD, scenario_pb2.OPERATION_DOWNLOAD)}
 
 
-def test_every_codec_every_producer_to_every_consumer_on_a_users_dataset(tmp_path):
-    """examples/orders through `run --local` with all five workers. Rust and Go refuse flatbuffers
-    for a user's schema (their tables are flatc's of datasets.proto: docs/ADDING_A_DATASET.md,
-    go/README.md); orders has no feature another codec refuses. The entry is test_go_worker.py's,
-    so both share the Rust worker built for it (cached in .state/schemas/)."""
+def test_every_codec_every_producer_to_every_consumer_on_a_built_in_and_a_users_dataset(tmp_path):
+    """owners and examples/orders in one `run --local` with all five workers. Rust and Go refuse
+    flatbuffers for a user's schema (their tables are flatc's of datasets.proto:
+    docs/ADDING_A_DATASET.md, go/README.md); nothing else is refused. The orders entry is
+    test_go_worker.py's, so both share the Rust worker built for it (cached in .state/schemas/)."""
     require_rust()
     _skip_unbuilt(LANGUAGES)
     examples = processes.repo_root() / "examples" / "orders"
-    scenario = write_scenario(tmp_path / "orders.yaml", f"""
-name: all-languages-orders
+    scenario = write_scenario(tmp_path / "all.yaml", f"""
+name: all-languages
 datasets:
+  - owners
   - {{id: orders, proto: {examples / "order.proto"}, message: acme.shop.v1.Order, records: {examples / "orders.ndjson"}, lazyFields: [orderId, status]}}
 codecs: [{", ".join(CODECS)}]
 decodeModes: [typed]
@@ -137,12 +105,23 @@ sampling: {SAMPLING}
     refused = {(language.get(r.get("workerId", ""), "control"), r["codec"]) for r in doc["run"].get("refusals", [])}
     assert refused == {("rust", "flatbuffers"), ("go", "flatbuffers")}, doc["run"]["refusals"]
     assert all(r["dataset"] == "orders" and r["reason"].startswith("flatbuffers: ") for r in doc["run"]["refusals"])
-    decoded = set()
+    decoded = {"owners": set(), "orders": set()}
     for m in doc["measurements"]:
-        assert m["dataset"] == "orders" and m.get("verified") and not m.get("failure"), m
+        assert m.get("verified") and not m.get("failure"), m
         if m["operation"] == "OPERATION_DECODE":
-            decoded.add((language[m["producerWorkerId"]], language[m["consumerWorkerId"]], m["codec"]))
+            decoded[m["dataset"]].add((language[m["producerWorkerId"]], language[m["consumerWorkerId"]], m["codec"]))
+    assert decoded["owners"] == _cells(LANGUAGES), _cells(LANGUAGES) ^ decoded["owners"]
     want = _cells(LANGUAGES, refused)
-    assert decoded == want, want ^ decoded
+    assert decoded["orders"] == want, want ^ decoded["orders"]
     # Refused, not dropped: Java, the browser and Node still carry flatbuffers among themselves.
-    assert {(p, c) for p, c, k in decoded if k == "flatbuffers"} == set(product(("java", "browser", "node"), repeat=2))
+    assert {(p, c) for p, c, k in decoded["orders"] if k == "flatbuffers"} == set(product(("java", "browser", "node"), repeat=2))
+    # Every language says where each task's time went (proto/README.md "Where the time goes"):
+    # the attached process's total and fetch, its trial process's load and verify, and for a
+    # timed trial the fresh process around its warm-up and rounds.
+    for t in doc["tasks"]:
+        ph = t.get("phaseMs", {})
+        lang = language[t["producerWorkerId"] if t["operation"] == "OPERATION_ENCODE" else t["consumerWorkerId"]]
+        assert {"total", "fetch", "load", "verify"} <= set(ph), (lang, t)
+        if not t.get("prepare"):
+            assert ph["warmup"] > 0 and ph["rounds"] > 0 and ph["process"] >= ph["warmup"] + ph["rounds"], (lang, t)
+            assert ph["total"] >= ph["process"], (lang, t)

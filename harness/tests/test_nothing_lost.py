@@ -21,7 +21,7 @@ HOLD_S = 12
 
 def scenario(language: str) -> scenario_pb2.Scenario:
     s = scenario_pb2.Scenario()
-    json_format.ParseDict({"datasets": ["dummy", "beers"], "codecs": ["json", "protobuf"], "decodeModes": ["typed"],
+    json_format.ParseDict({"datasets": ["dummy"], "codecs": ["json", "protobuf"], "decodeModes": ["typed"],
                            "counts": [20], "producers": [language], "consumers": [language],
                            "sampling": {"warmupMs": 20, "maxWarmupMs": 1000, "rounds": 3, "minRoundMs": 2, "trials": 3,
                                         "taskTimeoutS": 120}}, s)
