@@ -6,7 +6,7 @@ Runs, on the same canonical data (dataset × 1000 records, seed 1):
   canonical blob and the Rust payload the criterion bench wrote;
 - Go's testing.B (go/internal/codecs/fidelity_test.go): the Go codec's `Encode` / typed decode
   (`codecs.Op`), on the same canonical blob and Rust payload;
-- codecbench itself: harness/scenarios/fidelity.yaml with local Rust and Java workers;
+- codecbench itself: harness/scenarios/fidelity.yaml with local Rust, Java and Go workers;
 then prints, per cell, the reference median [CI], codecbench's median [CI] and their ratio with a
 conservative interval (lo = cb_lo / ref_hi, hi = cb_hi / ref_lo). The goal is 0.95–1.05.
 
@@ -42,9 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 DATASETS = ("dummy", "numeric")
 CODECS = ("json", "bson", "protobuf")
 OPERATIONS = ("encode", "decode")  # decode = typed decode
-LANGUAGES = ("rust", "java", "go")
-# The reference harness of each language.
+# The reference harness of each language compared.
 REFERENCE = {"rust": "criterion", "java": "JMH", "go": "testing.B"}
+LANGUAGES = tuple(REFERENCE)
 COUNT, SEED = 1000, 1
 GOAL = (0.95, 1.05)
 SCENARIO = ROOT / "harness/scenarios/fidelity.yaml"
@@ -52,10 +52,10 @@ JMH_JAR = ROOT / "java/target/fidelity/codecbench-fidelity.jar"
 JMH_CLASS = "dev.codecbench.fidelity.FidelityBench"
 # JMH method name -> codecbench operation.
 JMH_OPERATIONS = {"encode": "encode", "decodeTyped": "decode"}
-# testing.B's sub-benchmark op -> codecbench operation (names are "BenchmarkFidelity/<dataset>/<codec>/<op>").
-GO_OPERATIONS = {"encode": "encode", "decode-typed": "decode"}
 # criterion's function id -> codecbench operation (ids are "<dataset>/<codec>/<function>").
 CRITERION_OPERATIONS = {"encode": "encode", "decode-typed": "decode"}
+# testing.B's sub-benchmarks are named as criterion's ("BenchmarkFidelity/<dataset>/<codec>/<op>").
+GO_OPERATIONS = CRITERION_OPERATIONS
 UNIT_NS = {"ns/op": 1.0, "us/op": 1e3, "µs/op": 1e3, "ms/op": 1e6, "s/op": 1e9}
 
 
@@ -408,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="codecbench.fidelity", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", type=Path, help="output folder (default results/fidelity-<time>/)")
     p.add_argument("--forks", type=int, default=2, help="JMH forks per benchmark (default 2, at least 2)")
-    p.add_argument("--skip-rust", action="store_true", help="no criterion: Java cells only "
+    p.add_argument("--skip-rust", action="store_true", help="no criterion: no Rust cells "
                    "(needs the canonical files of an earlier run in --out/canonical)")
     p.add_argument("--skip-java", action="store_true", help="no JMH: no Java cells")
     p.add_argument("--skip-go", action="store_true", help="no testing.B: no Go cells")
@@ -421,8 +421,7 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--forks: at least 2 (JMH forks are fidelity's independent trials)")
     if args.go_count < 5:
         p.error("--go-count: at least 5 (a median's interval needs them)")
-    languages = tuple(x for x, skip in (("rust", args.skip_rust), ("java", args.skip_java), ("go", args.skip_go))
-                      if not skip)
+    languages = tuple(x for x in REFERENCE if not getattr(args, f"skip_{x}"))
     if not languages:
         p.error("nothing to compare: every language skipped")
     out = (args.out or ROOT / "results" / time.strftime("fidelity-%Y%m%d-%H%M%S")).resolve()

@@ -40,7 +40,6 @@ func environment() *pb.Environment {
 		"GOEXPERIMENT":    "",
 		"target":          runtime.GOOS + "-" + runtime.GOARCH,
 		"allocBytes":      measure.AllocMethod,
-		"peakHeap":        measure.PeakMethod,
 		"trial_isolation": "a fresh `codecbench-go-worker trial` process per trial (the worker re-executes its own binary), pinned to the task's lane",
 		"clock":           "time.Now / time.Since (monotonic)",
 	}

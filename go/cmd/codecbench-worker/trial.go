@@ -241,8 +241,7 @@ func decodeTrial(task *pb.Task, canonical, payload []byte, env *pb.Environment, 
 
 func measurement(op pb.Operation, payloadBytes int, s measure.Sample, env *pb.Environment) *pb.Measurement {
 	alloc := s.AllocBytesPerOp
-	extras := map[string]float64{"warmup_ms": s.WarmupMs, "warmup_rounds": float64(s.WarmupRounds), "rounds_ms": s.RoundsMs,
-		"peak_heap_bytes": float64(s.PeakHeapBytes)}
+	extras := map[string]float64{"warmup_ms": s.WarmupMs, "warmup_rounds": float64(s.WarmupRounds), "rounds_ms": s.RoundsMs}
 	if s.RunqueueMs >= 0 {
 		extras["rounds_runqueue_ms"] = s.RunqueueMs
 	}

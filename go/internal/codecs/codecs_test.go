@@ -21,13 +21,19 @@ var languages = []string{"rust", "java", "browser", "go"}
 
 func golden(t *testing.T, dataset string) *Records {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(vectorsDir, dataset+".pb"))
+	return loadFile(t, dataset, filepath.Join(vectorsDir, dataset+".pb"))
+}
+
+// loadFile reads a canonical blob of dataset from path into Records.
+func loadFile(tb testing.TB, dataset, path string) *Records {
+	tb.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	r, err := Load(dataset, raw)
 	if err != nil {
-		t.Fatalf("%s: %v", dataset, err)
+		tb.Fatalf("%s: %v", path, err)
 	}
 	return r
 }

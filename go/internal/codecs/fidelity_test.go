@@ -30,14 +30,7 @@ func BenchmarkFidelity(b *testing.B) {
 	}
 	for _, dataset := range fidelityDatasets {
 		stem := fmt.Sprintf("%s-%d-%d", dataset, fidelityCount, fidelitySeed)
-		canonical, err := os.ReadFile(filepath.Join(dir, stem+".pb"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		r, err := Load(dataset, canonical)
-		if err != nil {
-			b.Fatalf("%s: %v", stem, err)
-		}
+		r := loadFile(b, dataset, filepath.Join(dir, stem+".pb"))
 		if r.Count != fidelityCount {
 			b.Fatalf("%s.pb holds %d records, not %d", stem, r.Count, fidelityCount)
 		}

@@ -37,9 +37,6 @@ type Sample struct {
 	RoundsMs        float64
 	// RunqueueMs: how long the timing thread waited for a CPU during the rounds; -1 when unknown.
 	RunqueueMs float64
-	// PeakHeapBytes: the heap one operation needs at once, measured once after the rounds,
-	// outside timing (PeakHeapGrowth).
-	PeakHeapBytes uint64
 	// FirstError: the first error an operation returned (the sample is then worthless).
 	FirstError error
 }
@@ -184,8 +181,6 @@ func Run(s *pb.Sampling, op func() (any, error)) Sample {
 	}
 	sample.AllocBytesPerOp = float64(allocated) / float64(ops*uint64(rounds))
 	sample.FirstError = firstErr
-	// After the rounds and their counters: outside timing.
-	sample.PeakHeapBytes = PeakHeapGrowth(op)
 	return sample
 }
 

@@ -70,27 +70,3 @@ func TestAnOperationsErrorStopsTheSample(t *testing.T) {
 		t.Fatalf("%+v", s)
 	}
 }
-
-var kept [][]byte
-
-// The peak of one operation: what it allocates, even when it drops it (nothing is collected
-// during it), and nothing for an operation that allocates nothing.
-func TestPeakHeapGrowthCountsWhatOneOperationAllocatesGarbageIncluded(t *testing.T) {
-	const block = 1 << 20
-	alloc := func() (any, error) {
-		for i := 0; i < 8; i++ {
-			b := make([]byte, block)
-			b[0] = byte(i)
-			if i == 7 {
-				kept = append(kept[:0], b)
-			}
-		}
-		return nil, nil
-	}
-	if got := PeakHeapGrowth(alloc); got < 8*block || got > 8*block+64<<10 {
-		t.Fatalf("8 MiB allocated, 7 of them dropped: peak %d bytes", got)
-	}
-	if got := PeakHeapGrowth(func() (any, error) { return 42, nil }); got > 16<<10 {
-		t.Fatalf("an operation that allocates (almost) nothing: peak %d bytes", got)
-	}
-}

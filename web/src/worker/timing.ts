@@ -30,7 +30,7 @@ export interface Sample {
   readonly allocBytesPerOp?: number;
   /** The heap one operation needs at once, where a meter counts: what one operation allocates, run
    *  once after the rounds, outside timing (an upper bound of its live heap's peak growth, as the
-   *  Go and Java workers count it when no collection runs). */
+   *  Java worker counts it when no collection runs). */
   readonly peakHeapBytes?: number;
 }
 
