@@ -33,7 +33,7 @@ test: build testdata
 	@echo "== go"
 	cd go && go test ./...
 	@echo "== harness (end to end across processes)"
-	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v --durations=25
+	PATH="$(TOOLS)/bin:$$PATH" $(VENV)/bin/pytest harness/tests -v --durations=60
 
 build: setup rust java web harness go
 
