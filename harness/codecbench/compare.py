@@ -43,8 +43,10 @@ from . import stats
 from .calibration import widen
 from .results import cells_frame, lang_of, language_map, run_noise_floor
 
+# payload_codec: the implementation that wrote a decoded payload (`codec` unless another of its
+# format did: results/summary.py), last so the positions before it stay.
 KEY = ["dataset", "codec", "decode_mode", "operation", "record_count", "producer_language",
-       "consumer_language", "compression"]
+       "consumer_language", "compression", "payload_codec"]
 REGRESSIONS = ("slower", "now fails")
 RULE = ("slower: B/A > threshold and > both runs' noise floors, and the 95 % rerun intervals of "
         "the medians over trials do not overlap (B's lower bound > A's upper bound); faster: the same "
@@ -91,6 +93,8 @@ def entries(df: pd.DataFrame, run_doc: dict | None = None, cells: pd.DataFrame |
         for op, c, w in zip(cells["operation"], cells["consumer"], cells["worker_id"])]
     cells["decode_mode"] = cells["decode_mode"].fillna("")
     cells["compression"] = cells["compression"].fillna("") if "compression" in cells else ""
+    if "payload_codec" not in cells:
+        cells["payload_codec"] = cells["codec"]
     for key, g in cells.groupby(KEY, sort=False, dropna=False):
         figures = [float(x) for fs in g["trial_ns_per_op"] for x in fs]
         adjusted = [float(x) for fs in g["adjusted_ns_per_op"] for x in fs]

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .pb import run_status_name
+from .results.rows import writer_tag
 
 # A cell whose 95 % interval is wider than this (half-width over the median) is marked.
 WIDE_CI = 0.10
@@ -109,7 +110,8 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
     table.add_column("trials\nenc/dec", **num)
     table.add_column("verified", no_wrap=True, overflow="ellipsis", max_width=30)
     for r in summary.itertuples(index=False):
-        pc = f"{r.producer} → {r.consumer}" if r.consumer else f"{r.producer}"
+        who = r.producer + writer_tag(r.codec, getattr(r, "payload_codec", ""))
+        pc = f"{who} → {r.consumer}" if r.consumer else who
         pc += (" ≡" if r.same_bytes_as else "") + (" A/A" if r.aa_twin else "")
         verified = Text("✓", style="green") if r.verified else Text(
             "✗ " + _short(r.failure or "not verified"), style="red")
@@ -326,7 +328,8 @@ def compare_table(table: pd.DataFrame, title: str = "") -> Table:
 
     for _, r in table.iterrows():
         ratio = r["ratio"]
-        pc = r["producer_language"] + (f" → {r['consumer_language']}" if r["consumer_language"] else "")
+        pc = r["producer_language"] + writer_tag(r["codec"], r.get("payload_codec")) + (
+            f" → {r['consumer_language']}" if r["consumer_language"] else "")
         note = r["b_failure"] if r["verdict"] == "now fails" else r["a_failure"] if r["verdict"] in (
             "fixed", "fails in both") else ""
         out.add_row(Text(r["verdict"], style=VERDICT_STYLES.get(r["verdict"], "")), r["dataset"], r["codec"],

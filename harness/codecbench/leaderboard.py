@@ -37,7 +37,7 @@ from typing import Iterable
 import pandas as pd
 
 from . import stats
-from .results import interval_of, lang_of
+from .results import interval_of, lang_of, own_rows, writer_tag
 
 MODES = ("typed", "tree", "lazy", "streaming")
 # Sizes are exact (no interval): they tie only when equal.
@@ -159,7 +159,9 @@ def boards(summary: pd.DataFrame, langs: dict[str, str], noise_floor: float | di
     default = max(floors.values(), default=1.0) if floors else float(noise_floor)
     if summary.empty:
         return []
-    s = summary.copy()
+    # One codec's own round trip: a payload another implementation of its format wrote (json
+    # decoding json/v2's) is an interop cell, in the every-cell table and summary.csv only.
+    s = own_rows(summary).copy()
     s["aa_twin"] = s["aa_twin"].astype(bool)
     s["encode_lang"] = s["producer"].map(lambda w: lang_of(w, langs))
     s["decode_lang"] = s["consumer"].map(lambda w: lang_of(w, langs) if w else "")
@@ -450,7 +452,7 @@ def rows_markdown(summary: pd.DataFrame) -> str:
     lines = ["| dataset | records | codec | mode | producer → consumer | bytes | encode /rec | decode /rec | "
              "end to end /rec | verified |", "|---|--:|---|---|---|--:|--:|--:|--:|---|"]
     for _, r in summary.iterrows():
-        who = r["producer"] + (f" → {r['consumer']}" if r["consumer"] else "") + (" (A/A)" if r["aa_twin"] else "")
+        who = r["producer"] + writer_tag(r["codec"], r.get("payload_codec")) + (f" → {r['consumer']}" if r["consumer"] else "") + (" (A/A)" if r["aa_twin"] else "")
         lines.append(f"| {r['dataset']} | {int(r['record_count']):,} | {r['codec']} | {r['mode'] or '—'} | {who} | "
                      f"{fmt_size(r['payload_bytes'])} | {leg(r, 'encode')} | {leg(r, 'decode')} | "
                      f"{fmt_time(r['end_to_end_ns_per_record'])} | "

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import netlab
+from .results.rows import own_rows
 
 # The profiles a report models when its run was not on a shaped link: the shaped ones.
 STANDARD = ("lan", "wifi", "4g", "3g")
@@ -96,7 +97,7 @@ def predict(summary: pd.DataFrame, lk: Link, compression: str = "identity") -> p
     decode intervals through; the link's figures are taken as exact."""
     if compression not in WIRE:
         raise ValueError(f"compression must be one of {', '.join(WIRE)}, not {compression!r}")
-    s = _typed(summary)
+    s = _typed(own_rows(summary))
     rows = []
     keys = ["dataset", "record_count", "codec", "producer_language", "consumer_language"]
     for key, g in (s.groupby(keys, sort=False) if not s.empty else []):

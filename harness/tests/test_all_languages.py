@@ -41,10 +41,16 @@ def _attach(control, procs, languages):
         return wait_for_workers(c, list(languages), 120)
 
 
+def _format(codec: str) -> str:
+    return codec.split("/", 1)[0]
+
+
 def _cells(languages, refused=frozenset()):
-    """Every (producer, consumer, codec) both languages offer, less a codec either refuses."""
-    return {(p, c, k) for p, c in product(languages, languages) for k in OFFERED[p] & OFFERED[c]
-            if (p, k) not in refused and (c, k) not in refused}
+    """Every (producer, consumer, writer, decoder): each implementation a producer offers writes a
+    payload, each implementation of its format a consumer offers decodes it (go's json/v2 reads
+    every json, every json reads go's json/v2), less a codec either side refuses."""
+    return {(p, c, w, k) for p, c in product(languages, languages) for w in OFFERED[p] for k in OFFERED[c]
+            if _format(w) == _format(k) and (p, w) not in refused and (c, k) not in refused}
 
 
 def test_each_language_times_the_compressions_it_offers(control, procs, tmp_path):
@@ -109,12 +115,17 @@ sampling: {SAMPLING}
     for m in doc["measurements"]:
         assert m.get("verified") and not m.get("failure"), m
         if m["operation"] == "OPERATION_DECODE":
-            decoded[m["dataset"]].add((language[m["producerWorkerId"]], language[m["consumerWorkerId"]], m["codec"]))
+            decoded[m["dataset"]].add((language[m["producerWorkerId"]], language[m["consumerWorkerId"]],
+                                       m.get("payloadCodec") or m["codec"], m["codec"]))
     assert decoded["owners"] == _cells(LANGUAGES), _cells(LANGUAGES) ^ decoded["owners"]
     want = _cells(LANGUAGES, refused)
     assert decoded["orders"] == want, want ^ decoded["orders"]
     # Refused, not dropped: Java, the browser and Node still carry flatbuffers among themselves.
-    assert {(p, c) for p, c, k in decoded["orders"] if k == "flatbuffers"} == set(product(("java", "browser", "node"), repeat=2))
+    assert {(p, c) for p, c, w, k in decoded["orders"] if k == "flatbuffers"} == set(product(("java", "browser", "node"), repeat=2))
+    # A second implementation of a format is checked against every language's: go's json/v2 payload
+    # read by every json, and every language's json payload read by go's json/v2.
+    for lang in LANGUAGES:
+        assert ("go", lang, "json/v2", "json") in decoded["owners"] and (lang, "go", "json", "json/v2") in decoded["owners"], lang
     # Every language says where each task's time went (proto/README.md "Where the time goes"):
     # the attached process's total and fetch, its trial process's load and verify, and for a
     # timed trial the fresh process around its warm-up and rounds.

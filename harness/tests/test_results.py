@@ -150,7 +150,7 @@ def test_compressed_legs_are_cells_of_their_own_beside_the_identity_legs():
     # Compare keys a compressed leg by its compression, in a column of its own.
     from codecbench import compare
     keys = compare.entries(df)
-    assert {compare.column_of(k) for k in keys if k[-1] == "gzip"} == {("rust", "upload (gzip)"),
+    assert {compare.column_of(k) for k in keys if dict(zip(compare.KEY, k))["compression"] == "gzip"} == {("rust", "upload (gzip)"),
                                                                         ("rust", "download (gzip)"),
                                                                         ("java", "download (gzip)")}
 
@@ -397,3 +397,37 @@ def test_a_replica_on_a_slower_host_is_taken_out_of_every_cell_it_timed():
     # Without replicas (every cell on one worker) nothing is estimated and nothing moves.
     one = df.assign(worker_id="rust-1")
     assert results.host_effects(one).empty
+
+
+def test_a_payload_another_implementation_wrote_joins_its_writers_encode_and_stays_out_of_the_boards():
+    """Go's json and json/v2 (two implementations of one format): json decodes json/v2's payload
+    too. That row joins json/v2's encode (its writer), names it in payload_codec and in the
+    every-cell table, and stays out of the leaderboards, whose json column is json's own round
+    trip."""
+    from codecbench import leaderboard
+
+    ms = []
+    for codec, enc_ns, blob in (("json", 1000.0, "aa" * 32), ("json/v2", 800.0, "bb" * 32)):
+        for t in range(5):
+            ms.append(meas(ENC, f"e-{codec}-{t}", codec=codec, producer="go-1", language="go", rounds=(enc_ns,) * 3,
+                           cell=f"encode/dummy/10/{codec}/go-1", trial=t, blob=blob))
+    # (decoder, payload's writer, decode ns): json reads its own (2000) and json/v2's (9000: slower
+    # on purpose, so a board that took it would show it); json/v2 reads its own (1500).
+    for codec, writer, dec_ns in (("json", "", 2000.0), ("json", "json/v2", 9000.0), ("json/v2", "", 1500.0)):
+        cell = f"decode/dummy/10/{codec}/typed/go-1{'[' + writer + ']' if writer else ''}>go-1"
+        for t in range(5):
+            m = meas(DEC, f"{cell}-{t}", codec=codec, mode="typed", producer="go-1", consumer="go-1", language="go",
+                     rounds=(dec_ns,) * 3, cell=cell, trial=t, blob=("bb" if (writer or codec) == "json/v2" else "aa") * 32)
+            m.payload_codec = writer
+            ms.append(m)
+    df = results.measurements_frame(ms)
+    assert set(df["payload_codec"]) == {"json", "json/v2"}
+    summary = results.summary_frame(df)
+    rows = {(r.codec, r.payload_codec): r for r in summary.itertuples()}
+    assert set(rows) == {("json", "json"), ("json", "json/v2"), ("json/v2", "json/v2")}
+    assert rows[("json", "json/v2")].encode_ns_per_op == 800.0, "the cross row's encode leg is its writer's"
+    assert rows[("json", "json")].encode_ns_per_op == 1000.0 and rows[("json/v2", "json/v2")].encode_ns_per_op == 800.0
+    boards = leaderboard.boards(summary, {"go-1": "go"})
+    decode = {codec: e.value for b in boards for codec, e in b.columns["decode typed"].items()}
+    assert decode == {"json": pytest.approx(200.0), "json/v2": pytest.approx(150.0)}, decode
+    assert "go-1[json/v2] → go-1" in leaderboard.rows_markdown(summary)

@@ -5,6 +5,7 @@ package codecs
 import (
 	"fmt"
 	"runtime/debug"
+	"strings"
 
 	"codecbench/go/gen/models"
 	"codecbench/go/internal/datasets"
@@ -131,7 +132,16 @@ func Refusal(c Codec, d *datasets.Dataset) string {
 
 // Registry lists every codec of the Go worker, in announcement order.
 func Registry() []Codec {
-	return []Codec{JSON{}, BSON{}, Protobuf{}, UBJSON{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}}
+	return []Codec{JSON{}, BSON{}, Protobuf{}, UBJSON{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}, JSONv2{}}
+}
+
+// Format is the format a codec id implements: "json" for "json" and "json/v2" (results.proto
+// CodecInfo.id). Payloads of one format are one wire: every implementation of it reads the others'.
+func Format(id string) string {
+	if i := strings.IndexByte(id, '/'); i >= 0 {
+		return id[:i]
+	}
+	return id
 }
 
 // Find returns the codec with that id, or nil.

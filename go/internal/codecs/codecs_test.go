@@ -60,7 +60,8 @@ func TestEveryCodecRoundTripsEveryDatasetInEveryMode(t *testing.T) {
 func TestGoldenVectorsOfEveryLanguage(t *testing.T) {
 	deterministic := map[string]bool{"protobuf": true, "bson": true}
 	for _, c := range Registry() {
-		id := c.Info().ID
+		// Every implementation of a format reads every language's vectors of the format.
+		id := Format(c.Info().ID)
 		for _, d := range datasets.All() {
 			r := golden(t, d.ID)
 			own, err := c.Encode(r)
@@ -227,13 +228,19 @@ func TestOwnVectorsAreFresh(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	var formats []string // a vector per format: its reference implementation's (WriteVectors)
+	for _, c := range Registry() {
+		if Format(c.Info().ID) == c.Info().ID {
+			formats = append(formats, c.Info().ID)
+		}
+	}
 	n, err := WriteVectors(dir)
-	if err != nil || n != len(datasets.All())*len(Registry()) {
-		t.Fatalf("%d vectors, %v", n, err)
+	if err != nil || n != len(datasets.All())*len(formats) {
+		t.Fatalf("%d vectors of %d formats, %v", n, len(formats), err)
 	}
 	for _, d := range datasets.All() {
-		for _, c := range Registry() {
-			name := d.ID + "." + c.Info().ID + ".go"
+		for _, format := range formats {
+			name := d.ID + "." + format + ".go"
 			fresh, _ := os.ReadFile(filepath.Join(dir, name))
 			committed, err := os.ReadFile(filepath.Join(vectorsDir, name))
 			if err != nil || !bytes.Equal(fresh, committed) {

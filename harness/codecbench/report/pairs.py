@@ -37,6 +37,10 @@ class PairSections:
         dec = s[(s["consumer"] != "") & ~s["aa_twin"].astype(bool)]
         if dec.empty:
             return
+        # A payload another implementation of the codec's format wrote is a producer row of its own.
+        if "payload_codec" in dec:
+            dec = dec.assign(producer=[p + results.writer_tag(c, w) for p, c, w in
+                                       zip(dec["producer"], dec["codec"], dec["payload_codec"])])
         self.add(Heading(3, f"{ds}: producer × consumer (decode time per record, verified?)",
                          f"{ds}-matrix"))
         consumers = sorted(set(dec["consumer"]), key=lambda w: (_lang_key(lang_of(w, self.langs)), w))
@@ -72,7 +76,9 @@ class PairSections:
                                     "trials ± its 95 % interval, (n) trials, ~k unsteady); ✓ verified against "
                                     "the canonical records, ✗ failed (full messages under Failures); ≡ the "
                                     "payload is byte-identical to other producers' (same bytes, same work: "
-                                    "a row's differences across ≡ producers are noise, see Noise floor).",
+                                    "a row's differences across ≡ producers are noise, see Noise floor); "
+                                    "a producer with [a codec] wrote its payload with that other "
+                                    "implementation of the row's format.",
                             classes=pd.DataFrame(classes, columns=cols), left=4))
         # Heatmap at the largest count.
         top = int(dec["record_count"].max())
@@ -129,6 +135,8 @@ class PairSections:
                            "one colour and the median of its cells (the same work: their differences are noise)."))
 
     def end_to_end(self, ds: str, s: pd.DataFrame) -> None:
+        # One implementation's round trip: its own payloads (results.own_rows).
+        s = results.own_rows(s)
         e = s[s["end_to_end_ns_per_op"].notna() & ~s["aa_twin"].astype(bool)]
         if e.empty:
             return

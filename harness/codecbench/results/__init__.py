@@ -16,7 +16,7 @@ prints. One module per job, each name importable from here:
 """
 
 from .rows import (AA_SUFFIX, LEGS, MEASUREMENT_COLUMNS, SUMMARY_KEYS, lang_of, language_map, measurement_row,
-                   measurements_frame, round_stats, task_failure_row)
+                   measurements_frame, own_rows, round_stats, task_failure_row, writer_tag)
 from .cells import (CELL_COLUMNS, aa_groups, cell_key, cells_frame, compressed_sizes, interval_of,
                     language_noise_floors, run_noise_floor)
 from .summary import (COMPRESSION_COLUMNS, LEG_FIELDS, SUMMARY_COLUMNS, add_end_to_end, compression_frame,
@@ -28,7 +28,7 @@ from .writing import write_results
 
 __all__ = [
     "AA_SUFFIX", "LEGS", "MEASUREMENT_COLUMNS", "SUMMARY_KEYS", "measurement_row", "measurements_frame",
-    "round_stats", "task_failure_row",
+    "own_rows", "round_stats", "task_failure_row", "writer_tag",
     "CELL_COLUMNS", "aa_groups", "cell_key", "cells_frame", "compressed_sizes", "interval_of",
     "language_noise_floors", "run_noise_floor",
     "COMPRESSION_COLUMNS", "LEG_FIELDS", "SUMMARY_COLUMNS", "add_end_to_end", "compression_frame",

@@ -13,7 +13,7 @@ from .rows import AA_SUFFIX, _failures, _first, lang_of
 
 
 CELL_COLUMNS = [
-    "cell_key", "cell_id", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
+    "cell_key", "cell_id", "operation", "dataset", "codec", "payload_codec", "decode_mode", "record_count", "producer",
     "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "compression",
     "payload_blob_id", "aa_twin", "trials",
     "trial_ns_per_op", "adjusted_ns_per_op", "median_ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "coverage", "ci_pct",
@@ -50,7 +50,7 @@ def cell_key(r: dict) -> str:
                                      _str(r.get("decode_mode")), _str(r.get("producer")), who)) + squeezed
 
 
-_CELL_INPUT = ["cell_id", "trial", "operation", "dataset", "codec", "decode_mode", "record_count", "producer",
+_CELL_INPUT = ["cell_id", "trial", "operation", "dataset", "codec", "payload_codec", "decode_mode", "record_count", "producer",
                "consumer", "worker_id", "language", "payload_bytes", "gzip_bytes", "zstd_bytes", "compression",
                "payload_blob_id", "aa_twin", "steady",
                "round_ns_per_op", "rounds", "alloc_bytes_per_op", "verified", "failure"]
@@ -64,6 +64,7 @@ def _records(df: pd.DataFrame) -> list[dict]:
                   "payload_blob_id", "compression"):
             r[k] = _str(r.get(k))
         r["aa_twin"] = bool(r.get("aa_twin")) if r.get("aa_twin") is not None else False
+        r["payload_codec"] = _str(r.get("payload_codec")) or r["codec"]
         st = r.get("steady")
         r["steady"] = True if st is None or (isinstance(st, float) and math.isnan(st)) else bool(st)
     return records
@@ -102,7 +103,7 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
         allocs = [r["alloc_bytes_per_op"] for r in timed if not _isnan(r["alloc_bytes_per_op"])]
         rows.append({
             "cell_key": key, "cell_id": first["cell_id"], "operation": op, "dataset": first["dataset"],
-            "codec": first["codec"], "decode_mode": first["decode_mode"], "record_count": count,
+            "codec": first["codec"], "payload_codec": first["payload_codec"], "decode_mode": first["decode_mode"], "record_count": count,
             "producer": first["producer"],
             "consumer": first["consumer"] or (first["worker_id"] if op in ("decode", "download") else ""),
             "worker_id": _first(r["worker_id"] for r in rs), "language": _first(r["language"] for r in rs),

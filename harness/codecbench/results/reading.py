@@ -38,6 +38,8 @@ def read_measurements(run_dir: Path) -> pd.DataFrame:
                 "runtime_version", "build_profile", "cpu_model", "hostname", "os", "cell_id",
                 "payload_blob_id", "compression", "duet"):
         df[col] = df[col].fillna("").astype(str)
+    # Runs recorded before implementations had a payload codec: every payload was its codec's own.
+    df["payload_codec"] = [p if isinstance(p, str) and p else c for p, c in zip(df["payload_codec"], df["codec"])]
     # Compressed sizes: NaN where unknown (runs recorded before control measured them, too).
     for col in ("gzip_bytes", "zstd_bytes"):
         df[col] = pd.to_numeric(df[col], errors="coerce")

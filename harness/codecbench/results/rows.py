@@ -15,7 +15,7 @@ from ..pb import operation_name, task_status_name
 
 
 MEASUREMENT_COLUMNS = [
-    "run_id", "task_id", "cell_id", "trial", "operation", "dataset", "codec", "decode_mode",
+    "run_id", "task_id", "cell_id", "trial", "operation", "dataset", "codec", "payload_codec", "decode_mode",
     "record_count", "producer", "consumer", "worker_id", "language", "payload_bytes",
     "gzip_bytes", "zstd_bytes", "compression", "payload_blob_id", "aa_twin", "steady", "round_ns_per_op", "rounds",
     "ops_per_round",
@@ -26,11 +26,27 @@ MEASUREMENT_COLUMNS = [
     "duet",
 ]
 
-SUMMARY_KEYS = ["dataset", "codec", "mode", "record_count", "producer", "consumer"]
+# payload_codec: the implementation that wrote the payload (`codec` unless another of its format did).
+SUMMARY_KEYS = ["dataset", "codec", "payload_codec", "mode", "record_count", "producer", "consumer"]
 # The timed legs of one payload, in the order end to end adds them.
 LEGS = ("encode", "upload", "download", "decode")
 # The suffix control gives the twin of a deliberate A/A cell (Sampling.aa_cells).
 AA_SUFFIX = "~aa"
+
+
+def writer_tag(codec, payload_codec) -> str:
+    """"[json/v2]" after a producer when another implementation of the codec's format wrote the
+    payload (proto Measurement.payload_codec); "" when the codec's own did."""
+    return f"[{payload_codec}]" if isinstance(payload_codec, str) and payload_codec and payload_codec != codec else ""
+
+
+def own_rows(frame: pd.DataFrame) -> pd.DataFrame:
+    """The rows of payloads their own codec wrote: one implementation's round trip. A decode of a
+    payload another implementation of the format wrote is an interop cell (summary.csv and the
+    every-cell tables show it), not a codec's figure."""
+    if "payload_codec" not in frame or frame.empty:
+        return frame
+    return frame[frame["payload_codec"].isna() | (frame["payload_codec"] == "") | (frame["payload_codec"] == frame["codec"])]
 
 
 def round_stats(rounds: Iterable[float]) -> tuple[float, float, float, float]:
@@ -63,6 +79,9 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
         "operation": _operation(m, task_ops or {}),
         "dataset": m.dataset,
         "codec": m.codec,
+        # The implementation that wrote the payload (proto Measurement.payload_codec): `codec`
+        # itself unless another implementation of its format did.
+        "payload_codec": m.payload_codec or m.codec,
         "decode_mode": m.decode_mode,
         "record_count": int(m.record_count),
         "producer": m.producer_worker_id,
@@ -108,7 +127,7 @@ def task_failure_row(t, run_id: str) -> dict:
     row.update({
         "run_id": run_id, "task_id": t.id, "cell_id": t.cell_id, "trial": int(t.trial),
         "operation": operation_name(t.operation),
-        "dataset": t.dataset, "codec": t.codec, "decode_mode": t.decode_mode,
+        "dataset": t.dataset, "codec": t.codec, "payload_codec": t.payload_codec or t.codec, "decode_mode": t.decode_mode,
         "record_count": int(t.record_count), "producer": t.producer_worker_id,
         "consumer": t.consumer_worker_id, "worker_id": "", "language": "", "payload_bytes": 0,
         "gzip_bytes": math.nan, "zstd_bytes": math.nan, "payload_blob_id": "", "aa_twin": t.cell_id.endswith(AA_SUFFIX), "steady": False,
@@ -175,6 +194,8 @@ def language_map(df: pd.DataFrame, run_doc: dict) -> dict[str, str]:
 def lang_of(worker: str, langs: dict[str, str]) -> str:
     if not worker:
         return ""
+    # A producer shown with its payload's writer ("go-1[json/v2]": writer_tag) is that worker.
+    worker = re.sub(r"\[[^\]]*\]$", "", worker)
     if worker in langs:
         return langs[worker]
     # Worker ids are "<name>-<n>" and the default name is the language.

@@ -24,7 +24,8 @@ SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "encode_mode", "payload_
 
 def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     """One row per decode cell (dataset, codec, mode, count, producer → consumer), joined with the
-    producer's encode and upload cells (keyed dataset, codec, count, producer) and the consumer's
+    producer's encode and upload cells (keyed dataset, payload codec, count, producer: the
+    implementation that wrote the payload, `codec` unless another of its format did) and the consumer's
     download cell (its own, else the one for the same payload and consumer). Each leg is the median
     over trials with its interval (cells_frame).
 
@@ -36,7 +37,8 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     cells = cells_frame(df)
     recs = cells.to_dict("records")
-    enc_key = ("dataset", "codec", "record_count", "producer")
+    # The payload's writer: a decode of a payload another implementation wrote joins that encode.
+    enc_key = ("dataset", "payload_codec", "record_count", "producer")
     encodes: dict[tuple, dict] = {}
     uploads: dict[tuple, dict] = {}
     downloads: dict[tuple, list[dict]] = {}
@@ -49,7 +51,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         key = tuple(c[k] for k in enc_key)
         by_cell[(c["cell_key"], c["operation"])] = c
         if c["payload_blob_id"]:
-            blob_producers.setdefault((c["dataset"], c["codec"], c["record_count"], c["payload_blob_id"]),
+            blob_producers.setdefault((c["dataset"], c["payload_codec"], c["record_count"], c["payload_blob_id"]),
                                       set()).add(c["producer"])
         if c["operation"] == "encode":
             # In memory ("") or streaming: a streaming decode row takes the streaming encode.
@@ -86,10 +88,10 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         failure = _failures([{"operation": p["operation"], "failure": p["failure"]} for p in parts]
                             + ([{"operation": "decode", "failure": dec["failure"]}] if real_dec is None else []))
         blob = dec["payload_blob_id"] or (enc or {}).get("payload_blob_id", "")
-        others = sorted(blob_producers.get((dec["dataset"], dec["codec"], dec["record_count"], blob), set())
+        others = sorted(blob_producers.get((dec["dataset"], dec["payload_codec"], dec["record_count"], blob), set())
                         - {dec["producer"]}) if blob else []
         rows.append({
-            "dataset": dec["dataset"], "codec": dec["codec"], "mode": dec["decode_mode"],
+            "dataset": dec["dataset"], "codec": dec["codec"], "payload_codec": dec["payload_codec"], "mode": dec["decode_mode"],
             "record_count": int(dec["record_count"]), "producer": dec["producer"],
             "consumer": dec["consumer"], "cell_id": dec["cell_id"], "aa_twin": bool(dec["aa_twin"]),
             # "streaming" where the encode leg is the streaming encode, else "" (in memory).
@@ -110,7 +112,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         up = uploads.get(key[:-1]) if not key[-1] else None
         parts = [p for p in (enc, up) if p is not None]
         rows.append({
-            "dataset": enc["dataset"], "codec": enc["codec"], "mode": key[-1],
+            "dataset": enc["dataset"], "codec": enc["codec"], "payload_codec": enc["codec"], "mode": key[-1],
             "record_count": int(enc["record_count"]), "producer": enc["producer"], "consumer": "",
             "cell_id": enc["cell_id"], "aa_twin": False, "encode_mode": key[-1],
             "payload_bytes": int(max(p["payload_bytes"] for p in parts)),

@@ -45,7 +45,7 @@ pub(crate) fn plan(cells: &[Cell], codecs: &[String], workers: &[&WorkerView]) -
     }
     let find = |op: Operation, dataset: &str, count: u32, codec: &str, mode: &str, producer: &str, consumer: &str| {
         cells.iter().find(|c| {
-            !c.aa_twin && c.op == op && c.dataset == dataset && c.count == count && c.codec == codec && c.mode == mode
+            !c.aa_twin && c.payload_codec.is_empty() && c.op == op && c.dataset == dataset && c.count == count && c.codec == codec && c.mode == mode
                 && c.producer == producer && c.consumer == consumer
         })
     };
@@ -59,7 +59,7 @@ pub(crate) fn plan(cells: &[Cell], codecs: &[String], workers: &[&WorkerView]) -
     };
     for &(w1, w2) in &pairs {
         // Each slot a verdict compares within: the baseline's cell on w1 is its left side.
-        for left in cells.iter().filter(|c| !c.aa_twin && c.codec == base) {
+        for left in cells.iter().filter(|c| !c.aa_twin && c.payload_codec.is_empty() && c.codec == base) {
             let (producer, consumer) = match left.op {
                 Operation::Encode if left.producer == w1 => (w2, ""),
                 Operation::Decode if left.producer == w1 && left.consumer == w1 => (w1, w2),

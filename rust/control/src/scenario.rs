@@ -2,6 +2,11 @@
 //! A cell is one thing measured:
 //!   encode: dataset x count x codec x producer
 //!   decode: dataset x count x codec x producer x consumer x decode mode
+//! A codec id names an implementation of a format (`json`, `json/v2`: proto CodecInfo.id). A
+//! payload is decoded by every implementation of its format the scenario names and the consumer
+//! offers, so a second implementation is checked against every other language's payloads and
+//! theirs against it; a decode cell of a payload another implementation wrote says which
+//! (`payload_codec`).
 //! Each cell becomes `sampling.trials` tasks (its trials). Every encode cell also gets a prepare
 //! task (encode, verify, store the payload; nothing timed), and those run first; the trials then
 //! run in passes (every cell's trial k before any trial k+1), each pass in a random order drawn
@@ -64,15 +69,31 @@ pub(crate) struct Cell {
     pub aa_twin: bool,
     /// A duet copy (duets.rs): the duet it belongs to; empty for ordinary cells.
     pub duet: String,
+    /// A decode cell of a payload another implementation of the format wrote: that codec (the
+    /// encode cell `source`'s); empty when `codec` wrote it.
+    pub payload_codec: String,
 }
 
-/// The id of a cell: readable, and the same for every trial of it.
+/// The format a codec id implements: `json` for `json` and `json/v2` (proto CodecInfo.id).
+pub fn format_of(codec: &str) -> &str {
+    codec.split_once('/').map_or(codec, |(format, _)| format)
+}
+
+/// The id of a cell: readable, and the same for every trial of it. A decode of a payload another
+/// implementation wrote names it after the producer: `decode/d/n/json/typed/go-1[json/v2]>rust-1`.
 pub fn cell_id(op: Operation, dataset: &str, count: u32, codec: &str, mode: &str, producer: &str, consumer: &str) -> String {
     match op {
         Operation::Encode if mode.is_empty() => format!("encode/{dataset}/{count}/{codec}/{producer}"),
         Operation::Encode => format!("encode/{dataset}/{count}/{codec}/{mode}/{producer}"),
         _ => format!("decode/{dataset}/{count}/{codec}/{mode}/{producer}>{consumer}"),
     }
+}
+
+fn cross_cell_id(dataset: &str, count: u32, codec: &str, mode: &str, producer: &str, payload_codec: &str, consumer: &str) -> String {
+    if payload_codec.is_empty() {
+        return cell_id(Operation::Decode, dataset, count, codec, mode, producer, consumer);
+    }
+    format!("decode/{dataset}/{count}/{codec}/{mode}/{producer}[{payload_codec}]>{consumer}")
 }
 
 /// The scenario with every default made explicit (what actually ran).
@@ -228,6 +249,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                         id: cell_id(Operation::Encode, dataset, count, codec, "", &p.id, ""), op: Operation::Encode,
                         dataset: dataset.clone(), codec: codec.clone(), mode: String::new(), count, producer: p.id.clone(),
                         consumer: String::new(), measure_transfer: times_transfer(*p), compressions: legs(*p), source: None, aa_twin: false, duet: String::new(),
+                        payload_codec: String::new(),
                     });
                     // A streaming encode cell: timed trials only, after the in-memory cell's prepare
                     // task (its trials name that payload: the bytes are the same).
@@ -239,25 +261,36 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                             id: cell_id(Operation::Encode, dataset, count, codec, STREAMING, &p.id, ""), op: Operation::Encode,
                             dataset: dataset.clone(), codec: codec.clone(), mode: STREAMING.into(), count, producer: p.id.clone(),
                             consumer: String::new(), measure_transfer: false, compressions: vec![], source: Some(enc), aa_twin: false, duet: String::new(),
+                            payload_codec: String::new(),
                         });
                     }
                     if !decode {
                         continue;
                     }
+                    // Every implementation of the payload's format the scenario names decodes it,
+                    // the one that wrote it first (its cell times the transfer leg when it can).
+                    let mut decoders: Vec<&String> = s.codecs.iter().filter(|y| format_of(y) == format_of(codec)).collect();
+                    decoders.sort_by_key(|y| *y != codec);
                     for c in &consumers {
-                        let Some(info) = c.codec(codec) else { continue };
-                        let modes: Vec<&String> = if s.decode_modes.is_empty() {
-                            info.decode_modes.iter().collect()
-                        } else {
-                            s.decode_modes.iter().filter(|m| info.decode_modes.contains(m)).collect()
-                        };
-                        let modes: Vec<&String> = modes.into_iter().filter(|m| refusal(&s, c, dataset, codec, m).is_none()).collect();
-                        for (i, mode) in modes.iter().enumerate() {
-                            cells.push(Cell {
-                                id: cell_id(Operation::Decode, dataset, count, codec, mode, &p.id, &c.id), op: Operation::Decode,
-                                dataset: dataset.clone(), codec: codec.clone(), mode: mode.to_string(), count, producer: p.id.clone(),
-                                consumer: c.id.clone(), measure_transfer: times_transfer(*c) && i == 0, compressions: legs(*c), source: Some(enc), aa_twin: false, duet: String::new(),
-                            });
+                        let mut first = true;
+                        for decoder in &decoders {
+                            let Some(info) = c.codec(decoder) else { continue };
+                            let modes: Vec<&String> = if s.decode_modes.is_empty() {
+                                info.decode_modes.iter().collect()
+                            } else {
+                                s.decode_modes.iter().filter(|m| info.decode_modes.contains(m)).collect()
+                            };
+                            let payload_codec = if *decoder == codec { String::new() } else { codec.clone() };
+                            for mode in modes.into_iter().filter(|m| refusal(&s, c, dataset, decoder, m).is_none()) {
+                                cells.push(Cell {
+                                    id: cross_cell_id(dataset, count, decoder, mode, &p.id, &payload_codec, &c.id), op: Operation::Decode,
+                                    dataset: dataset.clone(), codec: decoder.to_string(), mode: mode.clone(), count, producer: p.id.clone(),
+                                    // One transfer leg per payload and consumer: the first decode cell times it.
+                                    consumer: c.id.clone(), measure_transfer: times_transfer(*c) && first, compressions: legs(*c), source: Some(enc),
+                                    aa_twin: false, duet: String::new(), payload_codec: payload_codec.clone(),
+                                });
+                                first = false;
+                            }
                         }
                     }
                 }
@@ -342,7 +375,8 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
                     id: id.clone(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),
                     decode_mode: cell.mode.clone(), record_count: cell.count, producer_worker_id: cell.producer.clone(),
                     consumer_worker_id: cell.consumer.clone(), status: TaskStatus::Pending as i32, failure: String::new(),
-                    cell_id: cell.id.clone(), trial, prepare, duet: cell.duet.clone(), replica, ..Default::default()
+                    cell_id: cell.id.clone(), trial, prepare, duet: cell.duet.clone(), replica,
+                    payload_codec: cell.payload_codec.clone(), ..Default::default()
                 },
                 task: Task {
                     id, run_id: run_id.into(), operation: cell.op as i32, dataset: cell.dataset.clone(), codec: cell.codec.clone(),

@@ -278,3 +278,48 @@ fn duplicates_count_once_and_the_task_cap_names_the_number() {
     let err = plan("r", &s, &ws).err().unwrap();
     assert!(err.starts_with("the scenario expands to up to 114009 tasks (12001 cells x 9 trials + 6000 prepare tasks); at most 20000 are allowed"), "{err}");
 }
+
+#[test]
+fn every_implementation_of_a_format_decodes_every_payload_of_it_and_names_the_one_that_wrote_it() {
+    // Rust offers one JSON; Go two (json and json/v2); bson is another format and stays apart.
+    let ws = [
+        worker("rust-1", "rust", &[("json", &["typed"]), ("bson", &["typed"])]),
+        worker("go-1", "go", &[("json", &["typed", "tree"]), ("json/v2", &["typed"]), ("bson", &["typed"])]),
+    ];
+    let s = Scenario { codecs: vec!["json".into(), "json/v2".into(), "bson".into()], operations: vec![Operation::Encode as i32, Operation::Decode as i32, Operation::Transfer as i32], ..seeded(7, 1) };
+    let (_, tasks) = plan("r", &s, &ws).unwrap();
+    let decodes: Vec<_> = tasks.iter().filter(|t| t.summary.operation() == Operation::Decode && !t.aa_twin).collect();
+    let cells: std::collections::BTreeSet<(String, String, String, String, String)> = decodes.iter()
+        .map(|t| (t.summary.producer_worker_id.clone(), t.summary.payload_codec.clone(), t.summary.consumer_worker_id.clone(), t.summary.codec.clone(), t.summary.decode_mode.clone()))
+        .collect();
+    let json_payloads = [("rust-1", ""), ("go-1", "")];
+    for (p, _) in json_payloads {
+        // json's payload: Rust's json, Go's json in both modes, and Go's json/v2 (naming json as its writer).
+        for (c, codec, mode, payload) in [("rust-1", "json", "typed", ""), ("go-1", "json", "typed", ""), ("go-1", "json", "tree", ""), ("go-1", "json/v2", "typed", "json")] {
+            assert!(cells.contains(&(p.into(), payload.into(), c.into(), codec.into(), mode.into())), "{p} json → {c} {codec} {mode}: {cells:?}");
+        }
+    }
+    // json/v2's payload (Go's only): every JSON decoder, json's naming json/v2 as its writer.
+    for (c, codec, mode, payload) in [("rust-1", "json", "typed", "json/v2"), ("go-1", "json", "typed", "json/v2"), ("go-1", "json", "tree", "json/v2"), ("go-1", "json/v2", "typed", "")] {
+        assert!(cells.contains(&("go-1".into(), payload.into(), c.into(), codec.into(), mode.into())), "go json/v2 → {c} {codec} {mode}: {cells:?}");
+    }
+    // bson is decoded by bson only.
+    assert!(decodes.iter().filter(|t| t.summary.codec == "bson").all(|t| t.summary.payload_codec.is_empty()));
+    assert_eq!(cells.len(), 2 * 4 + 4 + 2 * 2, "{cells:?}");
+    // Each cell has an id of its own, naming the payload's writer where it is another implementation.
+    let ids: std::collections::HashSet<&str> = decodes.iter().map(|t| t.summary.cell_id.as_str()).collect();
+    assert_eq!(ids.len(), decodes.len());
+    assert!(ids.contains("decode/dummy/10/json/typed/go-1[json/v2]>rust-1"), "{ids:?}");
+    // A decode reads the payload its writer's prepare task stored.
+    for t in &decodes {
+        let writer = if t.summary.payload_codec.is_empty() { &t.summary.codec } else { &t.summary.payload_codec };
+        let d = &tasks[t.depends_on.unwrap()].summary;
+        assert_eq!((d.codec.as_str(), d.producer_worker_id.as_str()), (writer.as_str(), t.summary.producer_worker_id.as_str()));
+    }
+    // One transfer leg per payload and consumer, timed in the cell of the implementation that wrote it where the consumer has it.
+    let legs: Vec<_> = decodes.iter().filter(|t| t.task.measure_transfer).map(|t| (t.summary.producer_worker_id.as_str(), t.summary.payload_codec.as_str(), t.summary.consumer_worker_id.as_str(), t.summary.codec.as_str())).collect();
+    assert_eq!(legs.len(), 3 * 2 + 2 * 2, "{legs:?}");
+    assert!(legs.contains(&("go-1", "", "go-1", "json/v2")) && legs.contains(&("go-1", "json/v2", "rust-1", "json")), "{legs:?}");
+    assert_eq!(format_of("json/v2"), "json");
+    assert_eq!(format_of("bson"), "bson");
+}

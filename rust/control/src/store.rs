@@ -123,11 +123,11 @@ impl Store {
     fn insert_task_in(db: &Connection, run_id: &str, seq: usize, t: &TaskSummary) -> Result<()> {
         db.execute(
             "INSERT INTO tasks (id, run_id, seq, operation, dataset, codec, decode_mode, record_count,
-             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare, duet, replica)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17)",
+             producer_worker_id, consumer_worker_id, status, failure, cell_id, trial, prepare, duet, replica, payload_codec)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
             params![t.id, run_id, seq, operation_name(t.operation()), t.dataset, t.codec, t.decode_mode, t.record_count,
                 t.producer_worker_id, t.consumer_worker_id, task_status_name(t.status()), t.failure, t.cell_id, t.trial, t.prepare, t.duet,
-                t.replica],
+                t.replica, t.payload_codec],
         )?;
         Ok(())
     }
@@ -195,13 +195,13 @@ impl Store {
             "INSERT INTO measurements (run_id, task_id, dataset, codec, decode_mode, record_count, producer_worker_id,
              consumer_worker_id, worker_id, language, operation, payload_bytes, median_ns_per_op, round_ns_per_op,
              alloc_bytes_per_op, verified, failure, recorded_at, proto, cell_id, trial, steady, payload_blob_id,
-             gzip_bytes, zstd_bytes)
-             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25)",
+             gzip_bytes, zstd_bytes, payload_codec)
+             VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26)",
             params![m.run_id, m.task_id, m.dataset, m.codec, m.decode_mode, m.record_count, m.producer_worker_id,
                 m.consumer_worker_id, m.worker_id, m.language, operation_name(m.operation()), m.payload_bytes,
                 crate::stats::median(&m.round_ns_per_op), serde_json::to_string(&m.round_ns_per_op)?, m.alloc_bytes_per_op,
                 m.verified, m.failure, ts(&m.recorded_at), m.encode_to_vec(), m.cell_id, m.trial, m.steady, m.payload_blob_id,
-                m.gzip_bytes, m.zstd_bytes],
+                m.gzip_bytes, m.zstd_bytes, m.payload_codec],
         )?;
         Ok(())
     }

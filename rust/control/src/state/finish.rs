@@ -200,6 +200,8 @@ impl Control {
         m.trial = s.trial;
         m.aa_twin = entry.aa_twin;
         m.payload_blob_id = payload_blob_id.to_string();
+        // A decode task's decode and download legs read a payload another implementation may have written.
+        m.payload_codec = s.payload_codec.clone();
         let compressed = self.blobs.known_compressed(payload_blob_id);
         m.gzip_bytes = compressed.map(|c| c.gzip);
         m.zstd_bytes = compressed.map(|c| c.zstd);

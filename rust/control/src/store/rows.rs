@@ -73,5 +73,6 @@ pub(super) fn task(row: &rusqlite::Row<'_>) -> rusqlite::Result<TaskSummary> {
         trial_cpus: row.get("trial_cpus")?,
         duet: row.get("duet")?,
         replica: row.get("replica")?,
+        payload_codec: row.get("payload_codec")?,
     })
 }

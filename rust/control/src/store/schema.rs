@@ -51,12 +51,15 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("tasks", "duet", "TEXT NOT NULL DEFAULT ''"),
     // TaskSummary.replica (Sampling.replicas; '' when the cell's own worker runs it).
     ("tasks", "replica", "TEXT NOT NULL DEFAULT ''"),
+    // TaskSummary.payload_codec and Measurement.payload_codec ('' when the decoding codec wrote it).
+    ("tasks", "payload_codec", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "cell_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "trial", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "steady", "INTEGER NOT NULL DEFAULT 0"),
     ("measurements", "payload_blob_id", "TEXT NOT NULL DEFAULT ''"),
     ("measurements", "gzip_bytes", "INTEGER"),
     ("measurements", "zstd_bytes", "INTEGER"),
+    ("measurements", "payload_codec", "TEXT NOT NULL DEFAULT ''"),
 ];
 
 /// Creates the tables a new database lacks and adds the columns an older one lacks.
