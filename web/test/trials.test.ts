@@ -28,6 +28,11 @@ class FakeWorker extends EventTarget implements WorkerLike {
   }
 }
 
+/** Byte-for-byte equality of two buffers (Node's Buffer.equals: a memcmp). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+}
+
 function input(): TrialInput {
   return {
     taskId: "t",
@@ -109,6 +114,8 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     expect(run.startMs).toBe(12);
   });
 
+  // Megabytes are compared as bytes (sameBytes): toEqual walks a typed array element by element
+  // through its generic equality and took most of this test's 28-36 s.
   it("sends a trial too large to carry inline by reference, and fetches an encode's stored payload back", async () => {
     const control = new FakeControl();
     const client = workerClient(createRouterTransport(control.routes));
@@ -122,8 +129,8 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
       sent.push(wire);
       // The trial page's side: the bytes come from control.
       const back = await fetchWireInput(wire, () => client);
-      expect(back.canonical).toEqual(canonical);
-      expect(back.payload).toEqual(big);
+      expect(sameBytes(back.canonical!, canonical)).toBe(true);
+      expect(sameBytes(back.payload!, big)).toBe(true);
       return { result: { failure: "", payloadBytes: back.payload!.length, extras: {}, payloadBlob: { id: control.putBlob(stored), size: stored.length } }, startMs: 1, totalMs: 2 };
     }, undefined, undefined, client, limit);
     const run = await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big, blobs }, 5000);
@@ -132,7 +139,7 @@ describe("fresh-browser trial runner (the driver's host, stood in for)", () => {
     expect(sent[0]!.canonical).toBeUndefined();
     expect(sent[0]!.payload).toBeUndefined();
     expect(JSON.stringify(sent[0]).length).toBeLessThan(10_000);
-    expect(run.result.payload).toEqual(stored);
+    expect(sameBytes(run.result.payload!, stored)).toBe(true);
     // Just under the bound, the bytes go inline.
     await runner({ ...input(), operation: "decode", decodeMode: "typed", canonical, payload: big.subarray(0, limit - canonical.length), blobs }, 5000);
     expect(sent[1]!.byReference).toBeUndefined();
