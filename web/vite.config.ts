@@ -10,7 +10,7 @@ import { defineConfig } from "vitest/config";
 // the page announces what it really runs; src/env.d.ts declares the constant.
 // A codec written here (ubjson) announces this package's own version as "codecbench-web".
 // fast-xml-builder is fast-xml-parser's XMLBuilder (re-exported); its version goes into the xml codec's notes.
-const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "cbor-x", "fast-xml-parser", "fast-xml-builder", "flatbuffers"];
+const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "msgpackr", "cbor-x", "fast-xml-parser", "fast-xml-builder", "flatbuffers"];
 const versionOf = (path: string) => (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
 const libraryVersions = {
   ...Object.fromEntries(libraries.map((name) => [name, versionOf(`./node_modules/${name}/package.json`)])),

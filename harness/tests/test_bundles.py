@@ -7,7 +7,7 @@ import math
 import pandas as pd
 import pytest
 
-from codecbench import bundles
+from codecbench import bundles, catalogue
 from codecbench import leaderboard as L
 from codecbench.display import leaderboard_table
 from codecbench.results import CELL_COLUMNS
@@ -101,7 +101,8 @@ def test_codecs_readme_shows_the_built_figures():
     if not bundles.PATH.is_file():
         pytest.skip("web/dist/bundle-sizes.json is not built: make web")
     sizes = bundles.load()
-    assert len(sizes.bundles) == 8 and all(b.gzip > 0 and b.minified > b.gzip for b in sizes.bundles.values())
+    browser = {c["id"] for c in catalogue.load(catalogue.default_path()) if "browser" in c["implementations"]}
+    assert set(sizes.bundles) == browser and all(b.gzip > 0 and b.minified > b.gzip for b in sizes.bundles.values())
     assert bundles.readme_block(sizes) in bundles.README.read_text(encoding="utf-8"), \
         "codecs/README.md is stale: .venv/bin/python -m codecbench.bundles --readme"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeRecords, encodeRecords } from "../src/codecs/codec";
+import { decodeRecords, encodeRecords, formatOf } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
 import { compareRecords } from "../src/model/compare";
 import { readLazyField } from "../src/model/dataset";
@@ -30,7 +30,10 @@ describe.each(datasetIds)("dataset %s", (id) => {
 
   describe.each([...codecs.values()].map((codec) => [codec.info.id, codec] as const))("codec %s", (codecId, codec) => {
     const prepared = codec.prepare(dataset);
-    const languages = vectorLanguages(id, codecId);
+    // Vectors are per format: another implementation (msgpack/msgpackr) reads every language's.
+    const format = formatOf(codecId);
+    const reference = format === codecId;
+    const languages = vectorLanguages(id, format);
     const deterministic = entries.get(codecId)?.deterministic ?? false;
 
     it("round-trips typed", () => {
@@ -43,19 +46,19 @@ describe.each(datasetIds)("dataset %s", (id) => {
     });
 
     it.each(languages)("decodes the %s vector to the canonical records", (language) => {
-      expect(compareRecords(dataset.record, records, decodeRecords(prepared, vector(id, codecId, language)))).toBeNull();
+      expect(compareRecords(dataset.record, records, decodeRecords(prepared, vector(id, format, language)))).toBeNull();
     });
 
     if (codec.info.decodeModes.includes("tree")) {
       it.each(languages)("decodes the %s vector as a tree that converts to the canonical records", (language) => {
-        const tree = prepared.decodeTree!(vector(id, codecId, language));
+        const tree = prepared.decodeTree!(vector(id, format, language));
         expect(compareRecords(dataset.record, records, prepared.treeToRecords!(tree))).toBeNull();
       });
     }
 
     if (codec.info.decodeModes.includes("lazy")) {
       it.each(["(own payload)", ...languages])("reads both lazy fields of every record of the %s vector, equal to the canonical values", (language) => {
-        const payload = language === "(own payload)" ? encodeRecords(prepared, records) : vector(id, codecId, language);
+        const payload = language === "(own payload)" ? encodeRecords(prepared, records) : vector(id, format, language);
         const fields = dataset.lazyFields;
         const expected = records.flatMap((record) => fields.map((field) => readLazyField(record, field)));
         expect(expected.every((value) => value !== "")).toBe(true);
@@ -67,14 +70,14 @@ describe.each(datasetIds)("dataset %s", (id) => {
 
     if (deterministic) {
       it.each(languages)("writes the same bytes as the %s vector", (language) => {
-        expect(Buffer.from(encodeRecords(prepared, records)).toString("hex")).toBe(Buffer.from(vector(id, codecId, language)).toString("hex"));
+        expect(Buffer.from(encodeRecords(prepared, records)).toString("hex")).toBe(Buffer.from(vector(id, format, language)).toString("hex"));
       });
     }
 
-    it("the committed browser vector equals a fresh `npm run vectors`", () => {
+    it.skipIf(!reference)("the committed browser vector equals a fresh `npm run vectors`", () => {
       const fresh = browserVectors((dataset) => canonicalPb(dataset)).get(`${id}.${codecId}.browser`);
       expect(fresh, "npm run vectors makes no such file").toBeDefined();
-      expect(Buffer.from(vector(id, codecId, "browser")).toString("hex"), "run `cd web && npm run vectors` and commit codecs/vectors/*.browser").toBe(Buffer.from(fresh!).toString("hex"));
+      expect(Buffer.from(vector(id, format, "browser")).toString("hex"), "run `cd web && npm run vectors` and commit codecs/vectors/*.browser").toBe(Buffer.from(fresh!).toString("hex"));
     });
 
     if (codecId === "json") {

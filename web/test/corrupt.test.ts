@@ -4,6 +4,7 @@ import { cborCodec } from "../src/codecs/cbor";
 import { FlatBuffersError, flatbuffersCodec } from "../src/codecs/flatbuffers";
 import { jsonCodec } from "../src/codecs/json";
 import { msgpackCodec } from "../src/codecs/msgpack";
+import { msgpackrCodec } from "../src/codecs/msgpackr";
 import { protobufCodec } from "../src/codecs/protobuf";
 import { ubjsonCodec } from "../src/codecs/ubjson";
 import { xmlCodec } from "../src/codecs/xml";
@@ -141,8 +142,12 @@ describe("ubjson rejects", () => {
   it("a value without a records array", () => expect(() => ubjson.decodeTyped(new Uint8Array([0x5b, 0x5d]))).toThrow(/not a document/));
 });
 
-describe("msgpack rejects", () => {
-  const msgpack = msgpackCodec.prepare(dummy);
+// The two MessagePack libraries, each with its own message for a declared length beyond the input.
+describe.each([
+  [msgpackCodec, /array of 16777215 elements exceeds the 15 bytes left in the input/],
+  [msgpackrCodec, /^Unexpected end of MessagePack data$/],
+] as const)("$0.info.id rejects", (codec, beyondInput) => {
+  const msgpack = codec.prepare(dummy);
   const good = vector("dummy", "msgpack");
   it("every truncation of a payload", () => {
     const accepted = [];
@@ -159,11 +164,11 @@ describe("msgpack rejects", () => {
   it("trailing bytes", () => expect(() => msgpack.decodeTyped(new Uint8Array([...good, 0xc0]))).toThrow());
   it("a reserved type byte", () => expect(() => msgpack.decodeTyped(new Uint8Array([0xc1]))).toThrow());
   it("array lengths beyond the input, in every mode, without allocating them", () => {
-    // Four nested array 32 headers of 2^24-1 elements: 20 bytes that made the library allocate 385 MiB.
+    // Four nested array 32 headers of 2^24-1 elements: 20 bytes that made @msgpack/msgpack allocate 385 MiB.
     const nested = new Uint8Array(Array.from({ length: 4 }, () => [0xdd, 0x00, 0xff, 0xff, 0xff]).flat());
     for (const decode of [msgpack.decodeTyped, msgpack.decodeTree!]) {
       const before = process.memoryUsage.rss();
-      expect(() => decode(nested)).toThrow(/array of 16777215 elements exceeds the 15 bytes left in the input/);
+      expect(() => decode(nested)).toThrow(beyondInput);
       expect((process.memoryUsage.rss() - before) / 2 ** 20).toBeLessThan(32);
     }
     // A fixarray of 3 in 3 bytes is fine.

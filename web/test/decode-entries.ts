@@ -47,6 +47,11 @@ function ownError(codec: string, mode: DecodeMode, error: Error): boolean {
         error instanceof DecodeError ||
         (error instanceof RangeError && /^(Insufficient data|Extra \d+ of \d+ byte|Offset is outside the bounds of the DataView)/.test(error.message))
       );
+    case "msgpack/msgpackr":
+      // msgpackr's own plain Errors ("Unexpected end of MessagePack data", "Data read, but end of
+      // buffer not reached", "Unknown MessagePack token"); engine errors from inside the library
+      // come rewrapped by fresh-decode.ts as plain Errors.
+      return error.constructor === Error;
     case "cbor":
       // cbor-x's own plain Errors ("Unexpected end of CBOR data", "Data read, but end of buffer
       // not reached", "Unknown token 28", length limits); engine errors from inside the library

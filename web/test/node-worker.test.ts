@@ -118,6 +118,8 @@ describe("node worker protocol, each trial in a fresh Node process", () => {
     for (const codec of request.codecs) {
       for (const region of codec.timedRegions) expect(region.note.endsWith(`; ${NODE_NATIVE_PATHS[codec.id]}`), `${codec.id} ${region.operation}`).toBe(codec.id in NODE_NATIVE_PATHS);
     }
+    // msgpackr's native add-on (an optional, prebuilt dependency that npm ci installs) loads under Node.
+    expect(request.codecs.find((c) => c.id === "msgpack/msgpackr")?.notes).toMatch(/^native add-on loaded \(msgpackr-extract/);
     const payload = { id: encoded!.payloadBlobId, size: Number(encoded!.payloadBlobSize) };
     control.enqueue(task({ operation: Operation.DECODE, dataset: "dummy", codec: "json", recordCount: 3, canonical, payload, measureTransfer: true, sampling: { maxWarmupMs: 200 } }));
     const [, decoded] = await control.waitForReports(2, 60_000);

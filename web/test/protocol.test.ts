@@ -11,7 +11,9 @@ import type { TrialInput } from "../src/trial/trial";
 import { ABANDONED, type TrialRunner } from "../src/worker/trials";
 import { inProcessTrials } from "./in-process-trials";
 import { FakeControl, sha256, task } from "./fake-control";
-import { canonicalPb, fingerprints, repoRoot, vector } from "./vectors";
+import { canonicalPb, catalogue, fingerprints, repoRoot, vector } from "./vectors";
+
+const browserCodecs = catalogue().filter((entry) => entry.modes.has("browser"));
 
 // The worker protocol of proto/README.md against an in-memory control: attach, tasks one at a
 // time, verification before timing, blobs in 1 MiB chunks, failures that name their step,
@@ -50,16 +52,9 @@ describe("worker protocol", () => {
     expect(request.environment?.language).toBe("browser");
     // Every dataset with the harness's fingerprint of its schema, or control gives the page no task.
     expect(request.datasets.map((d) => [d.id, d.message, d.fingerprint])).toEqual(Object.entries(fingerprints()).map(([id, d]) => [id, d.message, d.fingerprint]));
-    expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual([
-      ["json", ["typed", "tree"]],
-      ["bson", ["typed", "tree", "lazy"]],
-      ["protobuf", ["typed"]],
-      ["ubjson", ["typed", "tree"]],
-      ["msgpack", ["typed", "tree"]],
-      ["cbor", ["typed", "tree"]],
-      ["xml", ["typed"]],
-      ["flatbuffers", ["typed", "lazy"]],
-    ]);
+    // Every codec the catalogue gives the browser, with its modes, in the catalogue's order.
+    expect(request.codecs.map((c) => [c.id, c.decodeModes])).toEqual(browserCodecs.map((e) => [e.id, e.modes.get("browser")]));
+    expect(request.codecs.map((c) => c.id)).toContain("msgpack/msgpackr");
     // Every codec declares what each of its timed regions holds: encode and every decode mode.
     const vocabulary = new Set(["serialize", "parse", "utf8", "model-conversion", "validation", "copy", "field-lookup"]);
     for (const codec of request.codecs) {
@@ -299,7 +294,7 @@ describe("worker protocol", () => {
     start(control);
     const reports = await control.waitForReports(4);
     expect(reports.map((r) => r.failure)).toEqual([
-      `encode failed: unknown codec "yaml" (this worker offers json, bson, protobuf, ubjson, msgpack, cbor, xml, flatbuffers)`,
+      `encode failed: unknown codec "yaml" (this worker offers ${browserCodecs.map((e) => e.id).join(", ")})`,
       expect.stringMatching(/^canonical records failed: .*no blob 0{64}/),
       "canonical records failed: the canonical blob has 3 records, the task says 4",
       `decode failed: codec bson has no decode mode "eager" (it has typed, tree, lazy)`,

@@ -34,5 +34,7 @@ export interface BundleSizes {
   readonly codecs: Readonly<Record<string, CodecBundle>>;
 }
 
+/** The codec id a codec module declares in its info (`id: "msgpack/msgpackr"`). */
+export function codecIdOf(module: string): string;
 export function registeredCodecs(source?: string): { name: string; module: string }[];
 export function bundleSizes(): Promise<BundleSizes>;

@@ -47,6 +47,13 @@ export function registeredCodecs(source = readFileSync(join(web, "src/codecs/reg
   return found.sort((a, b) => at(a) - at(b));
 }
 
+/** The codec id a codec module declares in its info (`id: "msgpack/msgpackr"`): the key of its figures. */
+export function codecIdOf(module) {
+  const id = /^\s+id: "([^"]+)",$/m.exec(readFileSync(join(web, module), "utf8"));
+  if (!id) throw new Error(`${module} declares no \`id: "..."\` in its info: bundle-sizes.mjs cannot name its figures`);
+  return id[1];
+}
+
 const SHARED = [
   ['{ datasetById, allDatasets, registerUserDataset }', "src/model/registry.ts"],
   ["{ recordsOf }", "src/codecs/codec.ts"],
@@ -158,7 +165,7 @@ export async function bundleSizes() {
   const codecs = {};
   for (const codec of registeredCodecs()) {
     const entry = await measure(codec.name, entrySource([codec]), define);
-    const id = codec.module.replace(/^src\/codecs\/|\.ts$/g, "");
+    const id = codecIdOf(codec.module);
     codecs[id] = {
       module: codec.module,
       addedMinifiedBytes: entry.minifiedBytes - baseline.minifiedBytes,

@@ -8,6 +8,7 @@ import type { Dataset } from "../model/dataset";
 import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../model/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { binder } from "./bind";
+import { decodeFresh, uint8View } from "./fresh-decode";
 import { treeToRecords } from "./tree";
 import { libraryVersion } from "./versions";
 
@@ -36,29 +37,10 @@ import { libraryVersion } from "./versions";
 
 const options = { useRecords: false, mapsAsObjects: true, tagUint8Array: false } as const;
 
-// cbor-x caches a DataView on the input array (source.dataView). A trial decodes one payload
-// object over and over, so each decode gets a fresh view of it, as an application decoding bytes
-// that just arrived pays that DataView every time.
-//
-// cbor-x's decoders of its tag extensions (records 105, shared references 28/29, typed arrays
-// 64-87, bignums 2/3, regexps 27, ...) trust the tagged content's shape and fail with whatever the
-// engine throws on a wrong one (`d8 69 62 69 69`: TypeError "Cannot create property 'slowReads' on
-// string 'i'"; `c2 f6`: TypeError on null; RegExp's SyntaxError), a head cut off fails in
-// DataView's RangeError and deep nesting in the stack's. Those are rethrown as one Error saying
-// so; the library's own Errors pass unchanged. The try costs nothing unless something is thrown.
-function decodeWith(decoder: Decoder, payload: Uint8Array): unknown {
-  try {
-    return decoder.decode(new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength));
-  } catch (error) {
-    if (error instanceof Error && error.constructor !== Error) {
-      // DataView's read past the end (V8's message) is a cut-off head; cbor-x's `incomplete` flag is not precise.
-      const cut = error instanceof RangeError && error.message === "Offset is outside the bounds of the DataView";
-      const what = cut ? "CBOR payload ends inside a value" : "malformed CBOR";
-      throw new Error(`${what}: cbor-x failed with ${error.name}: ${error.message}`, { cause: error });
-    }
-    throw error;
-  }
-}
+// Each decode reads a fresh view of the payload, and engine errors from inside the library (its tag
+// decoders trust the tagged content's shape: `d8 69 62 69 69` fails in a TypeError, `c2 f6` on
+// null, a regexp tag in RegExp's SyntaxError) come back as one Error: fresh-decode.ts says why.
+const decodeWith = (decoder: Decoder, payload: Uint8Array): unknown => decodeFresh(decoder, payload, uint8View, "CBOR", "cbor-x");
 
 export const cborCodec: Codec = {
   info: {

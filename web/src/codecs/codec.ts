@@ -47,6 +47,11 @@ export interface Codec {
   prepare(dataset: Dataset): PreparedCodec;
 }
 
+/** The format a codec id implements: "msgpack" for "msgpack" and "msgpack/msgpackr" (results.proto CodecInfo.id). */
+export function formatOf(codecId: string): string {
+  return codecId.split("/", 1)[0]!;
+}
+
 /** Model records -> payload (for verification, tests and vectors). */
 export function encodeRecords(prepared: PreparedCodec, records: readonly unknown[]): Uint8Array {
   return prepared.encode(records);
