@@ -19,7 +19,7 @@ import { libraryVersion } from "./versions";
 // strings, and the library reads from Buffers with Node's own string slicing; in the page it is
 // pure JavaScript. So each decode gets a fresh Buffer view of the payload under Node (Node's
 // sockets hand an application Buffers) and a fresh Uint8Array in the page (fresh-decode.ts says
-// why fresh). The worker announces which (notes: "native add-on loaded").
+// why fresh). The notes say which: whether the add-on loaded, and which views.
 //
 // 64-bit integers: a bigint is written as int 64 (0xd3) or, at 2^63 and above, uint 64 (0xcf),
 // always 8 bytes; int64AsType "bigint" gives 8-byte integers back as bigint; values another
@@ -35,7 +35,6 @@ import { libraryVersion } from "./versions";
 const NODE_BUFFER = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 const view: FreshView = NODE_BUFFER ? (payload) => NODE_BUFFER.from(payload.buffer, payload.byteOffset, payload.byteLength) : uint8View;
 const decodeWith = (unpackr: Unpackr, payload: Uint8Array): unknown => decodeFresh(unpackr, payload, view, "MessagePack", "msgpackr");
-const native = NODE_BUFFER !== undefined && isNativeAccelerationEnabled;
 
 export const msgpackrCodec: Codec = {
   info: {
@@ -45,7 +44,8 @@ export const msgpackrCodec: Codec = {
     library: "msgpackr",
     libraryVersion: libraryVersion("msgpackr"),
     notes:
-      (native ? "native add-on loaded (msgpackr-extract reads strings), Buffer views; " : "pure JavaScript (no native add-on here); ") +
+      (isNativeAccelerationEnabled ? "native add-on loaded (msgpackr-extract reads strings)" : "pure JavaScript (no native add-on here)") +
+      (NODE_BUFFER ? ", Buffer views; " : ", Uint8Array views; ") +
       "useRecords: false (plain MessagePack maps keyed by wire names, maps with 2-byte counts); 64-bit integers as bigint written in 8 bytes, narrower ones widened to bigint on decode; " +
       "integral doubles in the 32-bit range written as integers; declared lengths beyond the input refused by the library itself; engine errors from inside the library rethrown as one Error; " +
       "tree = the library's decode with default options, plus int64AsType bigint for schemas with 64-bit integers",
