@@ -29,6 +29,10 @@ public final class Vectors {
     for (Dataset<?> d : Dataset.all()) {
       Records<?> records = canonical(d, dir);
       for (Codec c : codecs.all()) {
+        // Vectors are per format, written by its reference implementation (the id is the format).
+        if (!c.id().equals(Codec.formatOf(c.id()))) {
+          continue;
+        }
         out.put(fileName(d, c.id(), LANGUAGE), encode(c, d, records));
       }
     }

@@ -2,6 +2,7 @@ package dev.codecbench.worker;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
 import java.io.IOException;
@@ -40,13 +41,14 @@ public final class CanonicalVectors {
     return payload(dataset, codec, "rust");
   }
 
+  /** A language's payload of the codec's format (vectors are per format: json/gson reads json's). */
   public static byte[] payload(Dataset<?> dataset, String codec, String language) {
-    return read(dataset.id() + "." + codec + "." + language);
+    return read(dataset.id() + "." + Codec.formatOf(codec) + "." + language);
   }
 
-  /** The languages that have a vector of this dataset and codec (rust always, others when present). */
+  /** The languages that have a vector of this dataset and codec's format (rust always, others when present). */
   public static List<String> languages(Dataset<?> dataset, String codec) {
-    String prefix = dataset.id() + "." + codec + ".";
+    String prefix = dataset.id() + "." + Codec.formatOf(codec) + ".";
     try (Stream<Path> files = Files.list(DIR)) {
       return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix))
           .map(n -> n.substring(prefix.length())).sorted().toList();

@@ -215,6 +215,48 @@ class ProtoFeaturesTest {
         "xml typed"), ran);
   }
 
+  /**
+   * Gson (json/gson) on the schema without its unsigned fields: Jackson's bytes exactly (names,
+   * base64, the Timestamp string, a map, a oneof member, an unset optional left out), read back in
+   * every mode as a trial does; with an unsigned field it refuses, naming it.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void gsonWritesJacksonsBytesForEveryFeatureButUnsignedIntegers() throws Exception {
+    Codec gson = codec("json/gson");
+    assertEquals("json/gson: uint32 field zz.unknown.v1.Everything.u32 is not offered", gson.refusal(all));
+    assertEquals("json/gson: uint32 field zz.carried.v1.Everything.u32 is not offered", gson.refusal(carried));
+    Path s = UserSchemas.write(dir.resolve("signed"), Map.of("zz/signed/v1/everything.proto", PROTO.formatted("", "")
+        .replace("package zz.unknown.v1;", "package zz.signed.v1;").replace("uint32 u32 = 3;", "")
+        .replace("fixed32 f32 = 7;", "")), "zz_signed", "zz.signed.v1.Everything", "json", List.of("i32"));
+    Dataset<Object> signed = (Dataset<Object>) UserDatasets.load(s).dataset();
+    assertEquals(null, gson.refusal(signed));
+    Descriptor d = UserSchemas.message(s, "zz.signed.v1.Everything");
+    Descriptor part = d.findFieldByName("main").getMessageType();
+    Descriptor ts = d.findFieldByName("at").getMessageType();
+    List<DynamicMessage> records = List.of(
+        msg(d, "i32", 1, "i64", -2L, "s32", -5, "fl", 0.1f, "db", 0.25, "ok", true, "text", "t <&> \u00e9",
+            "raw", new byte[] {0, 1, 2, (byte) 0xff}, "colour", "COLOUR_RED", "main", msg(part, "label", "m", "size", 3),
+            "parts", List.of(msg(part, "label", "p", "size", 4)), "counts", Map.of("a", 1), "label", "x",
+            "at", msg(ts, "seconds", AT, "nanos", 120_000_000), "tags", List.of("a", "")),
+        msg(d, "code", 0, "note", ""), msg(d));
+    byte[] blob = UserSchemas.blob(records);
+    Records<Object> model = signed.parseCanonical(blob).model();
+    String text = new String(gson.encode(signed, model), StandardCharsets.UTF_8);
+    assertEquals(new String(codec("json").encode(signed, model), StandardCharsets.UTF_8), text);
+    assertTrue(text.contains("\"raw\":\"AAEC/w==\"") && text.contains("\"at\":\"2026-11-27T10:00:00.120Z\"")
+        && text.contains("\"text\":\"t <&> \u00e9\"") && !text.contains("\"note\":null"), text);
+    Task.Builder t = Task.newBuilder().setId("t").setDataset(signed.id()).setCodec(gson.id())
+        .setRecordCount(records.size()).setCanonicalBlobId("c").setSampling(QUICK).addAllLazyFields(signed.lazyFields());
+    Trial.Outcome enc = Trial.run(t.clone().setOperation(Operation.OPERATION_ENCODE).build(), blob, null, 0);
+    assertEquals("", enc.failure());
+    for (String mode : gson.decodeModes()) {
+      Trial.Outcome dec = Trial.run(t.clone().setOperation(Operation.OPERATION_DECODE).setDecodeMode(mode).build(), blob,
+          enc.payload(), 0);
+      assertEquals("", dec.failure(), mode);
+    }
+  }
+
   @Test
   void bsonWritesUint32AsInt64AndLazyReadsEveryKindAsText() throws Exception {
     Records<Object> model = carried.parseCanonical(carriedBlob).model();

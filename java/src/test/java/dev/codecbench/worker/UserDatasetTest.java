@@ -121,12 +121,14 @@ class UserDatasetTest {
 
   @Test
   void theWorkerAnnouncesEachUserDatasetWithItsFingerprintFieldNamesAndRefusals() throws Exception {
-    // Only bson and ubjson refuse a feature (uint64: neither has an unsigned 64-bit integer).
+    // bson and ubjson refuse uint64 (neither has an unsigned 64-bit integer), flatbuffers bytes,
+    // and Gson every unsigned integer (the models hold them signed).
     List<Refusal> want = new ArrayList<>();
     for (String codec : List.of("bson", "ubjson")) {
       want.add(refusal(everything, codec, codec + ": uint64 field zz.unknown.v1.Everything.u64 is not offered"));
     }
     want.add(refusal(everything, "flatbuffers", "flatbuffers: bytes field zz.unknown.v1.Everything.raw is not offered"));
+    want.add(refusal(everything, "json/gson", "json/gson: uint32 field zz.unknown.v1.Everything.u32 is not offered"));
     DatasetInfo e = announced(everything);
     assertEquals("zz.unknown.v1.Everything", e.getMessage());
     // The harness's fingerprint of this schema (codecbench datasets, the Python reference).
@@ -138,8 +140,10 @@ class UserDatasetTest {
     assertEquals("LegacyRow", l.getMessage());
     assertEquals(sha16(LEGACY_FINGERPRINT_TEXT), l.getFingerprint(), "proto/README.md's rule, written out by hand");
     assertEquals("proto", l.getFieldNames());
-    assertEquals(List.of("bson", "ubjson").stream().map(c -> refusal(legacy, c, c + ": uint64 field LegacyRow.big_count is not offered"))
-        .toList(), l.getRefusedList(), "every other codec carries it, lazy fields included");
+    List<Refusal> legacyWant = new ArrayList<>(List.of("bson", "ubjson").stream()
+        .map(c -> refusal(legacy, c, c + ": uint64 field LegacyRow.big_count is not offered")).toList());
+    legacyWant.add(refusal(legacy, "json/gson", "json/gson: uint32 field LegacyRow.hit_count is not offered"));
+    assertEquals(legacyWant, l.getRefusedList(), "every other codec carries it, lazy fields included");
 
     DatasetInfo p = announced(plain);
     assertEquals("7a42e3eb48aa575a", p.getFingerprint());
@@ -238,7 +242,8 @@ class UserDatasetTest {
     assertEquals(List.of("json encode", "json typed", "json tree", "json streaming", "bson encode", "bson typed",
         "bson tree", "bson lazy", "protobuf encode", "protobuf typed", "ubjson encode", "ubjson typed", "ubjson tree",
         "msgpack encode", "msgpack typed", "msgpack tree", "cbor encode", "cbor typed", "cbor tree", "xml encode",
-        "xml typed", "flatbuffers encode", "flatbuffers typed", "flatbuffers lazy"), roundTrips(plain));
+        "xml typed", "flatbuffers encode", "flatbuffers typed", "flatbuffers lazy", "json/gson encode",
+        "json/gson typed", "json/gson tree", "json/gson streaming"), roundTrips(plain));
     Trial.Outcome json = Trial.run(task(plain, Operation.OPERATION_ENCODE, "json").build(), BLOBS.get(plain.id()), null, 0);
     String text = new String(json.payload(), StandardCharsets.UTF_8);
     assertTrue(text.startsWith("{\"records\":[{\"order_id\":\"o-1\",\"qty\":3,\"big_total\":9007199254740993,"), text);
@@ -265,7 +270,8 @@ class UserDatasetTest {
         announced(d).getRefusedList());
     assertEquals(List.of("json encode", "json typed", "json tree", "json streaming", "bson encode", "bson typed",
         "bson tree", "bson lazy", "protobuf encode", "protobuf typed", "msgpack encode", "msgpack typed", "msgpack tree",
-        "cbor encode", "cbor typed", "cbor tree", "xml encode", "xml typed"), roundTrips(d));
+        "cbor encode", "cbor typed", "cbor tree", "xml encode", "xml typed", "json/gson encode", "json/gson typed",
+        "json/gson tree", "json/gson streaming"), roundTrips(d));
   }
 
   @Test

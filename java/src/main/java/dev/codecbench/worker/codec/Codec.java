@@ -35,6 +35,16 @@ public interface Codec {
 
   String mediaType();
 
+  /**
+   * The format a codec id names (proto/README.md "Implementations"): the id itself for a
+   * language's reference library of it ({@code json}), the part before '/' for another library of
+   * the same format ({@code json/gson}). Payloads of one format are one wire; vectors are per format.
+   */
+  static String formatOf(String id) {
+    int slash = id.indexOf('/');
+    return slash < 0 ? id : id.substring(0, slash);
+  }
+
   /** The decode modes this codec implements (typed, tree, lazy, streaming). */
   List<String> decodeModes();
 

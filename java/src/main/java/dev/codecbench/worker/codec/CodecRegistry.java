@@ -24,6 +24,7 @@ public final class CodecRegistry {
     add("cbor", CborCodec::new);
     add("xml", XmlCodec::new);
     add("flatbuffers", FlatbuffersCodec::new);
+    add("json/gson", GsonCodec::new);
   }
 
   private void add(String id, Supplier<Codec> factory) {

@@ -123,7 +123,8 @@ class GoldenVectorsTest {
   @Test
   void committedJavaVectorsAreWhatTheCodecsWriteNow() throws Exception {
     Map<String, byte[]> fresh = Vectors.all(CanonicalVectors.DIR, CODECS);
-    assertEquals(Dataset.all().size() * CODECS.all().size(), fresh.size());
+    long references = CODECS.all().stream().filter(c -> c.id().equals(Codec.formatOf(c.id()))).count();
+    assertEquals(Dataset.all().size() * references, fresh.size());
     List<String> stale = new ArrayList<>();
     for (var f : fresh.entrySet()) {
       Path committed = CanonicalVectors.DIR.resolve(f.getKey());

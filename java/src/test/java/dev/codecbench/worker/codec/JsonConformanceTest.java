@@ -2,6 +2,7 @@ package dev.codecbench.worker.codec;
 
 import dev.codecbench.worker.TestDatasets;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
@@ -19,6 +20,7 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
@@ -35,9 +37,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class JsonConformanceTest {
   private static final Path SUITE = Path.of("..", "testdata", "JSONTestSuite", "test_parsing");
-  private static final Codec JSON = new CodecRegistry().byId("json").orElseThrow();
+  /** Every implementation of json in the registry (Jackson's json, Gson's json/gson). */
+  private static final List<Codec> JSONS =
+      new CodecRegistry().all().stream().filter(c -> Codec.formatOf(c.id()).equals("json")).toList();
 
-  static Stream<Path> cases() throws IOException {
+  static Stream<Path> files() throws IOException {
     // Missing data fails the run rather than skipping it (suiteIsThere says why).
     if (!Files.isDirectory(SUITE)) {
       return Stream.empty();
@@ -47,6 +51,17 @@ class JsonConformanceTest {
       all = files.filter(p -> p.toString().endsWith(".json")).sorted().toList();
     }
     return all.stream();
+  }
+
+  /** Codec x file. */
+  static Stream<Arguments> cases() throws IOException {
+    return JSONS.stream().flatMap(c -> {
+      try {
+        return files().map(f -> Arguments.of(c.id(), f));
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    });
   }
 
   /** One decode as the worker's decode trial runs it; returns the decoded value (null for lazy). */
@@ -67,19 +82,23 @@ class JsonConformanceTest {
   }
 
   @Test
-  void theJsonCodecOffersTypedTreeAndStreaming() {
-    // The per-mode expectations below must cover what the codec announces.
-    assertTrue(JSON.decodeModes().containsAll(List.of(Codec.TYPED, Codec.TREE, Codec.STREAMING)),
-        JSON.decodeModes().toString());
+  void theJsonCodecsOfferTypedTreeAndStreaming() {
+    assertEquals(List.of("json", "json/gson"), JSONS.stream().map(Codec::id).toList());
+    // The per-mode expectations below must cover what the codecs announce.
+    for (Codec json : JSONS) {
+      assertTrue(json.decodeModes().containsAll(List.of(Codec.TYPED, Codec.TREE, Codec.STREAMING)),
+          json.id() + ": " + json.decodeModes());
+    }
   }
 
-  @ParameterizedTest(name = "{0}")
+  @ParameterizedTest(name = "{0} {1}")
   @MethodSource("cases")
-  void everyModeAcceptsValidAndRejectsInvalidJson(Path file) throws IOException {
+  void everyModeAcceptsValidAndRejectsInvalidJson(String codecId, Path file) throws IOException {
+    Codec json = JSONS.stream().filter(c -> c.id().equals(codecId)).findFirst().orElseThrow();
     byte[] input = Files.readAllBytes(file);
     String name = file.getFileName().toString();
     List<String> problems = new ArrayList<>();
-    for (String mode : JSON.decodeModes()) {
+    for (String mode : json.decodeModes()) {
       // Tree reads any JSON value; typed and lazy read a dataset's shape: try each dataset.
       List<Dataset<?>> datasets = mode.equals(Codec.TREE) ? List.of(TestDatasets.DUMMY) : Dataset.all();
       for (Dataset<?> dataset : datasets) {
@@ -87,7 +106,7 @@ class JsonConformanceTest {
         Object decoded;
         try {
           decoded = assertTimeoutPreemptively(Duration.ofSeconds(5),
-              () -> decodeAsTheWorkerDoes(JSON, mode, dataset, input), where + " did not finish in 5 s");
+              () -> decodeAsTheWorkerDoes(json, mode, dataset, input), where + " did not finish in 5 s");
         } catch (Throwable t) {
           // assertTimeoutPreemptively rethrows the decode's checked exception as it is.
           if (!(t instanceof CodecException e)) {
@@ -96,7 +115,7 @@ class JsonConformanceTest {
             problems.add(where + ": " + t);
             continue;
           }
-          if (!e.getMessage().startsWith("json decode: ")) {
+          if (!e.getMessage().startsWith(codecId + " decode: ")) {
             problems.add(where + ": not the codec's message: " + e.getMessage());
           }
           if (name.startsWith("y_") && mode.equals(Codec.TREE)) {
@@ -121,6 +140,6 @@ class JsonConformanceTest {
   void suiteIsThere() throws IOException {
     assertTrue(Files.isDirectory(SUITE), "JSONTestSuite not found at " + SUITE.toAbsolutePath()
         + ": run `make testdata` (python3 testdata/fetch.py)");
-    assertTrue(cases().count() > 300);
+    assertTrue(files().count() > 300);
   }
 }

@@ -1,0 +1,408 @@
+package dev.codecbench.worker.codec;
+
+import codecbench.v1.Results.TimedRegion;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.JavaType;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonElement;
+import com.google.gson.Strictness;
+import com.google.gson.TypeAdapter;
+import com.google.gson.TypeAdapterFactory;
+import com.google.gson.reflect.TypeToken;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonToken;
+import com.google.gson.stream.JsonWriter;
+import dev.codecbench.worker.LibraryVersions;
+import dev.codecbench.worker.dataset.Dataset;
+import dev.codecbench.worker.dataset.Schema;
+import dev.codecbench.worker.model.Records;
+import dev.codecbench.worker.model.Timestamps;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Reader;
+import java.io.StringReader;
+import java.io.StringWriter;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Consumer;
+
+/**
+ * json/gson: Google's Gson binding the same model records as Jackson's json does (a second
+ * implementation of json, proto/README.md "Implementations"), typed, tree (JsonElement) and
+ * streaming (JsonWriter/JsonReader record by record). Gson reads no Jackson annotation, so what
+ * the models say in Jackson's words is said to Gson here, once per type, never per field:
+ * <ul>
+ *   <li>a field's wire name is its {@code @JsonProperty} value (the descriptors' JSON name, or the
+ *       proto name for a user dataset asking for those), through a FieldNamingStrategy;
+ *   <li>bytes are standard base64 (Gson writes a byte[] as an array of numbers);
+ *   <li>google.protobuf.Timestamp is its RFC 3339 string (the record whose Jackson serializer is a
+ *       {@link Timestamps.Serializer}).
+ * </ul>
+ * Unsigned integers are refused: the models hold uint32/uint64 in a signed int/long (as
+ * protobuf-java does) and Gson binds an adapter by Java type or by its own {@code @JsonAdapter}
+ * only, so it would write 2^63 as a negative number.
+ */
+public final class GsonCodec implements Codec {
+  private static final String ID = "json/gson";
+  private static final String RECORDS = "records";
+
+  /** Per dataset: the payload's adapter and one record's, built once (no lookup while timed). */
+  private record Adapters(TypeAdapter<Records<?>> records, TypeAdapter<Object> record) {}
+
+  private final Gson gson;
+  private final TypeAdapter<JsonElement> tree;
+  private final PerDataset<Adapters> byDataset;
+
+  public GsonCodec() {
+    this.gson = new GsonBuilder()
+        // A payload is exactly one strict RFC 8259 value (Gson's default also takes NaN, unquoted
+        // names and single quotes when reading).
+        .setStrictness(Strictness.STRICT)
+        // Written as the other libraries write it: Gson's default escapes < > & = ' for HTML pages.
+        .disableHtmlEscaping()
+        .setFieldNamingStrategy(f -> {
+          JsonProperty p = f.getAnnotation(JsonProperty.class);
+          return p == null || p.value().isEmpty() ? f.getName() : p.value();
+        })
+        .registerTypeAdapter(byte[].class, new Base64Adapter().nullSafe())
+        .registerTypeAdapterFactory(new TimestampFactory())
+        .create();
+    this.tree = gson.getAdapter(JsonElement.class);
+    this.byDataset = new PerDataset<>(ID, Dataset.carried(), d -> {
+      String why = refusalOf(d.schema());
+      if (why != null) {
+        throw new IllegalStateException(why);
+      }
+      @SuppressWarnings("unchecked")
+      TypeAdapter<Records<?>> records = (TypeAdapter<Records<?>>) gson.getAdapter(TypeToken.get(typeOf(d.recordsType())));
+      @SuppressWarnings("unchecked")
+      TypeAdapter<Object> record = (TypeAdapter<Object>) gson.getAdapter(TypeToken.get(typeOf(d.recordsType().containedType(0))));
+      return new Adapters(records, record);
+    });
+  }
+
+  @Override
+  public String id() {
+    return ID;
+  }
+
+  @Override
+  public String mediaType() {
+    return "application/json";
+  }
+
+  @Override
+  public List<String> decodeModes() {
+    return List.of(TYPED, TREE, STREAMING);
+  }
+
+  @Override
+  public String library() {
+    return "gson";
+  }
+
+  @Override
+  public String libraryVersion() {
+    return LibraryVersions.get("gson");
+  }
+
+  @Override
+  public String notes() {
+    return "one Gson (strict, no HTML escaping) with one TypeAdapter per dataset into the same Java records as "
+        + "jackson's json; encode = Gson.toJson into a String, then its UTF-8 bytes; typed = the bytes as a "
+        + "String (malformed UTF-8 becomes U+FFFD, as new String does), then the adapter; Gson has no required "
+        + "fields (a missing one is its Java default, which verification reports) and skips unknown keys; "
+        + "doubles by Double.toString; tree = a JsonElement; streaming = a JsonWriter over an OutputStreamWriter "
+        + "into a 4 KiB buffer drained after each fill, and a JsonReader over 4 KiB reads handing over one record "
+        + "at a time";
+  }
+
+  @Override
+  public List<TimedRegion> timedRegions() {
+    return List.of(
+        Codec.region(ENCODE, "the records' TypeAdapter into a String (as Gson.toJson), then String.getBytes(UTF_8)", "serialize", "utf8", "copy"),
+        Codec.region(TYPED, "new String(payload, UTF_8), then the records' TypeAdapter", "utf8", "parse"),
+        Codec.region(TREE, "new String(payload, UTF_8), then a JsonElement", "utf8", "parse"),
+        Codec.region(ENCODE_STREAMING, "JsonWriter record by record over an OutputStreamWriter, whose own 8 KiB "
+            + "buffer is copied into a 4 KiB buffer drained after each fill", "serialize", "utf8", "copy"),
+        Codec.region(STREAMING, "JsonReader over an InputStreamReader (4 KiB reads); each record is read by "
+            + "its TypeAdapter, handed over, then dropped", "utf8", "parse"));
+  }
+
+  @Override
+  public String refusal(Dataset<?> dataset) {
+    return byDataset.get(dataset).refused();
+  }
+
+  private Adapters adapters(Dataset<?> dataset) throws CodecException {
+    PerDataset.Entry<Adapters> e = byDataset.get(dataset);
+    if (e.refused() != null) {
+      throw new CodecException(e.refused());
+    }
+    return e.value();
+  }
+
+  @Override
+  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
+    TypeAdapter<Records<?>> adapter = adapters(dataset).records();
+    // What Gson.toJson(records, type) does, with the adapter looked up once per dataset.
+    StringWriter text = new StringWriter();
+    try {
+      adapter.write(gson.newJsonWriter(text), records);
+      return text.toString().getBytes(StandardCharsets.UTF_8);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
+    TypeAdapter<Records<?>> adapter = adapters(dataset).records();
+    Records<R> records;
+    try (JsonReader reader = reader(new StringReader(new String(payload, StandardCharsets.UTF_8)))) {
+      records = (Records<R>) read(reader, adapter);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+    return checked(records, "the payload");
+  }
+
+  @Override
+  public JsonElement decodeTree(byte[] payload) throws CodecException {
+    try (JsonReader reader = reader(new StringReader(new String(payload, StandardCharsets.UTF_8)))) {
+      return read(reader, tree);
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
+    TypeAdapter<Records<?>> adapter = adapters(dataset).records();
+    Records<R> records;
+    try {
+      records = (Records<R>) adapter.fromJsonTree((JsonElement) tree);
+    } catch (RuntimeException e) {
+      throw CodecException.wrap(ID, "tree to records", e);
+    }
+    return checked(records, "the tree");
+  }
+
+  @Override
+  public <R> void encodeStreaming(Dataset<R> dataset, Records<R> records, OutputStream out) throws CodecException {
+    TypeAdapter<Object> record = adapters(dataset).record();
+    // The same bytes as encode: the wrapper by hand, each record by its adapter.
+    OutputStreamWriter chars = new OutputStreamWriter(out, StandardCharsets.UTF_8);
+    try {
+      JsonWriter w = gson.newJsonWriter(chars);
+      w.beginObject().name(RECORDS).beginArray();
+      for (R r : records.records()) {
+        record.write(w, r);
+      }
+      w.endArray().endObject();
+      // Not closed: the caller owns its stream.
+      w.flush();
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "encode", e);
+    }
+  }
+
+  @Override
+  @SuppressWarnings("unchecked")
+  public <R> long decodeStreaming(Dataset<R> dataset, InputStream in, Consumer<? super R> sink) throws CodecException {
+    TypeAdapter<Object> record = adapters(dataset).record();
+    long n = 0;
+    try {
+      JsonReader r = reader(new InputStreamReader(in, StandardCharsets.UTF_8));
+      expect(r, JsonToken.BEGIN_OBJECT, "the payload", "{\"records\": [...]}");
+      r.beginObject();
+      if (!r.hasNext()) {
+        throw new CodecException(ID + " decode: the payload has no key \"records\"");
+      }
+      String name = r.nextName();
+      if (!RECORDS.equals(name)) {
+        throw new CodecException(ID + " decode: unknown key \"" + name + "\" in the payload (it has only \"records\")");
+      }
+      expect(r, JsonToken.BEGIN_ARRAY, "\"records\"", "an array");
+      r.beginArray();
+      while (r.hasNext()) {
+        if (r.peek() == JsonToken.NULL) {
+          throw new CodecException(ID + " decode: record " + n + " is null");
+        }
+        sink.accept((R) record.read(r));
+        n++;
+      }
+      r.endArray();
+      if (r.hasNext()) {
+        name = r.nextName();
+        throw new CodecException(ID + " decode: " + (RECORDS.equals(name) ? "a second" : "unknown") + " key \"" + name
+            + "\" in the payload (it has only \"records\")");
+      }
+      r.endObject();
+      if (r.peek() != JsonToken.END_DOCUMENT) {
+        throw new CodecException(ID + " decode: " + r.peek() + " after the payload's value");
+      }
+    } catch (IOException | RuntimeException e) {
+      throw CodecException.wrap(ID, "decode", e);
+    }
+    return n;
+  }
+
+  private JsonReader reader(Reader in) {
+    JsonReader r = gson.newJsonReader(in);
+    r.setStrictness(Strictness.STRICT);
+    return r;
+  }
+
+  /** One value, and nothing after it (as Gson.fromJson(Reader) checks). */
+  private static <T> T read(JsonReader reader, TypeAdapter<T> adapter) throws IOException, CodecException {
+    if (reader.peek() == JsonToken.END_DOCUMENT) {
+      throw new CodecException(ID + " decode: the payload holds no JSON value");
+    }
+    T value = adapter.read(reader);
+    if (reader.peek() != JsonToken.END_DOCUMENT) {
+      throw new CodecException(ID + " decode: " + reader.peek() + " after the payload's value");
+    }
+    return value;
+  }
+
+  private static void expect(JsonReader r, JsonToken token, String what, String shape) throws IOException, CodecException {
+    JsonToken t = r.peek();
+    if (t != token) {
+      throw new CodecException(ID + " decode: " + what + " is " + (t == JsonToken.END_DOCUMENT ? "empty (end of input)"
+          : "a " + t) + ", not " + shape);
+    }
+  }
+
+  /**
+   * What Jackson's required fields check and Gson does not: a payload that is null, has no
+   * "records" or holds a null record. A missing field inside a record is left to verification.
+   */
+  private static <R> Records<R> checked(Records<R> records, String what) throws CodecException {
+    if (records == null) {
+      throw new CodecException(ID + " decode: " + what + " is null, not {\"records\": [...]}");
+    }
+    if (records.records() == null) {
+      throw new CodecException(ID + " decode: " + what + " has no key \"records\"");
+    }
+    for (int i = 0; i < records.records().size(); i++) {
+      if (records.records().get(i) == null) {
+        throw new CodecException(ID + " decode: record " + i + " is null");
+      }
+    }
+    return records;
+  }
+
+  /**
+   * The schema-less codecs' refusals (Offered), and every unsigned integer, map keys and values
+   * included (see the class comment).
+   */
+  private static String refusalOf(Schema schema) {
+    String why = Offered.refusal(ID, schema);
+    for (Schema.Message m : schema.messages().values()) {
+      for (Schema.Field f : m.fields()) {
+        for (Schema.Field v : f.map() ? List.of(schema.mapKey(f), schema.mapValue(f)) : List.of(f)) {
+          if (why == null && unsigned(v.type())) {
+            why = Offered.reason(ID, v.type().name().toLowerCase(Locale.ROOT), f);
+          }
+        }
+      }
+    }
+    return why;
+  }
+
+  private static boolean unsigned(Schema.Type t) {
+    return t == Schema.Type.UINT32 || t == Schema.Type.FIXED32 || t == Schema.Type.UINT64 || t == Schema.Type.FIXED64;
+  }
+
+  /** A Jackson JavaType as the java.lang.reflect.Type Gson takes (Records<OwnerRecord>, List<String>). */
+  private static Type typeOf(JavaType t) {
+    if (t.containedTypeCount() == 0) {
+      return t.getRawClass();
+    }
+    Type[] args = new Type[t.containedTypeCount()];
+    for (int i = 0; i < args.length; i++) {
+      args[i] = typeOf(t.containedType(i));
+    }
+    return TypeToken.getParameterized(t.getRawClass(), args).getType();
+  }
+
+  /** bytes: standard base64 with padding (RFC 4648 §4, as proto3 JSON). */
+  private static final class Base64Adapter extends TypeAdapter<byte[]> {
+    @Override
+    public void write(JsonWriter out, byte[] value) throws IOException {
+      out.value(Base64.getEncoder().encodeToString(value));
+    }
+
+    @Override
+    public byte[] read(JsonReader in) throws IOException {
+      String text = in.nextString();
+      try {
+        return Base64.getDecoder().decode(text);
+      } catch (IllegalArgumentException e) {
+        throw new IOException("bytes are standard base64, not '" + text + "' (" + e.getMessage() + ")", e);
+      }
+    }
+  }
+
+  /**
+   * google.protobuf.Timestamp's model record (the one whose Jackson serializer is a
+   * Timestamps.Serializer, as the model generator writes it) as its RFC 3339 string.
+   */
+  private static final class TimestampFactory implements TypeAdapterFactory {
+    @Override
+    @SuppressWarnings("unchecked")
+    public <T> TypeAdapter<T> create(Gson gson, TypeToken<T> type) {
+      Class<? super T> raw = type.getRawType();
+      JsonSerialize ser = raw.getAnnotation(JsonSerialize.class);
+      if (ser == null || !Timestamps.Serializer.class.isAssignableFrom(ser.using()) || !raw.isRecord()) {
+        return null;
+      }
+      try {
+        Method seconds = raw.getMethod("seconds");
+        Method nanos = raw.getMethod("nanos");
+        Constructor<? super T> of = raw.getDeclaredConstructor(long.class, int.class);
+        return (TypeAdapter<T>) new TypeAdapter<Object>() {
+          @Override
+          public void write(JsonWriter out, Object t) throws IOException {
+            try {
+              out.value(Timestamps.format((long) seconds.invoke(t), (int) nanos.invoke(t)));
+            } catch (ReflectiveOperationException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+
+          @Override
+          public Object read(JsonReader in) throws IOException {
+            String text = in.nextString();
+            long[] sn;
+            try {
+              sn = Timestamps.parse(text);
+            } catch (IllegalArgumentException e) {
+              throw new IOException("a google.protobuf.Timestamp: " + e.getMessage(), e);
+            }
+            try {
+              return of.newInstance(sn[0], (int) sn[1]);
+            } catch (ReflectiveOperationException e) {
+              throw new IllegalStateException(e);
+            }
+          }
+        }.nullSafe();
+      } catch (NoSuchMethodException e) {
+        throw new IllegalStateException(raw + " is not a Timestamp record (long seconds, int nanos)", e);
+      }
+    }
+  }
+}
