@@ -124,12 +124,13 @@ sampling: {SAMPLING}
     assert {(p, c) for p, c, w, k in decoded["orders"] if k == "flatbuffers"} == set(product(("java", "browser", "node"), repeat=2))
     # A second implementation of a format is checked against every language's: go's json/v2 payload
     # read by every json, and every language's json payload read by go's json/v2.
-    # So are Java's Gson against every language's json, and msgpackr (browser and node) against
-    # every language's msgpack.
+    # So are Java's Gson and Rust's simd-json against every language's json, and msgpackr (browser
+    # and node) against every language's msgpack.
     for lang in LANGUAGES:
         assert ("go", lang, "json/v2", "json") in decoded["owners"] and (lang, "go", "json", "json/v2") in decoded["owners"], lang
         for ds in ("owners", "orders"):
             assert ("java", lang, "json/gson", "json") in decoded[ds] and (lang, "java", "json", "json/gson") in decoded[ds], (ds, lang)
+            assert ("rust", lang, "json/simd-json", "json") in decoded[ds] and (lang, "rust", "json", "json/simd-json") in decoded[ds], (ds, lang)
         for js in ("browser", "node"):
             assert (js, lang, "msgpack/msgpackr", "msgpack") in decoded["owners"] and (lang, js, "msgpack", "msgpack/msgpackr") in decoded["owners"], (js, lang)
     # Every language says where each task's time went (proto/README.md "Where the time goes"):

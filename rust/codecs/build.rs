@@ -12,7 +12,7 @@ fn main() {
     let lock = manifest.join("../Cargo.lock");
     println!("cargo:rerun-if-changed={}", lock.display());
     let text = fs::read_to_string(&lock).unwrap_or_default();
-    for lib in ["serde_json", "bson", "prost", "rmp-serde", "ciborium", "quick-xml", "flatbuffers"] {
+    for lib in ["serde_json", "simd-json", "bson", "prost", "rmp-serde", "ciborium", "quick-xml", "flatbuffers"] {
         let version = text
             .split("[[package]]")
             .find(|p| p.contains(&format!("name = \"{lib}\"\n")))

@@ -7,6 +7,7 @@ mod bson_codec;
 mod cbor;
 mod flatbuffers_codec;
 mod json;
+mod json_simd;
 mod msgpack;
 mod payload;
 mod protobuf;
@@ -21,6 +22,7 @@ pub use bson_codec::Bson;
 pub use cbor::Cbor;
 pub use flatbuffers_codec::Flatbuffers;
 pub use json::Json;
+pub use json_simd::SimdJson;
 pub use msgpack::Msgpack;
 pub use protobuf::Protobuf;
 pub use ubjson::Ubjson;
@@ -75,6 +77,7 @@ pub enum Tree {
     Msgpack(rmpv::Value),
     Ubjson(codecbench_ubjson::Value),
     Cbor(ciborium::Value),
+    SimdJson(simd_json::OwnedValue),
 }
 
 impl Tree {
@@ -90,6 +93,7 @@ impl Tree {
                 // take for bytes).
                 Tree::Ubjson(v) => codecbench_ubjson::to_vec(&v).and_then(|b| codecbench_ubjson::from_slice(&b)).map_err(CodecError::from_display)?,
                 Tree::Cbor(v) => v.deserialized().map_err(CodecError::from_display)?,
+                Tree::SimdJson(v) => simd_json::serde::from_owned_value(v).map_err(CodecError::from_display)?,
             };
             Ok(p.records)
         }
@@ -158,9 +162,16 @@ pub trait Codec: Send + Sync {
     }
 }
 
+/// The format a codec id names (proto/README.md "Implementations"): the id itself for the reference
+/// library of a format (`json`), the part before '/' for another library of it (`json/simd-json`).
+/// Payloads of one format are one wire; vectors are per format.
+pub fn format_of(id: &str) -> &str {
+    id.split('/').next().unwrap_or(id)
+}
+
 /// Every codec of the Rust worker.
 pub fn registry() -> Vec<Box<dyn Codec>> {
-    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor), Box::new(Xml), Box::new(Flatbuffers)]
+    vec![Box::new(Json), Box::new(Bson), Box::new(Protobuf), Box::new(Ubjson), Box::new(Msgpack), Box::new(Cbor), Box::new(Xml), Box::new(Flatbuffers), Box::new(SimdJson)]
 }
 
 /// What this worker announces about the datasets it carries (AttachRequest.datasets): each with

@@ -313,6 +313,11 @@ fn fuzz_json() {
 }
 
 #[test]
+fn fuzz_json_simd_json() {
+    fuzz("json/simd-json");
+}
+
+#[test]
 fn fuzz_bson() {
     fuzz("bson");
 }

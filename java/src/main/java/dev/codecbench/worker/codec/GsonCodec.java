@@ -1,15 +1,11 @@
 package dev.codecbench.worker.codec;
 
 import codecbench.v1.Results.TimedRegion;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.JavaType;
-import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonElement;
 import com.google.gson.Strictness;
 import com.google.gson.TypeAdapter;
-import com.google.gson.TypeAdapterFactory;
 import com.google.gson.reflect.TypeToken;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
@@ -18,7 +14,6 @@ import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.Schema;
 import dev.codecbench.worker.model.Records;
-import dev.codecbench.worker.model.Timestamps;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
@@ -27,11 +22,7 @@ import java.io.OutputStreamWriter;
 import java.io.Reader;
 import java.io.StringReader;
 import java.io.StringWriter;
-import java.lang.reflect.Constructor;
-import java.lang.reflect.Method;
-import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -40,15 +31,8 @@ import java.util.function.Consumer;
  * json/gson: Google's Gson binding the same model records as Jackson's json does (a second
  * implementation of json, proto/README.md "Implementations"), typed, tree (JsonElement) and
  * streaming (JsonWriter/JsonReader record by record). Gson reads no Jackson annotation, so what
- * the models say in Jackson's words is said to Gson here, once per type, never per field:
- * <ul>
- *   <li>a field's wire name is its {@code @JsonProperty} value (the descriptors' JSON name, or the
- *       proto name for a user dataset asking for those), through a FieldNamingStrategy;
- *   <li>bytes are standard base64 (Gson writes a byte[] as an array of numbers);
- *   <li>google.protobuf.Timestamp is its RFC 3339 string (the record whose Jackson serializer is a
- *       {@link Timestamps.Serializer}).
- * </ul>
- * Unsigned integers are refused: the models hold uint32/uint64 in a signed int/long (as
+ * the models say in Jackson's words is said to Gson in {@link GsonAdapters}: wire names, base64
+ * bytes, RFC 3339 Timestamps. Unsigned integers are refused: the models hold uint32/uint64 in a signed int/long (as
  * protobuf-java does) and Gson binds an adapter by Java type or by its own {@code @JsonAdapter}
  * only, so it would write 2^63 as a negative number.
  */
@@ -70,12 +54,9 @@ public final class GsonCodec implements Codec {
         .setStrictness(Strictness.STRICT)
         // Written as the other libraries write it: Gson's default escapes < > & = ' for HTML pages.
         .disableHtmlEscaping()
-        .setFieldNamingStrategy(f -> {
-          JsonProperty p = f.getAnnotation(JsonProperty.class);
-          return p == null || p.value().isEmpty() ? f.getName() : p.value();
-        })
-        .registerTypeAdapter(byte[].class, new Base64Adapter().nullSafe())
-        .registerTypeAdapterFactory(new TimestampFactory())
+        .setFieldNamingStrategy(GsonAdapters::wireName)
+        .registerTypeAdapter(byte[].class, new GsonAdapters.Base64Adapter().nullSafe())
+        .registerTypeAdapterFactory(new GsonAdapters.TimestampFactory())
         .create();
     this.tree = gson.getAdapter(JsonElement.class);
     this.byDataset = new PerDataset<>(ID, Dataset.carried(), d -> {
@@ -84,9 +65,9 @@ public final class GsonCodec implements Codec {
         throw new IllegalStateException(why);
       }
       @SuppressWarnings("unchecked")
-      TypeAdapter<Records<?>> records = (TypeAdapter<Records<?>>) gson.getAdapter(TypeToken.get(typeOf(d.recordsType())));
+      TypeAdapter<Records<?>> records = (TypeAdapter<Records<?>>) gson.getAdapter(TypeToken.get(GsonAdapters.typeOf(d.recordsType())));
       @SuppressWarnings("unchecked")
-      TypeAdapter<Object> record = (TypeAdapter<Object>) gson.getAdapter(TypeToken.get(typeOf(d.recordsType().containedType(0))));
+      TypeAdapter<Object> record = (TypeAdapter<Object>) gson.getAdapter(TypeToken.get(GsonAdapters.typeOf(d.recordsType().containedType(0))));
       return new Adapters(records, record);
     });
   }
@@ -325,84 +306,5 @@ public final class GsonCodec implements Codec {
 
   private static boolean unsigned(Schema.Type t) {
     return t == Schema.Type.UINT32 || t == Schema.Type.FIXED32 || t == Schema.Type.UINT64 || t == Schema.Type.FIXED64;
-  }
-
-  /** A Jackson JavaType as the java.lang.reflect.Type Gson takes (Records<OwnerRecord>, List<String>). */
-  private static Type typeOf(JavaType t) {
-    if (t.containedTypeCount() == 0) {
-      return t.getRawClass();
-    }
-    Type[] args = new Type[t.containedTypeCount()];
-    for (int i = 0; i < args.length; i++) {
-      args[i] = typeOf(t.containedType(i));
-    }
-    return TypeToken.getParameterized(t.getRawClass(), args).getType();
-  }
-
-  /** bytes: standard base64 with padding (RFC 4648 §4, as proto3 JSON). */
-  private static final class Base64Adapter extends TypeAdapter<byte[]> {
-    @Override
-    public void write(JsonWriter out, byte[] value) throws IOException {
-      out.value(Base64.getEncoder().encodeToString(value));
-    }
-
-    @Override
-    public byte[] read(JsonReader in) throws IOException {
-      String text = in.nextString();
-      try {
-        return Base64.getDecoder().decode(text);
-      } catch (IllegalArgumentException e) {
-        throw new IOException("bytes are standard base64, not '" + text + "' (" + e.getMessage() + ")", e);
-      }
-    }
-  }
-
-  /**
-   * google.protobuf.Timestamp's model record (the one whose Jackson serializer is a
-   * Timestamps.Serializer, as the model generator writes it) as its RFC 3339 string.
-   */
-  private static final class TimestampFactory implements TypeAdapterFactory {
-    @Override
-    @SuppressWarnings("unchecked")
-    public <T> TypeAdapter<T> create(Gson gson, TypeToken<T> type) {
-      Class<? super T> raw = type.getRawType();
-      JsonSerialize ser = raw.getAnnotation(JsonSerialize.class);
-      if (ser == null || !Timestamps.Serializer.class.isAssignableFrom(ser.using()) || !raw.isRecord()) {
-        return null;
-      }
-      try {
-        Method seconds = raw.getMethod("seconds");
-        Method nanos = raw.getMethod("nanos");
-        Constructor<? super T> of = raw.getDeclaredConstructor(long.class, int.class);
-        return (TypeAdapter<T>) new TypeAdapter<Object>() {
-          @Override
-          public void write(JsonWriter out, Object t) throws IOException {
-            try {
-              out.value(Timestamps.format((long) seconds.invoke(t), (int) nanos.invoke(t)));
-            } catch (ReflectiveOperationException e) {
-              throw new IllegalStateException(e);
-            }
-          }
-
-          @Override
-          public Object read(JsonReader in) throws IOException {
-            String text = in.nextString();
-            long[] sn;
-            try {
-              sn = Timestamps.parse(text);
-            } catch (IllegalArgumentException e) {
-              throw new IOException("a google.protobuf.Timestamp: " + e.getMessage(), e);
-            }
-            try {
-              return of.newInstance(sn[0], (int) sn[1]);
-            } catch (ReflectiveOperationException e) {
-              throw new IllegalStateException(e);
-            }
-          }
-        }.nullSafe();
-      } catch (NoSuchMethodException e) {
-        throw new IllegalStateException(raw + " is not a Timestamp record (long seconds, int nanos)", e);
-      }
-    }
   }
 }

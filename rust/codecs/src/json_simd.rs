@@ -1,0 +1,53 @@
+//! `json/simd-json`: simd-json, the Rust port of simdjson, through its serde API on the same
+//! dataset types as `json` (a second implementation of json: proto/README.md "Implementations").
+//! simd-json parses in place: it rewrites the strings of its input buffer, so a decode first
+//! copies the payload into a buffer of its own (declared `copy`), as an application holding the
+//! bytes it received would have to. Its SIMD kernel is chosen at run time from the CPU's features
+//! (its default `runtime-detection`), so the one build serves every machine and no other codec
+//! is compiled for another CPU target. No streaming mode: simd-json needs the whole document.
+use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
+use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
+use codecbench_datasets::Records;
+
+pub struct SimdJson;
+
+struct FromSlice;
+impl DeFn<simd_json::Error> for FromSlice {
+    fn call<T: serde::de::DeserializeOwned>(&self, bytes: &[u8]) -> Result<Vec<T>, simd_json::Error> {
+        let mut owned = bytes.to_vec();
+        simd_json::serde::from_slice::<Payload<T>>(&mut owned).map(|p| p.records)
+    }
+}
+
+impl Codec for SimdJson {
+    fn meta(&self) -> CodecMeta {
+        CodecMeta {
+            id: "json/simd-json",
+            media_type: "application/json",
+            decode_modes: &[TYPED, TREE],
+            library: "simd-json",
+            library_version: env!("CODECBENCH_VERSION_SIMD_JSON"),
+            notes: "simd-json's serde API on the dataset types json uses; its SIMD kernel picked at run time \
+                    (runtime-detection); decodes parse a copy of the payload (simd-json rewrites its input); \
+                    tree = simd_json::OwnedValue",
+            timed_regions: &[
+                Region { operation: "encode", contains: &["serialize", "utf8"], note: "simd_json::serde::to_vec" },
+                Region { operation: TYPED, contains: &["copy", "parse", "utf8"], note: "the payload copied into a buffer simd-json may rewrite, then simd_json::serde::from_slice" },
+                Region { operation: TREE, contains: &["copy", "parse", "utf8"], note: "the payload copied, then simd_json::to_owned_value" },
+            ],
+        }
+    }
+
+    fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {
+        with_records!(records, r => simd_json::serde::to_vec(&PayloadRef { records: r })).map_err(CodecError::from_display)
+    }
+
+    fn decode(&self, dataset: &str, bytes: &[u8]) -> Result<Records, CodecError> {
+        decode_typed(dataset, bytes, FromSlice)
+    }
+
+    fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
+        let mut owned = bytes.to_vec();
+        simd_json::to_owned_value(&mut owned).map(Tree::SimdJson).map_err(CodecError::from_display)
+    }
+}
