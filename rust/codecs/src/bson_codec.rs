@@ -18,6 +18,12 @@ impl DeFn<bson::error::Error> for FromSlice {
     }
 }
 
+impl crate::TreeRecords for bson::Document {
+    fn records<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, CodecError> {
+        bson::deserialize_from_document::<Payload<T>>(self).map(|p| p.records).map_err(CodecError::from_display)
+    }
+}
+
 impl Codec for Bson {
     /// BSON has no unsigned 64-bit integer (proto/README.md, "Payloads").
     fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {
@@ -60,7 +66,7 @@ impl Codec for Bson {
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
         let raw = RawDocument::from_bytes(bytes).map_err(CodecError::from_display)?;
-        bson::Document::try_from(raw).map(Tree::Bson).map_err(CodecError::from_display)
+        bson::Document::try_from(raw).map(Tree::new).map_err(CodecError::from_display)
     }
 
     fn decode_lazy(&self, _dataset: &str, bytes: &[u8], fields: &[&str], visit: &mut dyn FnMut(usize, &str)) -> Result<(), CodecError> {

@@ -39,6 +39,12 @@ impl DeFn<CodecError> for FromSlice {
     }
 }
 
+impl crate::TreeRecords for ciborium::Value {
+    fn records<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, CodecError> {
+        self.deserialized::<Payload<T>>().map(|p| p.records).map_err(CodecError::from_display)
+    }
+}
+
 impl Codec for Cbor {
     fn meta(&self) -> CodecMeta {
         CodecMeta {
@@ -67,6 +73,6 @@ impl Codec for Cbor {
     }
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
-        from_slice::<ciborium::Value>(bytes).map(Tree::Cbor)
+        from_slice::<ciborium::Value>(bytes).map(Tree::new)
     }
 }

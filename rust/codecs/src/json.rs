@@ -27,6 +27,12 @@ impl StreamDe for FromReader {
     }
 }
 
+impl crate::TreeRecords for serde_json::Value {
+    fn records<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, CodecError> {
+        serde_json::from_value::<Payload<T>>(self).map(|p| p.records).map_err(CodecError::from_display)
+    }
+}
+
 impl Codec for Json {
     fn meta(&self) -> CodecMeta {
         CodecMeta {
@@ -56,7 +62,7 @@ impl Codec for Json {
     }
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
-        serde_json::from_slice(bytes).map(Tree::Json).map_err(CodecError::from_display)
+        serde_json::from_slice::<serde_json::Value>(bytes).map(Tree::new).map_err(CodecError::from_display)
     }
 
     fn encode_streaming(&self, records: &Records, out: &mut dyn std::io::Write) -> Result<(), CodecError> {

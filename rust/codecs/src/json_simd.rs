@@ -19,6 +19,12 @@ impl DeFn<simd_json::Error> for FromSlice {
     }
 }
 
+impl crate::TreeRecords for simd_json::OwnedValue {
+    fn records<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, CodecError> {
+        simd_json::serde::from_owned_value::<Payload<T>>(self).map(|p| p.records).map_err(CodecError::from_display)
+    }
+}
+
 impl Codec for SimdJson {
     fn meta(&self) -> CodecMeta {
         CodecMeta {
@@ -48,6 +54,6 @@ impl Codec for SimdJson {
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
         let mut owned = bytes.to_vec();
-        simd_json::to_owned_value(&mut owned).map(Tree::SimdJson).map_err(CodecError::from_display)
+        simd_json::to_owned_value(&mut owned).map(Tree::new).map_err(CodecError::from_display)
     }
 }

@@ -15,6 +15,12 @@ impl DeFn<rmp_serde::decode::Error> for FromSlice {
     }
 }
 
+impl crate::TreeRecords for rmpv::Value {
+    fn records<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, CodecError> {
+        rmpv::ext::from_value::<Payload<T>>(self).map(|p| p.records).map_err(CodecError::from_display)
+    }
+}
+
 impl Codec for Msgpack {
     fn meta(&self) -> CodecMeta {
         CodecMeta {
@@ -46,6 +52,6 @@ impl Codec for Msgpack {
         if !input.is_empty() {
             return Err(CodecError(format!("{} bytes after the payload's value", input.len())));
         }
-        Ok(Tree::Msgpack(tree))
+        Ok(Tree::new(tree))
     }
 }

@@ -16,6 +16,14 @@ impl DeFn<Error> for FromSlice {
     }
 }
 
+impl crate::TreeRecords for Value {
+    fn records<T: serde::de::DeserializeOwned>(self) -> Result<Vec<T>, CodecError> {
+        // Written again and read typed: the tree keeps no types beyond UBJSON's own (a bytes field
+        // is an array of integers, which a human-readable go-between would not take for bytes).
+        codecbench_ubjson::to_vec(&self).and_then(|b| codecbench_ubjson::from_slice::<Payload<T>>(&b)).map(|p| p.records).map_err(CodecError::from_display)
+    }
+}
+
 impl Codec for Ubjson {
     /// UBJSON's largest integer is int64 (proto/README.md, "Payloads").
     fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {
@@ -47,7 +55,7 @@ impl Codec for Ubjson {
     }
 
     fn decode_tree(&self, bytes: &[u8]) -> Result<Tree, CodecError> {
-        from_slice::<Value>(bytes).map(Tree::Ubjson).map_err(CodecError::from_display)
+        from_slice::<Value>(bytes).map(Tree::new).map_err(CodecError::from_display)
     }
 }
 
