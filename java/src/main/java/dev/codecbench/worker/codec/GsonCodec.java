@@ -292,16 +292,19 @@ public final class GsonCodec implements Codec {
    */
   private static String refusalOf(Schema schema) {
     String why = Offered.refusal(ID, schema);
+    if (why != null) {
+      return why;
+    }
     for (Schema.Message m : schema.messages().values()) {
       for (Schema.Field f : m.fields()) {
         for (Schema.Field v : f.map() ? List.of(schema.mapKey(f), schema.mapValue(f)) : List.of(f)) {
-          if (why == null && unsigned(v.type())) {
-            why = Offered.reason(ID, v.type().name().toLowerCase(Locale.ROOT), f);
+          if (unsigned(v.type())) {
+            return Offered.reason(ID, v.type().name().toLowerCase(Locale.ROOT), f);
           }
         }
       }
     }
-    return why;
+    return null;
   }
 
   private static boolean unsigned(Schema.Type t) {
