@@ -137,7 +137,7 @@ WEB_PAGE := web/dist/index.html
 # The Node.js worker (web/src/node/): the page's codecs, trial and task modules built for Node.
 WEB_NODE := web/dist-node/main.js
 java: $(JAVA_JAR) $(JAVA_JSA)
-$(JAVA_JAR): java/pom.xml $(shell find java/src/main java/src/build proto -type f 2>/dev/null)
+$(JAVA_JAR): java/pom.xml codecs/catalogue.yaml $(shell find java/src/main java/src/build proto -type f 2>/dev/null)
 	cd java && $(MVN) package -DskipTests
 	touch $@
 $(JAVA_JSA): $(JAVA_JAR) $(wildcard codecs/vectors/*.pb)

@@ -20,7 +20,7 @@ import yaml
 
 from .processes import repo_root
 
-IMPLEMENTATION_KEYS = {"library", "version", "modes", "notes"}
+IMPLEMENTATION_KEYS = {"library", "package", "version", "modes", "notes"}
 
 
 def default_path() -> Path:

@@ -31,14 +31,10 @@ impl Codec for Bson {
     }
 
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "bson",
-            media_type: "application/bson",
-            decode_modes: &[TYPED, TREE, LAZY],
-            library: "bson",
-            library_version: env!("CODECBENCH_VERSION_BSON"),
-            notes: "tree = bson::Document; lazy = bson::RawDocument lookups",
-            timed_regions: &[
+        CodecMeta::of(
+            "bson",
+            "tree = bson::Document; lazy = bson::RawDocument lookups",
+            &[
                 Region { operation: "encode", contains: &["serialize"], note: "" },
                 Region { operation: TYPED, contains: &["parse"], note: "" },
                 Region { operation: TREE, contains: &["parse"], note: "" },
@@ -48,7 +44,7 @@ impl Codec for Bson {
                     note: "RawDocument::get walks element headers up to the field; integers formatted in decimal (itoa) for the sink",
                 },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

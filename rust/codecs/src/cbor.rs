@@ -47,19 +47,15 @@ impl crate::TreeRecords for ciborium::Value {
 
 impl Codec for Cbor {
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "cbor",
-            media_type: "application/cbor",
-            decode_modes: &[TYPED, TREE],
-            library: "ciborium",
-            library_version: env!("CODECBENCH_VERSION_CIBORIUM"),
-            notes: "records as maps with wire names, definite lengths, smallest integer and float widths; tree = ciborium::Value",
-            timed_regions: &[
+        CodecMeta::of(
+            "cbor",
+            "records as maps with wire names, definite lengths, smallest integer and float widths; tree = ciborium::Value",
+            &[
                 Region { operation: "encode", contains: &["serialize"], note: "ciborium::into_writer into a growing Vec" },
                 Region { operation: TYPED, contains: &["parse"], note: "" },
                 Region { operation: TREE, contains: &["parse"], note: "ciborium::Value owns its strings (one copy each, UTF-8 checked)" },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

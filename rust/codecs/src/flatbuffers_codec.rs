@@ -51,15 +51,11 @@ pub struct Flatbuffers;
 
 impl Codec for Flatbuffers {
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "flatbuffers",
-            media_type: "application/x-flatbuffers",
-            decode_modes: &[TYPED, LAZY],
-            library: "flatbuffers",
-            library_version: env!("CODECBENCH_VERSION_FLATBUFFERS"),
-            notes: "schema = flatc 25.12.19 --proto of datasets.proto (the same schema flatc 2.0.8 makes); payload = the *Dataset table as root, no file identifier; \
+        CodecMeta::of(
+            "flatbuffers",
+            "schema = flatc 25.12.19 --proto of datasets.proto (the same schema flatc 2.0.8 makes); payload = the *Dataset table as root, no file identifier; \
                     model <-> tables through flatc's builders and accessors (mapping generated at build time from the descriptors)",
-            timed_regions: &[
+            &[
                 Region {
                     operation: "encode",
                     contains: &["model-conversion", "serialize", "copy"],
@@ -78,7 +74,7 @@ impl Codec for Flatbuffers {
                            through flatc's accessors in place; paths resolved once per call; integers formatted with itoa",
                 },
             ],
-        }
+        )
     }
 
     fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {

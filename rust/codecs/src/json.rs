@@ -35,21 +35,17 @@ impl crate::TreeRecords for serde_json::Value {
 
 impl Codec for Json {
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "json",
-            media_type: "application/json",
-            decode_modes: &[TYPED, TREE, STREAMING],
-            library: "serde_json",
-            library_version: env!("CODECBENCH_VERSION_SERDE_JSON"),
-            notes: "typed = serde derive on the dataset types; tree = serde_json::Value",
-            timed_regions: &[
+        CodecMeta::of(
+            "json",
+            "typed = serde derive on the dataset types; tree = serde_json::Value",
+            &[
                 Region { operation: "encode", contains: &["serialize", "utf8"], note: "" },
                 Region { operation: TYPED, contains: &["parse", "utf8"], note: "" },
                 Region { operation: TREE, contains: &["parse", "utf8"], note: "" },
                 Region { operation: "encode streaming", contains: &["serialize", "utf8"], note: "to_writer into a 4 KiB buffer drained after each fill" },
                 Region { operation: STREAMING, contains: &["parse", "utf8"], note: "from_reader over 4 KiB reads; each record handed over, then dropped" },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

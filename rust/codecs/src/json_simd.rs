@@ -27,21 +27,17 @@ impl crate::TreeRecords for simd_json::OwnedValue {
 
 impl Codec for SimdJson {
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "json/simd-json",
-            media_type: "application/json",
-            decode_modes: &[TYPED, TREE],
-            library: "simd-json",
-            library_version: env!("CODECBENCH_VERSION_SIMD_JSON"),
-            notes: "simd-json's serde API on the dataset types json uses; its SIMD kernel picked at run time \
+        CodecMeta::of(
+            "json/simd-json",
+            "simd-json's serde API on the dataset types json uses; its SIMD kernel picked at run time \
                     (runtime-detection); decodes parse a copy of the payload (simd-json rewrites its input); \
                     tree = simd_json::OwnedValue",
-            timed_regions: &[
+            &[
                 Region { operation: "encode", contains: &["serialize", "utf8"], note: "simd_json::serde::to_vec" },
                 Region { operation: TYPED, contains: &["copy", "parse", "utf8"], note: "the payload copied into a buffer simd-json may rewrite, then simd_json::serde::from_slice" },
                 Region { operation: TREE, contains: &["copy", "parse", "utf8"], note: "the payload copied, then simd_json::to_owned_value" },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -56,7 +56,35 @@ pub struct Region {
     pub note: &'static str,
 }
 
-/// What a worker announces about a codec.
+/// One Rust implementation as codecs/catalogue.yaml lists it, with its library's version from
+/// Cargo.lock (build.rs generates the table: build/catalogue.rs).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Listed {
+    pub id: &'static str,
+    pub media_type: &'static str,
+    pub library: &'static str,
+    pub library_version: &'static str,
+    pub decode_modes: &'static [&'static str],
+    /// Every implementation of the format writes byte-identical payloads.
+    pub deterministic: bool,
+}
+
+mod catalogue {
+    include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
+}
+
+/// codecs/catalogue.yaml's Rust implementations, in its order.
+pub fn catalogue() -> &'static [Listed] {
+    catalogue::LISTED
+}
+
+/// The catalogue's Rust implementation of codec `id`.
+pub fn listed(id: &str) -> Option<&'static Listed> {
+    catalogue::LISTED.iter().find(|l| l.id == id)
+}
+
+/// What a worker announces about a codec: the catalogue's facts ([`Listed`]) and what only the
+/// codec's code can say (notes, timed regions), put together by [`CodecMeta::of`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CodecMeta {
     pub id: &'static str,
@@ -67,6 +95,24 @@ pub struct CodecMeta {
     pub notes: &'static str,
     /// One entry for encode and one per decode mode.
     pub timed_regions: &'static [Region],
+}
+
+impl CodecMeta {
+    /// Codec `id` as codecs/catalogue.yaml lists it for Rust, with the codec's own notes and
+    /// timed regions. A codec the catalogue does not list is a programming error (the registry
+    /// test checks every one).
+    pub fn of(id: &str, notes: &'static str, timed_regions: &'static [Region]) -> CodecMeta {
+        let l = listed(id).unwrap_or_else(|| panic!("codecs/catalogue.yaml lists no rust implementation of {id}"));
+        CodecMeta {
+            id: l.id,
+            media_type: l.media_type,
+            decode_modes: l.decode_modes,
+            library: l.library,
+            library_version: l.library_version,
+            notes,
+            timed_regions,
+        }
+    }
 }
 
 /// A library's generic document (`tree` mode), whatever its type: a codec brings its own by

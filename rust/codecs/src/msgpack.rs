@@ -23,19 +23,15 @@ impl crate::TreeRecords for rmpv::Value {
 
 impl Codec for Msgpack {
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "msgpack",
-            media_type: "application/msgpack",
-            decode_modes: &[TYPED, TREE],
-            library: "rmp-serde",
-            library_version: env!("CODECBENCH_VERSION_RMP_SERDE"),
-            notes: "records as maps (to_vec_named); tree = rmpv::Value",
-            timed_regions: &[
+        CodecMeta::of(
+            "msgpack",
+            "records as maps (to_vec_named); tree = rmpv::Value",
+            &[
                 Region { operation: "encode", contains: &["serialize"], note: "" },
                 Region { operation: TYPED, contains: &["parse"], note: "" },
                 Region { operation: TREE, contains: &["parse"], note: "rmpv::Value owns its strings (one copy each, UTF-8 checked)" },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -13,19 +13,15 @@ impl Codec for Protobuf {
     }
 
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "protobuf",
-            media_type: "application/x-protobuf",
-            decode_modes: &[TYPED],
-            library: "prost",
-            library_version: env!("CODECBENCH_VERSION_PROST"),
-            notes: "payload = the dataset's *Dataset message",
-            timed_regions: &[
+        CodecMeta::of(
+            "protobuf",
+            "payload = the dataset's *Dataset message",
+            &[
                 // prost memoises no sizes: every encode computes the lengths it writes.
                 Region { operation: "encode", contains: &["serialize"], note: "the prost types are the Rust application objects: no model conversion" },
                 Region { operation: TYPED, contains: &["parse"], note: "the prost types are the Rust application objects: no model conversion" },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

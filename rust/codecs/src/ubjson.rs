@@ -31,19 +31,15 @@ impl Codec for Ubjson {
     }
 
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "ubjson",
-            media_type: "application/ubjson",
-            decode_modes: &[TYPED, TREE],
-            library: "codecbench ubjson (project-owned, Draft 12)",
-            library_version: env!("CARGO_PKG_VERSION"),
-            notes: "no complete Rust crate exists; smallest integer markers, float64 for doubles; tree = its own Value",
-            timed_regions: &[
+        CodecMeta::of(
+            "ubjson",
+            "no complete Rust crate exists; smallest integer markers, float64 for doubles; tree = its own Value",
+            &[
                 Region { operation: "encode", contains: &["serialize"], note: "" },
                 Region { operation: TYPED, contains: &["parse"], note: "" },
                 Region { operation: TREE, contains: &["parse"], note: "" },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

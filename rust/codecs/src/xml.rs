@@ -44,14 +44,10 @@ impl Codec for Xml {
     }
 
     fn meta(&self) -> CodecMeta {
-        CodecMeta {
-            id: "xml",
-            media_type: "application/xml",
-            decode_modes: &[TYPED],
-            library: "quick-xml",
-            library_version: env!("CODECBENCH_VERSION_QUICK_XML"),
-            notes: "quick-xml serde with the element mapping of proto/README.md (root <payload>, <records>, fields as elements, repeated fields unwrapped); typed = serde derive on the dataset types",
-            timed_regions: &[
+        CodecMeta::of(
+            "xml",
+            "quick-xml serde with the element mapping of proto/README.md (root <payload>, <records>, fields as elements, repeated fields unwrapped); typed = serde derive on the dataset types",
+            &[
                 Region {
                     operation: "encode",
                     contains: &["serialize"],
@@ -63,7 +59,7 @@ impl Codec for Xml {
                     note: "str::from_utf8 of the payload, then quick_xml::de straight into the native model through this codec's serde adapter",
                 },
             ],
-        }
+        )
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -20,7 +20,7 @@ class EnvironmentProbeTest {
     assertFalse(env.getHostname().isEmpty());
     assertTrue(env.getCores() >= 1);
     for (String key : new String[] {"jvm_vendor", "java_version", "max_heap_bytes", "gc", "jvm_flags",
-        "jvm_min_warmup_ms", "trial_process", "lib_jackson", "lib_bson4jackson", "lib_mongodb-bson", "lib_grpc-java"}) {
+        "jvm_min_warmup_ms", "trial_process", "lib_jackson-databind", "lib_bson4jackson", "lib_mongodb-bson", "lib_grpc-java"}) {
       assertTrue(env.getDetailsMap().containsKey(key), key + " in " + env.getDetailsMap());
     }
     assertFalse(env.getDetailsOrThrow("gc").isEmpty());
@@ -28,7 +28,7 @@ class EnvironmentProbeTest {
     assertTrue(env.getDetailsOrThrow("trial_process").startsWith("forked JVM per trial"));
     assertTrue(Long.parseLong(env.getDetailsOrThrow("max_heap_bytes")) > 0);
     // Filtered from pom.xml at build time, not left as a placeholder.
-    assertTrue(env.getDetailsOrThrow("lib_jackson").matches("\\d+\\.\\d+\\.\\d+"), env.getDetailsOrThrow("lib_jackson"));
+    assertTrue(env.getDetailsOrThrow("lib_jackson-databind").matches("\\d+\\.\\d+\\.\\d+"), env.getDetailsOrThrow("lib_jackson-databind"));
   }
 
   @Test

@@ -2,10 +2,9 @@ package dev.codecbench.worker.codec;
 
 import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import de.undercouch.bson4jackson.BsonFactory;
 import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
@@ -36,60 +35,24 @@ import org.bson.codecs.DecoderContext;
  * outside timing. Every timed decode checks only the outer size and terminator (O(1)). Lazy
  * decode validates lazily, like RawBsonDocument and Rust's RawDocument: only the elements it reads.
  */
-public final class BsonCodec implements Codec {
+public final class BsonCodec extends JacksonCodec {
   private static final String ID = "bson";
 
-  private final JacksonBindings bindings;
   private final ObjectReader genericReader;
   private final ObjectWriter genericWriter;
   private final BsonDocumentCodec documentCodec = new BsonDocumentCodec();
   private final DecoderContext decoderContext = DecoderContext.builder().build();
 
   public BsonCodec() {
-    ObjectMapper mapper = new ObjectMapper(new BsonFactory());
-    mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-    // Every field is required and non-null but a proto3 optional one, which may be absent: the
-    // model's annotations say which (ModelGenerator). An enum is its name, never a number.
-    mapper.enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
+    super(ID, JsonMapper.builder(new BsonFactory()).enable(STRICT).build());
     this.genericReader = mapper.readerFor(new TypeReference<LinkedHashMap<String, Object>>() {});
     this.genericWriter = mapper.writer();
-    this.bindings = new JacksonBindings(ID, mapper);
-  }
-
-  @Override
-  public String refusal(Dataset<?> dataset) {
-    return bindings.refusal(dataset);
-  }
-
-  @Override
-  public String id() {
-    return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/bson";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, TREE, LAZY);
-  }
-
-  @Override
-  public String library() {
-    return "bson4jackson";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("bson4jackson");
   }
 
   @Override
   public String notes() {
     return "encode and typed decode: bson4jackson " + LibraryVersions.get("bson4jackson")
-        + " on jackson-databind " + LibraryVersions.get("jackson")
+        + " on jackson-databind " + LibraryVersions.get("jackson-databind")
         + "; tree decode: org.mongodb:bson " + LibraryVersions.get("mongodb-bson")
         + " BsonDocumentCodec into a BsonDocument; lazy decode: its RawBsonDocument, reading the "
         + "task's fields of every record without materialising it; the strict validation pass "
@@ -112,15 +75,6 @@ public final class BsonCodec implements Codec {
   public void validate(byte[] payload) throws CodecException {
     checkDocumentSize(payload);
     BsonValidator.validate(payload);
-  }
-
-  @Override
-  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
-    try {
-      return bindings.writer(dataset).writeValueAsBytes(records);
-    } catch (IOException e) {
-      throw CodecException.wrap(ID, "encode", e);
-    }
   }
 
   @Override

@@ -1,17 +1,10 @@
 package dev.codecbench.worker.codec;
 
 import codecbench.v1.Results.TimedRegion;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.cbor.CBORFactory;
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
 import dev.codecbench.worker.LibraryVersions;
-import dev.codecbench.worker.dataset.Dataset;
-import dev.codecbench.worker.model.Records;
-import java.io.IOException;
 import java.util.List;
 
 /**
@@ -21,7 +14,7 @@ import java.util.List;
  * form, doubles as float64. Reading accepts what other writers choose: definite or indefinite
  * lengths, every integer width, float16/32/64, and an integer where a double is expected.
  */
-public final class CborCodec implements Codec {
+public final class CborCodec extends JacksonCodec {
   private static final String ID = "cbor";
   /**
    * Jackson's parser keeps a value's tags in an array grown by 8 per tag (a run of n tags costs
@@ -34,58 +27,18 @@ public final class CborCodec implements Codec {
     "float or simple value"
   };
 
-  private final CBORFactory factory;
-  private final JacksonBindings bindings;
-  private final ObjectMapper mapper;
-
   public CborCodec() {
-    this.factory = new CborUint64();
-    this.mapper =
-        CBORMapper.builder(factory)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            // Every field is required and non-null but a proto3 optional one, which may be absent:
-            // the model's annotations say which (ModelGenerator). An enum is its name, never a number.
-            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-            // 1.5 into an int field is an error, not 1.
-            .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
-            .build();
-    this.bindings = new JacksonBindings(ID, mapper);
-  }
-
-  @Override
-  public String refusal(Dataset<?> dataset) {
-    return bindings.refusal(dataset);
-  }
-
-  @Override
-  public String id() {
-    return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/cbor";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, TREE);
-  }
-
-  @Override
-  public String library() {
-    return "jackson-dataformat-cbor";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("jackson-dataformat-cbor");
+    super(ID, CBORMapper.builder(new CborUint64())
+        .enable(STRICT)
+        // 1.5 into an int field is an error, not 1.
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+        .build());
   }
 
   @Override
   public String notes() {
     return "jackson-dataformat-cbor " + LibraryVersions.get("jackson-dataformat-cbor")
-        + " on jackson-databind " + LibraryVersions.get("jackson")
+        + " on jackson-databind " + LibraryVersions.get("jackson-databind")
         + "; one shared ObjectReader/ObjectWriter per dataset into Java records; records as "
         + "indefinite-length maps with wire names (Jackson writes beans without a size), arrays "
         + "definite-length, smallest integer forms, doubles as float64, no tags; reads definite and "
@@ -103,58 +56,6 @@ public final class CborCodec implements Codec {
         Codec.region(ENCODE, "", "serialize", "copy"),
         Codec.region(TYPED, "", "parse"),
         Codec.region(TREE, "", "parse"));
-  }
-
-  @Override
-  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
-    try {
-      return bindings.writer(dataset).writeValueAsBytes(records);
-    } catch (IOException e) {
-      throw CodecException.wrap(ID, "encode", e);
-    }
-  }
-
-  @Override
-  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
-    Records<R> records;
-    try (JsonParser parser = factory.createParser(payload)) {
-      records = bindings.reader(dataset).readValue(parser);
-      rejectTrailing(parser);
-    } catch (IOException | RuntimeException e) {
-      throw CodecException.wrap(ID, "decode", e);
-    }
-    if (records == null) {
-      throw new CodecException(ID + " decode: the payload is null or empty, not {\"records\": [...]}");
-    }
-    return records;
-  }
-
-  @Override
-  public JsonNode decodeTree(byte[] payload) throws CodecException {
-    JsonNode root;
-    try (JsonParser parser = factory.createParser(payload)) {
-      root = mapper.readTree(parser);
-      rejectTrailing(parser);
-    } catch (IOException | RuntimeException e) {
-      throw CodecException.wrap(ID, "decode", e);
-    }
-    if (root == null || root.isMissingNode() || root.isNull()) {
-      throw new CodecException(ID + " decode: the payload is null or empty, not {\"records\": [...]}");
-    }
-    return root;
-  }
-
-  @Override
-  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
-    return JacksonBindings.treeToRecords(ID, bindings.reader(dataset), (JsonNode) tree);
-  }
-
-  /** readValue/readTree stop after one value; anything after it is an error, not ignored. */
-  private static void rejectTrailing(JsonParser parser) throws IOException, CodecException {
-    JsonToken trailing = parser.nextToken();
-    if (trailing != null) {
-      throw new CodecException(ID + " decode: data after the payload's value (" + trailing + ")");
-    }
   }
 
   /**

@@ -1,6 +1,7 @@
 package dev.codecbench.worker.codec;
 
 import codecbench.v1.Results.TimedRegion;
+import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.InputStream;
@@ -30,10 +31,13 @@ public interface Codec {
   /** The timed region of {@link #encodeStreaming}, declared just before the streaming decode's. */
   String ENCODE_STREAMING = "encode streaming";
 
-  /** Codec id as announced to control: json, bson, ... */
+  /** Codec id as announced to control: json, bson, json/gson, ... (its codecs/catalogue.yaml entry). */
   String id();
 
-  String mediaType();
+  /** The format's media type, from codecs/catalogue.yaml. */
+  default String mediaType() {
+    return Catalogue.entry(id()).mediaType();
+  }
 
   /**
    * The format a codec id names (proto/README.md "Implementations"): the id itself for a
@@ -45,12 +49,24 @@ public interface Codec {
     return slash < 0 ? id : id.substring(0, slash);
   }
 
-  /** The decode modes this codec implements (typed, tree, lazy, streaming). */
-  List<String> decodeModes();
+  /**
+   * The decode modes this codec implements (typed, tree, lazy, streaming), as codecs/catalogue.yaml
+   * lists them for Java; a mode listed there and not implemented fails its trial with the default
+   * methods' "has no ... mode" (and CodecRoundTripTest).
+   */
+  default List<String> decodeModes() {
+    return Catalogue.java(id()).modes();
+  }
 
-  String library();
+  /** The library, as codecs/catalogue.yaml names it for Java. */
+  default String library() {
+    return Catalogue.java(id()).library();
+  }
 
-  String libraryVersion();
+  /** The library's version this worker was built with (pom.xml, keyed by the catalogue's name). */
+  default String libraryVersion() {
+    return LibraryVersions.get(library());
+  }
 
   /** What a reader of the results should know about how this codec runs. */
   String notes();

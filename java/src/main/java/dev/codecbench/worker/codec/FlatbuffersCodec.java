@@ -95,26 +95,6 @@ public final class FlatbuffersCodec implements Codec {
   }
 
   @Override
-  public String mediaType() {
-    return "application/x-flatbuffers";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, LAZY);
-  }
-
-  @Override
-  public String library() {
-    return "flatbuffers-java";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("flatbuffers-java");
-  }
-
-  @Override
   public String notes() {
     return "flatbuffers-java " + LibraryVersions.get("flatbuffers-java") + " on the schema flatc "
         + LibraryVersions.get("flatbuffers-java") + " --proto makes of datasets.proto at build time; a "

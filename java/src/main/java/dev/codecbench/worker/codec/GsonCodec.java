@@ -10,7 +10,6 @@ import com.google.gson.reflect.TypeToken;
 import com.google.gson.stream.JsonReader;
 import com.google.gson.stream.JsonToken;
 import com.google.gson.stream.JsonWriter;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.Schema;
 import dev.codecbench.worker.model.Records;
@@ -75,26 +74,6 @@ public final class GsonCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/json";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, TREE, STREAMING);
-  }
-
-  @Override
-  public String library() {
-    return "gson";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("gson");
   }
 
   @Override

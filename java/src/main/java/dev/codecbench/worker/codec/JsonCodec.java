@@ -4,7 +4,6 @@ import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.core.StreamWriteFeature;
@@ -12,12 +11,10 @@ import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
@@ -32,70 +29,34 @@ import java.util.function.Consumer;
  * the record type's ObjectWriter; a JsonParser over the caller's stream walked to the records
  * array, then a MappingIterator reading one record at a time.
  */
-public final class JsonCodec implements Codec {
+public final class JsonCodec extends JacksonCodec {
   private static final String ID = "json";
   private static final String RECORDS = "records";
 
   private final ObjectReader treeReader;
-  private final JacksonBindings bindings;
   /** Per dataset: one record's reader and writer, for the streaming mode. */
   private final PerDataset<ObjectReader> recordReaders;
   private final PerDataset<ObjectWriter> recordWriters;
 
   public JsonCodec() {
-    ObjectMapper mapper =
-        JsonMapper.builder()
-            // Shortest round-trip form for doubles (JDK 17's Double.toString is not always shortest).
-            .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
-            .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
-            // Strict reading: a payload is exactly one value.
-            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            // Every field is required and non-null but a proto3 optional one, which may be absent:
-            // the model's annotations say which (ModelGenerator). An enum is its name, never a number.
-            .enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS)
-            // Streaming: the caller owns its stream (the generator flushes it at the end).
-            .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
-            .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
-            .build();
+    super(ID, JsonMapper.builder()
+        // Shortest round-trip form for doubles (JDK 17's Double.toString is not always shortest).
+        .enable(StreamWriteFeature.USE_FAST_DOUBLE_WRITER)
+        .enable(StreamReadFeature.USE_FAST_DOUBLE_PARSER)
+        // Strict reading: a payload is exactly one value.
+        .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .enable(STRICT)
+        // Streaming: the caller owns its stream (the generator flushes it at the end).
+        .disable(StreamWriteFeature.AUTO_CLOSE_TARGET)
+        .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
+        .build());
     this.treeReader = mapper.reader();
-    this.bindings = new JacksonBindings(ID, mapper);
     this.recordReaders = new PerDataset<>(ID, Dataset.carried(), d -> mapper.readerFor(d.recordsType().containedType(0)));
     // Written into a bounded buffer: a flush after every record would hand the drain one record
     // at a time instead of full buffers.
     this.recordWriters = new PerDataset<>(ID, Dataset.carried(),
         d -> mapper.writerFor(d.recordsType().containedType(0)).without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE));
-  }
-
-  @Override
-  public String refusal(Dataset<?> dataset) {
-    return bindings.refusal(dataset);
-  }
-
-  @Override
-  public String id() {
-    return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/json";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, TREE, STREAMING);
-  }
-
-  @Override
-  public String library() {
-    return "jackson-databind";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("jackson");
   }
 
   @Override
@@ -117,15 +78,6 @@ public final class JsonCodec implements Codec {
             + "into a 4 KiB buffer drained after each fill", "serialize", "utf8", "copy"),
         Codec.region(STREAMING, "JsonParser over 4 KiB reads; a MappingIterator reads each record, "
             + "which is handed over, then dropped", "parse", "utf8"));
-  }
-
-  @Override
-  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
-    try {
-      return bindings.writer(dataset).writeValueAsBytes(records);
-    } catch (JsonProcessingException e) {
-      throw CodecException.wrap(ID, "encode", e);
-    }
   }
 
   @Override
@@ -155,11 +107,6 @@ public final class JsonCodec implements Codec {
       throw new CodecException(ID + " decode: the payload holds no JSON value");
     }
     return root;
-  }
-
-  @Override
-  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
-    return JacksonBindings.treeToRecords(ID, bindings.reader(dataset), (JsonNode) tree);
   }
 
   @Override

@@ -6,10 +6,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonEOFException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.codecbench.worker.LibraryVersions;
-import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
 import java.util.List;
@@ -25,60 +24,26 @@ import org.msgpack.jackson.dataformat.MessagePackFactory;
  * holds them, doubles as float64; reading accepts every integer width, and an integer where a
  * double is expected (JavaScript encoders write whole-number doubles as integers).
  */
-public final class MsgpackCodec implements Codec {
+public final class MsgpackCodec extends JacksonCodec {
   private static final String ID = "msgpack";
 
-  private final MessagePackFactory factory;
-  private final JacksonBindings bindings;
-  private final ObjectMapper mapper;
-
   public MsgpackCodec() {
-    this.factory = new MessagePackFactory();
-    ObjectMapper mapper = new ObjectMapper(factory);
-    mapper.enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES);
-    // Every field is required and non-null but a proto3 optional one, which may be absent: the
-    // model's annotations say which (ModelGenerator). An enum is its name, never a number.
-    mapper.enable(DeserializationFeature.FAIL_ON_NUMBERS_FOR_ENUMS);
-    // 1.5 into an int field is an error, not 1.
-    mapper.disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT);
-    this.bindings = new JacksonBindings(ID, mapper);
-    this.mapper = mapper;
+    super(ID, JsonMapper.builder(new MessagePackFactory())
+        .enable(STRICT)
+        // 1.5 into an int field is an error, not 1.
+        .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
+        .build());
   }
 
   @Override
-  public String refusal(Dataset<?> dataset) {
-    return bindings.refusal(dataset);
-  }
-
-  @Override
-  public String id() {
-    return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/msgpack";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, TREE);
-  }
-
-  @Override
-  public String library() {
-    return "jackson-dataformat-msgpack";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("jackson-dataformat-msgpack");
+  String nullName() {
+    return "nil";
   }
 
   @Override
   public String notes() {
     return "jackson-dataformat-msgpack " + LibraryVersions.get("jackson-dataformat-msgpack")
-        + " on jackson-databind " + LibraryVersions.get("jackson")
+        + " on jackson-databind " + LibraryVersions.get("jackson-databind")
         + "; one shared ObjectReader/ObjectWriter per dataset into Java records; records as maps "
         + "with wire names; smallest integer forms, doubles as float64; tree = a Jackson JsonNode "
         + "tree read through the msgpack parser; no lazy mode (msgpack has no index to skip by); a "
@@ -94,55 +59,12 @@ public final class MsgpackCodec implements Codec {
         Codec.region(TREE, "", "parse"));
   }
 
-  @Override
-  public <R> byte[] encode(Dataset<R> dataset, Records<R> records) throws CodecException {
-    try {
-      return bindings.writer(dataset).writeValueAsBytes(records);
-    } catch (IOException e) {
-      throw CodecException.wrap(ID, "encode", e);
-    }
-  }
-
-  @Override
-  public <R> Records<R> decodeTyped(Dataset<R> dataset, byte[] payload) throws CodecException {
-    Records<R> records;
-    try (JsonParser parser = factory.createParser(payload)) {
-      records = bindings.reader(dataset).readValue(parser);
-      rejectTrailing(parser);
-    } catch (IOException | RuntimeException e) {
-      throw CodecException.wrap(ID, "decode", e);
-    }
-    if (records == null) {
-      throw new CodecException(ID + " decode: the payload is nil or empty, not {\"records\": [...]}");
-    }
-    return records;
-  }
-
-  @Override
-  public JsonNode decodeTree(byte[] payload) throws CodecException {
-    JsonNode root;
-    try (JsonParser parser = factory.createParser(payload)) {
-      root = mapper.readTree(parser);
-      rejectTrailing(parser);
-    } catch (IOException | RuntimeException e) {
-      throw CodecException.wrap(ID, "decode", e);
-    }
-    if (root == null || root.isMissingNode() || root.isNull()) {
-      throw new CodecException(ID + " decode: the payload is nil or empty, not {\"records\": [...]}");
-    }
-    return root;
-  }
-
-  @Override
-  public <R> Records<R> treeToRecords(Dataset<R> dataset, Object tree) throws CodecException {
-    return JacksonBindings.treeToRecords(ID, bindings.reader(dataset), (JsonNode) tree);
-  }
-
   /**
    * FAIL_ON_TRAILING_TOKENS cannot be used: this parser reports the end of its input as an EOF
    * error rather than as no token. A whole value after the payload's value is rejected.
    */
-  private static void rejectTrailing(JsonParser parser) throws IOException, CodecException {
+  @Override
+  void rejectTrailing(JsonParser parser) throws IOException, CodecException {
     JsonToken trailing;
     try {
       trailing = parser.nextToken();

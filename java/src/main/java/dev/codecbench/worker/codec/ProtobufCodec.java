@@ -3,7 +3,6 @@ package dev.codecbench.worker.codec;
 import codecbench.v1.Results.TimedRegion;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.util.List;
@@ -24,26 +23,6 @@ public final class ProtobufCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/x-protobuf";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED);
-  }
-
-  @Override
-  public String library() {
-    return "protobuf-java";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("protobuf-java");
   }
 
   @Override

@@ -4,7 +4,6 @@ import codecbench.v1.Results.TimedRegion;
 import com.devsmart.ubjson.UBReader;
 import com.devsmart.ubjson.UBValue;
 import com.devsmart.ubjson.UBWriter;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.ByteArrayInputStream;
@@ -51,26 +50,6 @@ public final class UbjsonCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String mediaType() {
-    return "application/ubjson";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED, TREE);
-  }
-
-  @Override
-  public String library() {
-    return "com.dev-smart:ubjson";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("ubjson");
   }
 
   @Override

@@ -115,29 +115,9 @@ public final class XmlCodec implements Codec {
   }
 
   @Override
-  public String mediaType() {
-    return "application/xml";
-  }
-
-  @Override
-  public List<String> decodeModes() {
-    return List.of(TYPED);
-  }
-
-  @Override
-  public String library() {
-    return "jackson-dataformat-xml";
-  }
-
-  @Override
-  public String libraryVersion() {
-    return LibraryVersions.get("jackson-dataformat-xml");
-  }
-
-  @Override
   public String notes() {
     return "jackson-dataformat-xml " + LibraryVersions.get("jackson-dataformat-xml") + " on jackson-databind "
-        + LibraryVersions.get("jackson") + " over Woodstox (the StAX parser and writer it depends on); one "
+        + LibraryVersions.get("jackson-databind") + " over Woodstox (the StAX parser and writer it depends on); one "
         + "shared ObjectReader/ObjectWriter per dataset into Java records; root <payload>, records and "
         + "repeated fields as repeated elements (unwrapped), a matrix row's items as <cells> (a wrapper "
         + "holding the row by reference); no XML declaration written, one accepted; text escaped &lt; "

@@ -3,6 +3,7 @@ package dev.codecbench.worker.codec;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.codecbench.worker.CanonicalVectors;
@@ -16,12 +17,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -37,10 +37,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class GoldenVectorsTest {
   private static final CodecRegistry CODECS = new CodecRegistry();
-  private static final Map<String, Entry> CATALOGUE = catalogue();
-
-  /** A catalogue entry as far as Java cares: deterministic or not, and Java's decode modes. */
-  record Entry(boolean deterministic, List<String> javaModes) {}
+  /** The source file, ../codecs/catalogue.yaml, read as the worker reads its copy in the jar. */
+  private static final Map<String, Catalogue.Entry> CATALOGUE = catalogue();
 
   /** Codec x dataset x language, for every vector file present. */
   static Stream<Arguments> vectors() {
@@ -93,7 +91,7 @@ class GoldenVectorsTest {
   @MethodSource("vectors")
   void deterministicCodecsWriteEveryLanguagesBytes(String codecId, String datasetId, String language)
       throws Exception {
-    Entry entry = CATALOGUE.get(codecId);
+    Catalogue.Entry entry = CATALOGUE.get(codecId);
     assertNotNull(entry, codecId + " is in codecs/catalogue.yaml");
     if (!entry.deterministic()) {
       return;
@@ -137,51 +135,49 @@ class GoldenVectorsTest {
   }
 
   @Test
-  void catalogueListsEveryJavaCodecWithItsModes() {
+  void theRegistryHoldsExactlyTheCataloguesJavaImplementations() {
+    Set<String> listed = new TreeSet<>();
+    CATALOGUE.forEach((id, e) -> {
+      if (e.implementations().containsKey(Catalogue.LANGUAGE)) {
+        listed.add(id);
+      }
+    });
+    Set<String> registered = new TreeSet<>();
+    CODECS.all().forEach(c -> registered.add(c.id()));
+    assertEquals(listed, registered, "codecs/catalogue.yaml's java implementations vs CodecRegistry");
+  }
+
+  @Test
+  void theJarCarriesTheCatalogueAsItIsInTheRepository() {
+    assertEquals(CATALOGUE, Catalogue.entries(), "rebuild the jar (mvn package) after editing codecs/catalogue.yaml");
     for (Codec c : CODECS.all()) {
-      Entry e = CATALOGUE.get(c.id());
-      assertNotNull(e, c.id() + " is missing from codecs/catalogue.yaml");
-      assertEquals(c.decodeModes(), e.javaModes(), c.id() + ": Java's decode modes in codecs/catalogue.yaml");
+      Catalogue.Implementation java = CATALOGUE.get(c.id()).implementations().get(Catalogue.LANGUAGE);
+      assertEquals(java.modes(), c.decodeModes(), c.id());
+      assertEquals(java.library(), c.library(), c.id());
+      assertEquals(CATALOGUE.get(c.id()).mediaType(), c.mediaType(), c.id());
     }
   }
 
-  /**
-   * Reads what Java needs from codecs/catalogue.yaml: each {@code - id:} entry's {@code
-   * deterministic:} flag and its {@code java: {..., modes: [...]}} line. (No YAML library in the
-   * worker for one test; the file's layout is fixed by the catalogue's own header.)
-   */
-  private static Map<String, Entry> catalogue() {
-    List<String> lines;
-    try {
-      lines = Files.readAllLines(CanonicalVectors.DIR.resolveSibling("catalogue.yaml"));
+  @Test
+  void aCatalogueWithAnUnknownKeyOrATwiceListedIdIsRefused() {
+    String entry = "  - id: json\n    mediaType: application/json\n    deterministic: false\n"
+        + "    implementations:\n      java: {library: jackson-databind, modes: [typed]}\n";
+    IOException unknown = assertThrows(IOException.class, () -> Catalogue.parse(stream(
+        "codecs:\n" + entry.replace("deterministic", "determinstic"))));
+    assertTrue(unknown.getMessage().contains("determinstic"), unknown.getMessage());
+    IOException twice = assertThrows(IOException.class, () -> Catalogue.parse(stream("codecs:\n" + entry + entry)));
+    assertTrue(twice.getMessage().contains("json is listed twice"), twice.getMessage());
+  }
+
+  private static java.io.InputStream stream(String text) {
+    return new java.io.ByteArrayInputStream(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  private static Map<String, Catalogue.Entry> catalogue() {
+    try (var in = Files.newInputStream(CanonicalVectors.DIR.resolveSibling("catalogue.yaml"))) {
+      return Catalogue.parse(in);
     } catch (IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
-    Pattern id = Pattern.compile("^\\s*-\\s*id:\\s*(\\S+)");
-    Pattern det = Pattern.compile("^\\s*deterministic:\\s*(true|false)");
-    Pattern java = Pattern.compile("^\\s*java:\\s*\\{.*modes:\\s*\\[([^\\]]*)\\]");
-    Map<String, Entry> out = new LinkedHashMap<>();
-    String current = null;
-    boolean deterministic = false;
-    List<String> modes = List.of();
-    for (String line : lines) {
-      Matcher m;
-      if ((m = id.matcher(line)).find()) {
-        if (current != null) {
-          out.put(current, new Entry(deterministic, modes));
-        }
-        current = m.group(1);
-        deterministic = false;
-        modes = List.of();
-      } else if ((m = det.matcher(line)).find()) {
-        deterministic = Boolean.parseBoolean(m.group(1));
-      } else if ((m = java.matcher(line)).find()) {
-        modes = Stream.of(m.group(1).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-      }
-    }
-    if (current != null) {
-      out.put(current, new Entry(deterministic, modes));
-    }
-    return out;
   }
 }
