@@ -18,12 +18,11 @@ use tonic::{transport::server::TcpIncoming, Request, Response, Status, Streaming
 
 type Stream<T> = Pin<Box<dyn futures::Stream<Item = Result<T, Status>> + Send>>;
 
-/// Blobs by SHA-256 hex, uploads by id, how many uploads finished, and each call's method with
-/// the worker secret it carried.
+/// Blobs by SHA-256 hex, how many uploads finished, and each call's method with the worker secret
+/// it carried.
 #[derive(Default, Clone)]
 struct Store {
     blobs: Arc<Mutex<HashMap<String, Vec<u8>>>>,
-    uploads: Arc<Mutex<HashMap<String, Vec<u8>>>>,
     finished: Arc<Mutex<u64>>,
     secrets: Arc<Mutex<Vec<(&'static str, Option<String>)>>>,
 }
