@@ -93,7 +93,6 @@ public final class Trial {
         }
       }
       case OPERATION_DECODE -> {
-        TaskRunner.checkDecodeMode(task, codec);
         if (payload == null) {
           throw TaskFailure.at("setup", "decode trial without a payload");
         }
@@ -172,7 +171,6 @@ public final class Trial {
    * the streamed bytes decode (typed) to the canonical records. No payload is returned.
    */
   private <R> void encodeStreaming(Task task, Canonical<R> canonical, Codec codec) throws TaskFailure {
-    checkStreamingEncode(task, codec);
     laps.lap("load");
     Dataset<R> dataset = canonical.dataset();
     Records<R> model = canonical.model();

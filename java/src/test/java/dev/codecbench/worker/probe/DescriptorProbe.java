@@ -13,7 +13,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * Not a test: a probe of the measurement artifact TrialBuildsNoDescriptorsTest guards against.
+ * Not a test: a probe of the measurement artifact TrialChildInitTest guards against.
  * Parses a 1,000-record NumericDataset (the canonical vector's records, cycled) 200 times per
  * round, 30 rounds, and prints the median ns and heap bytes per record, in a fresh JVM per mode:
  * {@code plain} (parse only), {@code registry} (the worker's dataset registry loaded first, as a

@@ -14,15 +14,20 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A trial's child JVM never builds the built-ins' protobuf descriptors: building them parses the
+ * What a trial's child JVM must not initialise, checked in fresh child JVMs with HotSpot's
+ * class+init log through whole trials (dataset lookup, codec set-up, verification, warm-up,
+ * rounds).
+ *
+ * <p>It never reads codecs/catalogue.yaml: the attached JVM checks a task's modes against it
+ * (TaskRunner.checkModes), and parsing it cold costs a trial ~40 ms of start-up.
+ *
+ * <p>It never builds the built-ins' protobuf descriptors: building them parses the
  * embedded file descriptors through protobuf-java's own parsing code, which skews the JIT
  * profile the protobuf codec is then timed with (numeric's typed decode measured ×1.37 slower).
  * protobuf-java builds a file's descriptor in its outer class's static initialiser, so the check
- * is that {@code codecbench.v1.Datasets} (and the option's file) was never initialised in a
- * fresh child JVM (HotSpot's class+init log), through a whole protobuf and json trial: dataset
- * lookup, codec set-up, verification, warm-up, rounds.
+ * is that {@code codecbench.v1.Datasets} (and the option's file) was never initialised.
  */
-class TrialBuildsNoDescriptorsTest {
+class TrialChildInitTest {
   private static final Sampling QUICK =
       Sampling.newBuilder().setWarmupMs(1).setMaxWarmupMs(300).setRounds(2).setMinRoundMs(1).build();
 
@@ -44,12 +49,23 @@ class TrialBuildsNoDescriptorsTest {
   }
 
   private static void noDescriptorBuilt(String log, String what) {
+    assertFalse(log.contains("Initializing 'dev/codecbench/worker/codec/Catalogue"), what + " read the catalogue");
     // The record's message class was used (so the log is the trial's)...
     assertTrue(log.contains("Initializing 'codecbench/v1/Datasets$NumericDataset'"), what + ": no protobuf class used?");
     // ...and its file's outer class, whose static initialiser builds the descriptors, never was.
     assertFalse(log.contains("Initializing 'codecbench/v1/Datasets'"), what + " built datasets.proto's descriptor");
     assertFalse(log.contains("Initializing 'codecbench/v1/DatasetOptionsOuterClass'"), what
         + " built dataset_options.proto's descriptor");
+  }
+
+  @Test
+  void aStreamingTrialReadsNoCatalogue() throws Exception {
+    Trial.Outcome enc = Trial.run(task(Operation.OPERATION_ENCODE, "json").build(),
+        CanonicalVectors.pb(TestDatasets.NUMERIC), null, 0);
+    noDescriptorBuilt(childInitLog(task(Operation.OPERATION_ENCODE, "json").setDecodeMode("streaming").build(), null,
+        "json-streaming-encode"), "json streaming encode");
+    noDescriptorBuilt(childInitLog(task(Operation.OPERATION_DECODE, "json").setDecodeMode("streaming").build(),
+        enc.payload(), "json-streaming-decode"), "json streaming decode");
   }
 
   @Test
