@@ -148,7 +148,7 @@ web: $(WEB_PAGE) $(WEB_NODE)
 web/node_modules/.installed: web/package.json web/package-lock.json
 	cd web && npm ci --no-audit --no-fund
 	touch $@
-$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml web/tools/generate-fbs.mjs web/tools/bundle-sizes.mjs $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
+$(WEB_PAGE): web/node_modules/.installed web/index.html web/vite.config.ts web/tsconfig.json buf.gen.yaml web/tools/generate-fbs.mjs web/tools/bundle-sizes.mjs web/tools/catalogue.ts codecs/catalogue.yaml $(shell find web/src web/driver proto -type f -not -path 'web/src/gen/*' 2>/dev/null)
 	cd web && npm run build
 	touch $@
 # After the page's build: it generates src/gen (buf, flatc) and type-checks src/node with the rest.
@@ -165,7 +165,7 @@ $(TOOLS)/bin/protoc-gen-go:
 	GOBIN=$(TOOLS)/bin go install google.golang.org/protobuf/cmd/protoc-gen-go@v1.36.12
 $(TOOLS)/bin/protoc-gen-connect-go:
 	GOBIN=$(TOOLS)/bin go install connectrpc.com/connect/cmd/protoc-gen-connect-go@v1.21.1
-$(GO_WORKER): $(GO_PLUGINS) $(FLATC_RUST) go/go.mod go/go.sum go/gen.sh $(shell find go/cmd go/internal proto -type f 2>/dev/null) | $(VENV)/.installed
+$(GO_WORKER): $(GO_PLUGINS) $(FLATC_RUST) go/go.mod go/go.sum go/gen.sh codecs/catalogue.yaml $(shell find go/cmd go/internal proto -type f 2>/dev/null) | $(VENV)/.installed
 	VENV=$(VENV) TOOLS_BIN=$(TOOLS)/bin go/gen.sh
 	cd go && go build -o bin/codecbench-go-worker ./cmd/codecbench-worker
 

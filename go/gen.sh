@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Generates go/gen/ (git-ignored) from proto/codecbench/v1/*.proto: the protobuf messages
-# (protoc-gen-go), the WorkerService client (protoc-gen-connect-go) and the dataset models
-# (cmd/gen-models), with the harness venv's
+# (protoc-gen-go), the WorkerService client (protoc-gen-connect-go), the codec table from
+# codecs/catalogue.yaml (cmd/gen-catalogue) and the dataset models (cmd/gen-models), with the harness venv's
 # protoc (grpc_tools) and the plugins `make go` installs into .tools/bin.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(dirname "$here")"
@@ -17,6 +17,8 @@ wkt="$("$venv/bin/python" -c 'import grpc_tools, os; print(os.path.join(os.path.
   --connect-go_out="$out.tmp" --connect-go_opt=module=codecbench/go/gen "${maps[@]}" \
   codecbench/v1/*.proto)
 rm -rf "$out" && mv "$out.tmp" "$out"
+# The codec table (go/gen/catalogue) from codecs/catalogue.yaml, the codecs' one description.
+mkdir -p "$out/catalogue" && (cd "$here" && go run ./cmd/gen-catalogue "$root/codecs/catalogue.yaml" "$out/catalogue/catalogue.go")
 # The dataset models (go/gen/models), derived from the descriptors just generated.
 mkdir -p "$out/models" && (cd "$here" && go run ./cmd/gen-models "$out/models/models.go")
 # The flatbuffers codec's tables (go/gen/flat, flatc's Go) and their mapping to the models

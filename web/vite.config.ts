@@ -1,25 +1,21 @@
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { catalogueForBuild, installedVersion } from "./tools/catalogue.ts";
 
 // The page is served by control from web/dist on the same origin as gRPC-web; relative asset
 // paths keep it working under any base URL. Tests run in Node with JSON source text access
 // switched on (Chromium has it by default; Node 20 only behind a flag).
 
-// Codec library versions are read from the installed packages (what the lock file resolved), so
-// the page announces what it really runs; src/env.d.ts declares the constant.
-// A codec written here (ubjson) announces this package's own version as "codecbench-web".
-// fast-xml-builder is fast-xml-parser's XMLBuilder (re-exported); its version goes into the xml codec's notes.
-const libraries = ["bson", "@bufbuild/protobuf", "@msgpack/msgpack", "msgpackr", "cbor-x", "fast-xml-parser", "fast-xml-builder", "flatbuffers"];
-const versionOf = (path: string) => (JSON.parse(readFileSync(new URL(path, import.meta.url), "utf8")) as { version: string }).version;
-const libraryVersions = {
-  ...Object.fromEntries(libraries.map((name) => [name, versionOf(`./node_modules/${name}/package.json`)])),
-  "codecbench-web": versionOf("./package.json"),
-};
+// A codec's media type, library, version and modes come from codecs/catalogue.yaml
+// (tools/catalogue.ts; versions from what npm installed), defined as __CATALOGUE__ (and the `node`
+// entries' notes as __NODE_NOTES__, which only the Node worker reads); src/env.d.ts declares them. Versions of libraries a codec uses beside its own (fast-xml-builder, re-exported
+// by fast-xml-parser, named in the xml codec's notes) are __LIBRARY_VERSIONS__.
+const catalogue = catalogueForBuild();
+const libraryVersions = Object.fromEntries(["fast-xml-builder"].map((name) => [name, installedVersion(name)]));
 
 export default defineConfig({
   base: "./",
-  define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions) },
+  define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions), __CATALOGUE__: JSON.stringify(catalogue.codecs), __NODE_NOTES__: JSON.stringify(catalogue.nodeNotes) },
   // Two pages: the worker page, and the page a fresh Chromium opens for one trial (src/trial/host.ts).
   build: {
     outDir: "dist",

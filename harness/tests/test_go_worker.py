@@ -45,6 +45,10 @@ sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeout
     offered = {k for k, cell in go.items() if cell["status"] == "ok"}
     assert offered == {c["id"] for c in catalogue.load(catalogue.default_path()) if "go" in c["implementations"]}, go
     assert offered >= {"json", "protobuf"} and all(go[k]["status"] == "absent" for k in set(go) - offered), go
+    # Versions from the worker binary's build info (go/internal/codecs.described): a module's tag,
+    # the Go release for the standard library, this module's own for ubjson; never "unknown".
+    assert all(go[k]["version"] not in ("", "unknown") for k in offered), go
+    assert go["protobuf"]["version"].startswith("v1.") and go["json"]["version"].startswith("go1."), go
     resp = run_every_task_done(control, scenario, tmp_path / "out")
     assert resp.run.lanes == 2
     (worker,) = resp.workers

@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { parse } from "yaml";
 import { datasets } from "../src/model/registry";
 
 // The golden vectors in codecs/vectors/: <dataset>.pb (canonical records, seed 1) and
@@ -47,25 +48,14 @@ export interface CatalogueEntry {
   modes: Map<string, string[]>;
 }
 
-/**
- * codecs/catalogue.yaml, read as far as these tests need (id, deterministic, each language's
- * modes). Its layout is fixed: `- id:`, `deterministic:`, and one `<language>: {..., modes: [...]}`
- * line per implementation.
- */
+/** codecs/catalogue.yaml, read as far as these tests need (id, deterministic, each language's modes). */
 export function catalogue(): CatalogueEntry[] {
-  const entries: CatalogueEntry[] = [];
-  for (const line of readFileSync(`${repoRoot}codecs/catalogue.yaml`, "utf8").split("\n")) {
-    const id = /^\s*- id:\s*(\S+)/.exec(line);
-    if (id) {
-      entries.push({ id: id[1]!, deterministic: false, modes: new Map() });
-      continue;
-    }
-    const entry = entries.at(-1);
-    if (!entry) continue;
-    const deterministic = /^\s*deterministic:\s*(true|false)/.exec(line);
-    if (deterministic) entry.deterministic = deterministic[1] === "true";
-    const implementation = /^\s*(\w+):\s*\{.*modes:\s*\[([^\]]*)\]/.exec(line);
-    if (implementation) entry.modes.set(implementation[1]!, implementation[2]!.split(",").map((mode) => mode.trim()));
-  }
-  return entries;
+  const file = parse(readFileSync(`${repoRoot}codecs/catalogue.yaml`, "utf8")) as {
+    codecs: { id: string; deterministic?: boolean; implementations: Record<string, { modes: string[] }> }[];
+  };
+  return file.codecs.map((entry) => ({
+    id: entry.id,
+    deterministic: entry.deterministic === true,
+    modes: new Map(Object.entries(entry.implementations).map(([language, implementation]) => [language, implementation.modes])),
+  }));
 }

@@ -47,10 +47,10 @@ export function registeredCodecs(source = readFileSync(join(web, "src/codecs/reg
   return found.sort((a, b) => at(a) - at(b));
 }
 
-/** The codec id a codec module declares in its info (`id: "msgpack/msgpackr"`): the key of its figures. */
+/** The codec id a codec module's info names (`...catalogued("msgpack/msgpackr")`): the key of its figures. */
 export function codecIdOf(module) {
-  const id = /^\s+id: "([^"]+)",$/m.exec(readFileSync(join(web, module), "utf8"));
-  if (!id) throw new Error(`${module} declares no \`id: "..."\` in its info: bundle-sizes.mjs cannot name its figures`);
+  const id = /^\s+\.\.\.catalogued\("([^"]+)"\),$/m.exec(readFileSync(join(web, module), "utf8"));
+  if (!id) throw new Error(`${module} declares no \`...catalogued("<id>")\` in its info: bundle-sizes.mjs cannot name its figures`);
   return id[1];
 }
 
@@ -58,6 +58,7 @@ const SHARED = [
   ['{ datasetById, allDatasets, registerUserDataset }', "src/model/registry.ts"],
   ["{ recordsOf }", "src/codecs/codec.ts"],
   ["{ libraryVersion }", "src/codecs/versions.ts"],
+  ["{ catalogued }", "src/codecs/catalogue.ts"],
 ];
 
 /** The source of an entry: the shared imports, the codecs given, all on globalThis. */
@@ -67,7 +68,7 @@ function entrySource(codecs) {
   );
   lines.push(
     `const codecs = new Map([${codecs.map((c) => c.name).join(", ")}].map((codec) => [codec.info.id, codec]));`,
-    `globalThis.${GLOBAL} = { datasetById, allDatasets, registerUserDataset, recordsOf, libraryVersion, codecs };`,
+    `globalThis.${GLOBAL} = { datasetById, allDatasets, registerUserDataset, recordsOf, libraryVersion, catalogued, codecs };`,
   );
   return lines.join("\n") + "\n";
 }

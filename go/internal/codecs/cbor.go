@@ -33,15 +33,13 @@ func mustDec(o cbor.DecOptions) cbor.DecMode {
 }
 
 func (CBOR) Info() Info {
-	return Info{
-		ID: "cbor", MediaType: "application/cbor", Library: "github.com/fxamacker/cbor/v2",
-		LibraryVersion: moduleVersion("github.com/fxamacker/cbor/v2"), Modes: []string{Typed, Tree},
+	return described("cbor", Info{
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize"}},
 			{Operation: Typed, Contains: []string{"parse", "validation"}, Note: "the decoder checks text strings for UTF-8 (its default)"},
 			{Operation: Tree, Contains: []string{"parse", "validation"}, Note: "Unmarshal into any: maps as map[any]any"},
 		},
-	}
+	})
 }
 
 func (CBOR) Encode(r *Records) ([]byte, error) { return cborEnc.Marshal(r.Model) }

@@ -3,10 +3,13 @@
 package codecs
 
 import (
+	"cmp"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 
+	"codecbench/go/gen/catalogue"
 	"codecbench/go/gen/models"
 	"codecbench/go/internal/datasets"
 	"codecbench/go/internal/usermodels"
@@ -164,19 +167,54 @@ func HasMode(c Codec, mode string) bool {
 	return false
 }
 
-// moduleVersion is the version of a module this binary was built with (from its build info).
-func moduleVersion(path string) string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, d := range bi.Deps {
-			if d.Path == path {
-				if d.Replace != nil {
-					return d.Replace.Version
-				}
-				return d.Version
+// described is codec id's Info: its codecs/catalogue.yaml entry (media type, library, modes;
+// go/gen/catalogue) with what only the codec's code says (notes, timed regions). The library's
+// version is this binary's: the catalogue's `version:` where it states one, the Go release for a
+// standard-library package, else the version of the module holding the library's package (or
+// `package:`) in the build info.
+func described(id string, own Info) Info {
+	for _, l := range catalogue.Go {
+		if l.ID == id {
+			own.ID, own.MediaType, own.Library, own.Modes = l.ID, l.MediaType, l.Library, l.Modes
+			own.LibraryVersion = l.Version
+			if own.LibraryVersion == "" {
+				own.LibraryVersion = packageVersion(cmp.Or(l.Package, l.Library))
+			}
+			return own
+		}
+	}
+	panic("codec " + id + " has no go implementation in codecs/catalogue.yaml")
+}
+
+// packageVersion is the version of the module providing a package path in this binary.
+func packageVersion(pkg string) string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	return versionIn(bi, pkg)
+}
+
+// versionIn is the version `bi` records for the module providing pkg: this module's own, the Go
+// release for the standard library, else the longest dependency path holding the package.
+// (A test binary's build info lists no dependencies, golang/go#33976: the worker's does.)
+func versionIn(bi *debug.BuildInfo, pkg string) string {
+	if pkg == bi.Main.Path || strings.HasPrefix(pkg, bi.Main.Path+"/") {
+		return bi.Main.Path + " " + bi.Main.Version // this module's own (codecbench/go/internal/ubjson)
+	}
+	if first, _, _ := strings.Cut(pkg, "/"); !strings.Contains(first, ".") {
+		return runtime.Version() // the standard library
+	}
+	best, version := "", "unknown"
+	for _, d := range bi.Deps {
+		if (pkg == d.Path || strings.HasPrefix(pkg, d.Path+"/")) && len(d.Path) > len(best) {
+			best, version = d.Path, d.Version
+			if d.Replace != nil {
+				version = d.Replace.Version
 			}
 		}
 	}
-	return "unknown"
+	return version
 }
 
 // verifyModels compares decoded models with the canonical ones.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"codecbench/go/gen/catalogue"
 	pb "codecbench/go/gen/codecbench/v1"
 	"codecbench/go/internal/datasets"
 	"google.golang.org/protobuf/proto"
@@ -58,7 +59,10 @@ func TestEveryCodecRoundTripsEveryDatasetInEveryMode(t *testing.T) {
 // Every other language's vectors decode to the golden records in every mode; deterministic codecs
 // (protobuf) re-encode to the same bytes.
 func TestGoldenVectorsOfEveryLanguage(t *testing.T) {
-	deterministic := map[string]bool{"protobuf": true, "bson": true}
+	deterministic := map[string]bool{}
+	for _, l := range catalogue.Go {
+		deterministic[l.ID] = l.Deterministic
+	}
 	for _, c := range Registry() {
 		// Every implementation of a format reads every language's vectors of the format.
 		id := Format(c.Info().ID)

@@ -6,23 +6,20 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 )
 
 // JSON is encoding/json on the generated models (struct tags with the proto JSON names).
 type JSON struct{}
 
 func (JSON) Info() Info {
-	return Info{
-		ID: "json", MediaType: "application/json", Library: "encoding/json", LibraryVersion: runtime.Version(),
-		Modes: []string{Typed, Tree},
+	return described("json", Info{
 		Notes: "the generated models' struct tags name the fields; enums through MarshalText/UnmarshalText",
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize", "utf8"}},
 			{Operation: Typed, Contains: []string{"parse", "utf8"}},
 			{Operation: Tree, Contains: []string{"parse", "utf8"}, Note: "a json.Decoder with UseNumber into any, so 64-bit integers keep every digit"},
 		},
-	}
+	})
 }
 
 func (JSON) Encode(r *Records) ([]byte, error) { return json.Marshal(r.Model) }

@@ -13,19 +13,15 @@ import (
 // codec measures in the same binary.
 type JSONv2 struct{}
 
-const jsonV2Module = "github.com/go-json-experiment/json"
-
 func (JSONv2) Info() Info {
-	return Info{
-		ID: "json/v2", MediaType: "application/json", Library: jsonV2Module, LibraryVersion: moduleVersion(jsonV2Module),
-		Modes: []string{Typed},
+	return described("json/v2", Info{
 		Notes: "the encoding/json/v2 API (Marshal/Unmarshal with v2's defaults: case-sensitive names, nil slices as [], " +
 			"invalid UTF-8 and duplicate names refused); enums through MarshalText/UnmarshalText",
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize", "utf8"}},
 			{Operation: Typed, Contains: []string{"parse", "utf8"}},
 		},
-	}
+	})
 }
 
 func (JSONv2) Encode(r *Records) ([]byte, error) { return jsonv2.Marshal(r.Model) }

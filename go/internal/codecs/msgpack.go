@@ -12,16 +12,14 @@ import (
 type Msgpack struct{}
 
 func (Msgpack) Info() Info {
-	return Info{
-		ID: "msgpack", MediaType: "application/msgpack", Library: "github.com/vmihailenco/msgpack/v5",
-		LibraryVersion: moduleVersion("github.com/vmihailenco/msgpack/v5"), Modes: []string{Typed, Tree},
+	return described("msgpack", Info{
 		Notes: "reflection on the generated models; msgpack by code generation (tinylib/msgp) would be a codec of its own",
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize"}},
 			{Operation: Typed, Contains: []string{"parse"}, Note: admitNote},
 			{Operation: Tree, Contains: []string{"parse"}, Note: "Unmarshal into any: maps as map[string]any; " + admitNote},
 		},
-	}
+	})
 }
 
 const admitNote = "a bounds walk over the payload (Admit: declared lengths fit) runs once before, untimed"

@@ -13,14 +13,12 @@ type Protobuf struct{}
 const protobufNote = "the protoc-gen-go structs are the Go application objects: no model conversion"
 
 func (Protobuf) Info() Info {
-	return Info{
-		ID: "protobuf", MediaType: "application/x-protobuf", Library: "google.golang.org/protobuf",
-		LibraryVersion: moduleVersion("google.golang.org/protobuf"), Modes: []string{Typed},
+	return described("protobuf", Info{
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize"}, Note: protobufNote},
 			{Operation: Typed, Contains: []string{"parse"}, Note: protobufNote + "; proto3 strings are checked for UTF-8 as they are parsed"},
 		},
-	}
+	})
 }
 
 // Encode: proto.Marshal computes the sizes afresh on every call (no cached size is reused).

@@ -14,19 +14,15 @@ import (
 // `[$U#n`, a bare-list record as a plain array.
 type UBJSON struct{}
 
-const ubjsonLibrary = "codecbench ubjson (project-owned, Draft 12)"
-
 func (UBJSON) Info() Info {
-	return Info{
-		ID: "ubjson", MediaType: "application/ubjson", Library: ubjsonLibrary, LibraryVersion: "go/internal/ubjson",
-		Modes: []string{Typed, Tree},
+	return described("ubjson", Info{
 		Notes: "github.com/jmank88/ubjson, the one Go library, is not served by the module proxy; smallest integer markers, float64 for floats; tree = map[string]any / []any",
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize"}},
 			{Operation: Typed, Contains: []string{"parse"}, Note: "by reflection into the models (strings checked for UTF-8)"},
 			{Operation: Tree, Contains: []string{"parse"}, Note: "into map[string]any, []any, int64, float64, string, []byte"},
 		},
-	}
+	})
 }
 
 // Refusal: UBJSON's largest integer is int64 (proto/README.md "Payloads").

@@ -5,7 +5,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"runtime"
 
 	"codecbench/go/internal/datasets"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -19,14 +18,12 @@ type XML struct{}
 var payloadStart = xml.StartElement{Name: xml.Name{Local: "payload"}}
 
 func (XML) Info() Info {
-	return Info{
-		ID: "xml", MediaType: "application/xml", Library: "encoding/xml", LibraryVersion: runtime.Version(),
-		Modes: []string{Typed},
+	return described("xml", Info{
 		Regions: []Region{
 			{Operation: "encode", Contains: []string{"serialize", "utf8"}},
 			{Operation: Typed, Contains: []string{"parse", "utf8"}},
 		},
-	}
+	})
 }
 
 // Refusal: encoding/xml writes a []byte as raw text, not the base64 the payload rules ask for.

@@ -6,7 +6,7 @@ import { lazyBsonReader } from "./bson-lazy";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { modelMapper, type Mapper } from "./mapper";
 import { treeToRecords } from "./tree";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 // bson: js-bson, one document {"records": [...]}; lazy reads are in bson-lazy.ts.
 //
@@ -60,11 +60,7 @@ export function deserializeBson(payload: Uint8Array, bytes = false): BSON.Docume
 
 export const bsonCodec: Codec = {
   info: {
-    id: "bson",
-    mediaType: "application/bson",
-    decodeModes: ["typed", "tree", "lazy"],
-    library: "bson (js-bson)",
-    libraryVersion: libraryVersion("bson"),
+    ...catalogued("bson"),
     notes:
       "double and float fields wrapped in bson.Double during encode so integral doubles stay 0x01; uint32 written as int64; uint64 refused; int64 as bigint (useBigInt64); bytes as binary subtype 0 (promoteBuffers); " +
       "tree = deserialize with default options; lazy = a hand-written walk over the raw bytes that stops at each named field",

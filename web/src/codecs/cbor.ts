@@ -10,7 +10,7 @@ import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { binder } from "./bind";
 import { decodeFresh, uint8View } from "./fresh-decode";
 import { treeToRecords } from "./tree";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 // cbor: cbor-x, one map {"records": [...]}, records as maps keyed by wire names, plain RFC 8949
 // that ciborium and Jackson read. cbor-x's own extensions are off: useRecords: false (its default
@@ -44,11 +44,7 @@ const decodeWith = (decoder: Decoder, payload: Uint8Array): unknown => decodeFre
 
 export const cborCodec: Codec = {
   info: {
-    id: "cbor",
-    mediaType: "application/cbor",
-    decodeModes: ["typed", "tree"],
-    library: "cbor-x",
-    libraryVersion: libraryVersion("cbor-x"),
+    ...catalogued("cbor"),
     notes:
       "useRecords: false, tagUint8Array: false, no structured clone/packing (plain RFC 8949 maps keyed by wire names, maps with 2-byte counts); " +
       "64-bit integers as bigint written as 8-byte integers, narrower ones widened to bigint on decode; integral doubles written as integers; " +

@@ -7,7 +7,7 @@ import { readPath, resolve } from "./flatbuffers-lazy";
 import { checkAcyclic, recordShape, type MessagePlan } from "./flatbuffers-plan";
 import { checkTable, Corrupt, fail, FlatBuffersError, follow, Input, recordsVector, tableReader } from "./flatbuffers-read";
 import { Offsets, tableWriter, vectorWriter } from "./flatbuffers-write";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 export { FlatBuffersError } from "./flatbuffers-read";
 
@@ -32,11 +32,7 @@ export { FlatBuffersError } from "./flatbuffers-read";
 
 export const flatbuffersCodec: Codec = {
   info: {
-    id: "flatbuffers",
-    mediaType: "application/x-flatbuffers",
-    decodeModes: ["typed", "lazy"],
-    library: "flatbuffers",
-    libraryVersion: libraryVersion("flatbuffers"),
+    ...catalogued("flatbuffers"),
     notes:
       "the *Dataset table as the root, schema from flatc 2.0.8 --proto (slots in declaration order), no file identifier; " +
       "the model <-> tables mapping is built once per dataset from the protobuf descriptors and makes the calls flatc's generated TypeScript makes " +

@@ -4,6 +4,7 @@ import { hasScalar, LONGS, longFieldNames, NUMERIC, requireOffered, SCHEMALESS_K
 import { binder, BOUND_SCALARS } from "./bind";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { treeToRecords } from "./tree";
+import { catalogued } from "./catalogue";
 
 // json: TextDecoder + JSON.parse to decode, JSON.stringify + TextEncoder to encode. JSON.parse's
 // plain objects are the page's model objects (keys are the wire names), so typed decode needs no
@@ -114,11 +115,7 @@ function replacingStringify(bytes: boolean): (records: readonly unknown[]) => st
 
 export const jsonCodec: Codec = {
   info: {
-    id: "json",
-    mediaType: "application/json",
-    decodeModes: ["typed", "tree"],
-    library: "JSON (built in) + TextEncoder/TextDecoder",
-    libraryVersion: "ECMAScript",
+    ...catalogued("json"),
     notes:
       "64-bit integer fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
       "only for schemas with such fields; bytes as base64 (replacer, then bound after parsing); tree = JSON.parse without reviver, or with one reading integers beyond 2^53 exactly for schemas with 64-bit integers",

@@ -4,7 +4,7 @@ import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../model/sch
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { binder } from "./bind";
 import { treeToRecords } from "./tree";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 // msgpack: @msgpack/msgpack, one map {"records": [...]}, records as maps keyed by wire names.
 //
@@ -31,7 +31,7 @@ interface DecoderInternals {
 }
 const pushArrayState = (Decoder.prototype as unknown as DecoderInternals).pushArrayState;
 if (typeof pushArrayState !== "function" || !/maxArrayLength/.test(String(pushArrayState))) {
-  throw new Error(`@msgpack/msgpack ${libraryVersion("@msgpack/msgpack")}: Decoder.pushArrayState changed; src/codecs/msgpack.ts must be adapted`);
+  throw new Error(`@msgpack/msgpack ${catalogued("msgpack").libraryVersion}: Decoder.pushArrayState changed; src/codecs/msgpack.ts must be adapted`);
 }
 class BoundedDecoder extends Decoder {}
 (BoundedDecoder.prototype as unknown as DecoderInternals).pushArrayState = function (this: DecoderInternals, size: number): void {
@@ -42,11 +42,7 @@ class BoundedDecoder extends Decoder {}
 
 export const msgpackCodec: Codec = {
   info: {
-    id: "msgpack",
-    mediaType: "application/msgpack",
-    decodeModes: ["typed", "tree"],
-    library: "@msgpack/msgpack",
-    libraryVersion: libraryVersion("@msgpack/msgpack"),
+    ...catalogued("msgpack"),
     notes:
       "useBigInt64 (64-bit integers as bigint, written as 8-byte uint64/int64); 64-bit values in narrower integers widened to bigint on decode; integral doubles written as integers; " +
       "array lengths beyond the bytes left refused before the library allocates them; tree = the library's decode with default options, plus useBigInt64 for schemas with 64-bit integers",

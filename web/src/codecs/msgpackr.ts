@@ -5,7 +5,7 @@ import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { binder } from "./bind";
 import { decodeFresh, uint8View, type FreshView } from "./fresh-decode";
 import { treeToRecords } from "./tree";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 // msgpack/msgpackr: the same MessagePack wire as msgpack (@msgpack/msgpack), written and read by
 // msgpackr, the library Node services choose for speed. One map {"records": [...]}, records as
@@ -38,11 +38,7 @@ const decodeWith = (unpackr: Unpackr, payload: Uint8Array): unknown => decodeFre
 
 export const msgpackrCodec: Codec = {
   info: {
-    id: "msgpack/msgpackr",
-    mediaType: "application/msgpack",
-    decodeModes: ["typed", "tree"],
-    library: "msgpackr",
-    libraryVersion: libraryVersion("msgpackr"),
+    ...catalogued("msgpack/msgpackr"),
     notes:
       (isNativeAccelerationEnabled ? "native add-on loaded (msgpackr-extract reads strings)" : "pure JavaScript (no native add-on here)") +
       (NODE_BUFFER ? ", Buffer views; " : ", Uint8Array views; ") +

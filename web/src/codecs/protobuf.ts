@@ -1,7 +1,7 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
 import type { Dataset } from "../model/dataset";
 import type { Codec, PreparedCodec } from "./codec";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 // protobuf: protobuf-es (@bufbuild/protobuf) on the generated `*Dataset` list messages of
 // proto/datasets.proto; the payload is that message's binary encoding, as prost writes it in Rust.
@@ -14,11 +14,7 @@ import { libraryVersion } from "./versions";
 
 export const protobufCodec: Codec = {
   info: {
-    id: "protobuf",
-    mediaType: "application/x-protobuf",
-    decodeModes: ["typed"],
-    library: "@bufbuild/protobuf",
-    libraryVersion: libraryVersion("@bufbuild/protobuf"),
+    ...catalogued("protobuf"),
     notes: "payload = the dataset's *Dataset message; model objects <-> protobuf-es messages converted inside the timed region; int64 as bigint",
     timedRegions: [
       { operation: "encode", contains: ["model-conversion", "serialize"], note: "model objects -> protobuf-es messages (create), then toBinary" },

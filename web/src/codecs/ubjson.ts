@@ -5,7 +5,7 @@ import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { decodeUbjson } from "./ubjson-read";
 import { encoderOf } from "./ubjson-write";
 import { treeToRecords } from "./tree";
-import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 export { decodeUbjson } from "./ubjson-read";
 
@@ -33,11 +33,7 @@ export { decodeUbjson } from "./ubjson-read";
 
 export const ubjsonCodec: Codec = {
   info: {
-    id: "ubjson",
-    mediaType: "application/ubjson",
-    decodeModes: ["typed", "tree"],
-    library: "codecbench ubjson (project-owned, Draft 12)",
-    libraryVersion: libraryVersion("codecbench-web"),
+    ...catalogued("ubjson"),
     notes:
       "no maintained JS library has int64 (src/codecs/ubjson.ts says why); written from the dataset's schema as Rust writes it " +
       "(smallest integer markers, float64 for doubles, float32 for floats, [$U# for bytes, unsized containers); uint64 refused; decode reads every Draft 12 form, 'L' as bigint, [$U# as bytes; tree = plain JS values",

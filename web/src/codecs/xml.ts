@@ -8,6 +8,7 @@ import { modelMapper, type Mapper } from "./mapper";
 import { children, messageReader, Mismatch, unexpected, type Element, type Reader } from "./xml-read";
 import { escapeText, FORBIDDEN, strictEntities } from "./xml-text";
 import { libraryVersion } from "./versions";
+import { catalogued } from "./catalogue";
 
 // xml: fast-xml-parser. The wire form of proto/README.md: root <payload>, one <records> element
 // per record, every field an element named by its proto JSON name in field order, repeated
@@ -66,11 +67,7 @@ function encodeMapper(type: FieldType): Mapper | null {
 
 export const xmlCodec: Codec = {
   info: {
-    id: "xml",
-    mediaType: "application/xml",
-    decodeModes: ["typed"],
-    library: "fast-xml-parser",
-    libraryVersion: libraryVersion("fast-xml-parser"),
+    ...catalogued("xml"),
     notes:
       `XMLBuilder (fast-xml-builder ${libraryVersion("fast-xml-builder")}, re-exported) writes the model objects, text escaped &amp; &lt; &gt; and CR as &#13;, no declaration; ` +
       "XMLValidator then XMLParser (parseTagValue: false, trimValues: false) read; element kinds, lists and number types come from the protobuf descriptors, " +

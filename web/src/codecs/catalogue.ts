@@ -1,0 +1,17 @@
+import type { CodecInfo, DecodeMode } from "./codec";
+
+// A codec's descriptive facts, from codecs/catalogue.yaml (vite.config.ts reads it when it builds,
+// tools/catalogue.ts): its media type, library, installed version and modes. A codec module says
+// only what its code alone can say: its notes and timed regions.
+
+// Read once: vite writes the object literal in place of every use of the name.
+const CATALOGUE = __CATALOGUE__;
+
+export type CataloguedInfo = Pick<CodecInfo, "id" | "mediaType" | "library" | "libraryVersion" | "decodeModes">;
+
+/** Codec `id`'s catalogue entry; an error naming it when the catalogue gives the browser none. */
+export function catalogued(id: string): CataloguedInfo {
+  const entry = CATALOGUE[id];
+  if (entry === undefined) throw new Error(`codec ${id} has no browser implementation in codecs/catalogue.yaml`);
+  return { id, mediaType: entry.mediaType, library: entry.library, libraryVersion: entry.libraryVersion, decodeModes: entry.modes as DecodeMode[] };
+}
