@@ -3,9 +3,9 @@
 //!
 //! Every codec encodes the same logical value, `{"records": [...]}` (proto/README.md), from the
 //! Rust native model: the contract's dataset types, which derive serde with the wire names.
-mod bson_codec;
+mod bson;
 mod cbor;
-mod flatbuffers_codec;
+mod flatbuffers;
 mod json;
 mod json_simd;
 mod msgpack;
@@ -19,9 +19,10 @@ mod xml;
 use codecbench_datasets::Records;
 use std::any::Any;
 
-pub use bson_codec::Bson;
+// `self::`: a codec module named after its crate (bson, flatbuffers) would be ambiguous in a `use`.
+pub use self::bson::Bson;
 pub use cbor::Cbor;
-pub use flatbuffers_codec::Flatbuffers;
+pub use self::flatbuffers::Flatbuffers;
 pub use json::Json;
 pub use json_simd::SimdJson;
 pub use msgpack::Msgpack;

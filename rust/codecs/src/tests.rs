@@ -2,8 +2,8 @@
 use super::*;
 use codecbench_datasets::{generate, lazy_fields, DATASETS};
 
-mod flatbuffers_codec;
-mod xml_codec;
+mod flatbuffers;
+mod xml;
 
 /// The lazy values of `records` for `dataset`'s lazy fields, one Vec per field.
 fn expected_lazy(records: &Records) -> Vec<Vec<String>> {
@@ -114,7 +114,7 @@ fn json_uses_the_wire_names() {
 fn bson_writes_int32_int64_and_double_types() {
     let records = generate("numeric", 1, 1).unwrap();
     let bytes = Bson.encode(&records).unwrap();
-    let doc = bson::RawDocument::from_bytes(&bytes).unwrap();
+    let doc = ::bson::RawDocument::from_bytes(&bytes).unwrap();
     let rec = doc.get_array("records").unwrap().get_document(0).unwrap();
     assert!(rec.get_i32("index").is_ok(), "int32 field as BSON int32");
     let coord = rec.get_array("coordinates").unwrap().get_document(0).unwrap();
@@ -332,12 +332,12 @@ fn bson_refuses_deep_nesting_as_a_decode_error_not_a_stack_overflow() {
     let bson = find("bson").unwrap();
     // 20,000 levels overflowed the stack in typed and tree decodes (issue 32).
     let deep = deep_bson(20_000);
-    bson::RawDocument::from_bytes(&deep).expect("well-formed BSON: only its depth is refused");
+    ::bson::RawDocument::from_bytes(&deep).expect("well-formed BSON: only its depth is refused");
     // The trial admits every payload before decoding it in any mode, outside timing.
     let e = bson.admit(&deep).unwrap_err();
     assert!(e.0.contains("nested deeper than 128"), "{e:?}");
     // At the limit it is the library's to read (the record is a document of documents).
-    let ok = deep_bson(bson_codec::MAX_DEPTH - 3);
+    let ok = deep_bson(crate::bson::MAX_DEPTH - 3);
     assert!(bson.admit(&ok).is_ok() && bson.decode_tree(&ok).is_ok());
-    assert!(bson.admit(&deep_bson(bson_codec::MAX_DEPTH - 2)).is_err());
+    assert!(bson.admit(&deep_bson(crate::bson::MAX_DEPTH - 2)).is_err());
 }

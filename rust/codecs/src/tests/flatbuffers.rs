@@ -6,7 +6,7 @@ use super::*;
 /// string and vector written, empty ones too; int64 and doubles exact; `type` as flatc's `type_`).
 #[test]
 fn flatbuffers_payload_reads_back_through_flatcs_accessors() {
-    use crate::flatbuffers_codec::fb;
+    use crate::flatbuffers::fb;
     use codecbench_proto::v1 as pb;
     let car = pb::OwnerCar {
         uid: 3,
@@ -30,7 +30,7 @@ fn flatbuffers_payload_reads_back_through_flatcs_accessors() {
         cars: vec![car.clone(), pb::OwnerCar { co2_emissions: -0.0, ..Default::default() }],
     };
     let bytes = Flatbuffers.encode(&Records::Owners(vec![owner.clone(), pb::OwnerRecord::default()])).unwrap();
-    let root = flatbuffers::root::<fb::OwnersDataset>(&bytes).unwrap();
+    let root = ::flatbuffers::root::<fb::OwnersDataset>(&bytes).unwrap();
     let records = root.records().unwrap();
     assert_eq!(records.len(), 2);
     let r = records.get(0);
@@ -53,7 +53,7 @@ fn flatbuffers_payload_reads_back_through_flatcs_accessors() {
     let docs = generate("docs", 1, 4).unwrap();
     let Records::Docs(d) = &docs else { unreachable!() };
     let bytes = Flatbuffers.encode(&docs).unwrap();
-    let r = flatbuffers::root::<fb::DocsDataset>(&bytes).unwrap().records().unwrap().get(0);
+    let r = ::flatbuffers::root::<fb::DocsDataset>(&bytes).unwrap().records().unwrap().get(0);
     let (want_dept, want_tx) = (d[0].department.as_ref().unwrap(), d[0].data.as_ref().unwrap().transaction.as_ref().unwrap());
     let dept = r.department().unwrap();
     assert_eq!((dept.code(), dept.time(), dept.employee().unwrap().surname()), (Some(&*want_dept.code), want_dept.time, Some(&*want_dept.employee.as_ref().unwrap().surname)));
@@ -65,7 +65,7 @@ fn flatbuffers_payload_reads_back_through_flatcs_accessors() {
     let dummy = generate("dummy", 1, 2).unwrap();
     let Records::Dummy(u) = &dummy else { unreachable!() };
     let bytes = Flatbuffers.encode(&dummy).unwrap();
-    let r = flatbuffers::root::<fb::DummyDataset>(&bytes).unwrap().records().unwrap().get(0);
+    let r = ::flatbuffers::root::<fb::DummyDataset>(&bytes).unwrap().records().unwrap().get(0);
     assert_eq!((r.id(), r.is_active(), r.balance().to_bits(), r.favorite_fruit()), (Some(&*u[0].id), u[0].is_active, u[0].balance.to_bits(), Some(&*u[0].favorite_fruit)));
     assert_eq!(r.tags().unwrap().iter().collect::<Vec<_>>(), u[0].tags.iter().map(String::as_str).collect::<Vec<_>>());
     assert_eq!(r.friends().unwrap().get(2).name(), Some(&*u[0].friends[2].name));
@@ -77,9 +77,9 @@ fn flatbuffers_payload_reads_back_through_flatcs_accessors() {
 /// unset message, in typed and lazy modes; an absent `records` vector is no records.
 #[test]
 fn flatbuffers_absent_strings_vectors_and_tables_read_as_defaults() {
-    use crate::flatbuffers_codec::fb;
+    use crate::flatbuffers::fb;
     use codecbench_proto::v1 as pb;
-    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let mut fbb = ::flatbuffers::FlatBufferBuilder::new();
     let company = fbb.create_string("C");
     let delivery = fb::DocDelivery::create(&mut fbb, &fb::DocDeliveryArgs { company: Some(company), address: None });
     let employee = fb::DocEmployee::create(&mut fbb, &fb::DocEmployeeArgs::default());
@@ -103,7 +103,7 @@ fn flatbuffers_absent_strings_vectors_and_tables_read_as_defaults() {
     let got = lazy_values(&Flatbuffers, "docs", &bytes, &fields).unwrap();
     assert_eq!(got, [vec!["", ""], vec!["", "C"], vec!["", ""], vec!["0", "-7"], vec!["", ""]]);
 
-    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let mut fbb = ::flatbuffers::FlatBufferBuilder::new();
     let index = fb::DummyRecord::create(&mut fbb, &fb::DummyRecordArgs { index: 5, ..Default::default() });
     let records = fbb.create_vector(&[index]);
     let root = fb::DummyDataset::create(&mut fbb, &fb::DummyDatasetArgs { records: Some(records) });
@@ -111,7 +111,7 @@ fn flatbuffers_absent_strings_vectors_and_tables_read_as_defaults() {
     let want = pb::DummyRecord { index: 5, ..Default::default() };
     assert_eq!(Flatbuffers.decode("dummy", fbb.finished_data()).unwrap(), Records::Dummy(vec![want]), "absent tags and friends are empty");
 
-    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let mut fbb = ::flatbuffers::FlatBufferBuilder::new();
     let root = fb::MatrixDataset::create(&mut fbb, &fb::MatrixDatasetArgs::default());
     fbb.finish(root, None);
     assert_eq!(Flatbuffers.decode("matrix", fbb.finished_data()).unwrap(), Records::Matrix(vec![]));
@@ -170,7 +170,7 @@ fn flatbuffers_lazy_reads_paths_and_names_what_is_missing() {
 /// sharing one table to expand a few KiB into megabytes.
 #[test]
 fn flatbuffers_rejects_lengths_past_the_end_and_shared_expansion() {
-    use crate::flatbuffers_codec::fb;
+    use crate::flatbuffers::fb;
     let u32_at = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) as usize;
     let owners = generate("owners", 3, 1).unwrap();
     let good = Flatbuffers.encode(&owners).unwrap();
@@ -197,7 +197,7 @@ fn flatbuffers_rejects_lengths_past_the_end_and_shared_expansion() {
     }
 
     // One beer of 1000 characters, its offset 2000 times in `records`.
-    let mut fbb = flatbuffers::FlatBufferBuilder::new();
+    let mut fbb = ::flatbuffers::FlatBufferBuilder::new();
     let details = fbb.create_string(&"d".repeat(1000));
     let beer = fb::BeerRecord::create(&mut fbb, &fb::BeerRecordArgs { details: Some(details), ..Default::default() });
     let records = fbb.create_vector(&[beer; 2000]);
