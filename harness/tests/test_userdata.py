@@ -134,6 +134,6 @@ def test_the_payload_rules_in_python_write_the_rust_workers_bytes():
     vectors = REPO / "codecs/vectors"
     for spec in datasets.builtin():
         records = datasets.vector_records(spec, vectors)
-        assert userdata.payload_json(records, spec.bare_list) == (vectors / f"{spec.id}.json.rust").read_bytes(), spec.id
+        assert userdata.payload_json(records, spec.bare_list) == (vectors / f"{spec.id}.rust.json").read_bytes(), spec.id
         assert userdata.payload_protobuf(records) == (vectors / f"{spec.id}.pb").read_bytes(), spec.id
     assert datasets_pb2  # the built-ins' module, imported for the descriptors

@@ -9,6 +9,7 @@ declare const __CATALOGUE__: Readonly<Record<string, {
   readonly library: string;
   readonly libraryVersion: string;
   readonly modes: readonly string[];
+  readonly fileExtension: string;
 }>>;
 
 // Filled in by vite.config.ts: the catalogue's `node` notes by codec id (only src/node/native.ts reads them).

@@ -1,10 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
+import { fileExtension, vectorFile } from "../src/codecs/catalogue";
+import { formatOf } from "../src/codecs/codec";
 import { datasets } from "../src/model/registry";
 
 // The golden vectors in codecs/vectors/: <dataset>.pb (canonical records, seed 1) and
-// <dataset>.<codec>.<language>, each language's payload of those records (`.browser` ones are
+// <dataset>.<language>.<ext>, each language's payload of those records (`.browser` ones are
 // written by `npm run vectors`), the datasets' schema fingerprints, and the catalogue
 // codecs/catalogue.yaml.
 
@@ -24,15 +26,16 @@ export function canonicalPb(dataset: string): Uint8Array {
 
 /** One language's payload of the canonical records. */
 export function vector(dataset: string, codec: string, language = "rust"): Uint8Array {
-  return read(`${vectorsDir}${dataset}.${codec}.${language}`);
+  return read(`${vectorsDir}${vectorFile(dataset, formatOf(codec), language)}`);
 }
 
 /** The languages that have a vector for this dataset and codec, e.g. ["browser", "java", "rust"]. */
 export function vectorLanguages(dataset: string, codec: string): string[] {
-  const prefix = `${dataset}.${codec}.`;
+  const ext = fileExtension(formatOf(codec));
   return readdirSync(vectorsDir)
-    .filter((name) => name.startsWith(prefix))
-    .map((name) => name.slice(prefix.length))
+    .map((name) => name.split("."))
+    .filter((parts) => parts.length === 3 && parts[0] === dataset && parts[2] === ext)
+    .map((parts) => parts[1]!)
     .sort();
 }
 

@@ -12,6 +12,8 @@ export interface CataloguedCodec {
   readonly library: string;
   readonly libraryVersion: string;
   readonly modes: readonly string[];
+  /** A format's golden-vector extension (`<dataset>.<language>.<ext>`); "" for another library of a format. */
+  readonly fileExtension: string;
 }
 
 export interface Catalogue {
@@ -22,7 +24,7 @@ export interface Catalogue {
 
 // The keys the other readers accept too (Catalogue.java, rust/codecs/build/catalogue.rs,
 // harness/codecbench/catalogue.py): a typo is an error, not an ignored key.
-const ENTRY_KEYS = new Set(["id", "mediaType", "spec", "deterministic", "implementations"]);
+const ENTRY_KEYS = new Set(["id", "mediaType", "spec", "deterministic", "fileExtension", "implementations"]);
 const IMPLEMENTATION_KEYS = new Set(["library", "package", "version", "modes", "notes"]);
 
 interface Implementation {
@@ -78,6 +80,7 @@ export function readCatalogue(text: string, versionOf: (npmPackage: string) => s
       library: browser.library,
       libraryVersion: browser.version ?? versionOf(browser.package ?? browser.library),
       modes: browser.modes,
+      fileExtension: typeof raw.fileExtension === "string" ? raw.fileExtension : "",
     };
     if (node.notes) nodeNotes[id] = node.notes;
   }

@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { browserVectors } from "./vectors";
 
-// `npm run vectors` (from web/): writes codecs/vectors/<dataset>.<codec>.browser from
+// `npm run vectors` (from web/): writes codecs/vectors/<dataset>.browser.<ext> from
 // <dataset>.pb. It runs as a vite SSR build, so the codecs see the same build-time constants
 // (library versions) as the page; the folder can be given as the first argument.
 

@@ -29,6 +29,7 @@ type entry struct {
 	MediaType       string                    `yaml:"mediaType"`
 	Spec            string                    `yaml:"spec"`
 	Deterministic   bool                      `yaml:"deterministic"`
+	FileExtension   string                    `yaml:"fileExtension"`
 	Implementations map[string]implementation `yaml:"implementations"`
 }
 
@@ -48,34 +49,39 @@ func main() {
 }
 
 // parse reads a catalogue strictly: unknown keys, a codec listed twice, or a go entry without
-// library or modes are errors naming the codec.
-func parse(text []byte) ([]entry, error) {
+// library or modes are errors naming the codec. It returns the entries with a go implementation,
+// and every format's golden-vector file extension.
+func parse(text []byte) ([]entry, map[string]string, error) {
 	var file struct {
 		Codecs []entry `yaml:"codecs"`
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	dec.KnownFields(true)
 	if err := dec.Decode(&file); err != nil {
-		return nil, fmt.Errorf("codecs/catalogue.yaml: %w", err)
+		return nil, nil, fmt.Errorf("codecs/catalogue.yaml: %w", err)
 	}
 	seen := map[string]bool{}
+	extensions := map[string]string{}
 	var out []entry
 	for _, e := range file.Codecs {
 		if e.ID == "" || e.MediaType == "" {
-			return nil, fmt.Errorf("codecs/catalogue.yaml: an entry lacks id or mediaType")
+			return nil, nil, fmt.Errorf("codecs/catalogue.yaml: an entry lacks id or mediaType")
 		}
 		if seen[e.ID] {
-			return nil, fmt.Errorf("codecs/catalogue.yaml: codec %s is listed twice", e.ID)
+			return nil, nil, fmt.Errorf("codecs/catalogue.yaml: codec %s is listed twice", e.ID)
 		}
 		seen[e.ID] = true
+		if e.FileExtension != "" {
+			extensions[e.ID] = e.FileExtension
+		}
 		if g, ok := e.Implementations["go"]; ok {
 			if g.Library == "" || len(g.Modes) == 0 {
-				return nil, fmt.Errorf("codecs/catalogue.yaml: %s's go implementation lacks library or modes", e.ID)
+				return nil, nil, fmt.Errorf("codecs/catalogue.yaml: %s's go implementation lacks library or modes", e.ID)
 			}
 			out = append(out, e)
 		}
 	}
-	return out, nil
+	return out, extensions, nil
 }
 
 func generate(path string) ([]byte, error) {
@@ -83,7 +89,7 @@ func generate(path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	entries, err := parse(text)
+	entries, extensions, err := parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -99,6 +105,8 @@ func generate(path string) ([]byte, error) {
 		fmt.Fprintf(&b, "\t{ID: %q, MediaType: %q, Library: %q, Package: %q, Version: %q, Modes: %#v, Deterministic: %t},\n",
 			e.ID, e.MediaType, g.Library, g.Package, g.Version, g.Modes, e.Deterministic)
 	}
-	b.WriteString("}\n")
+	b.WriteString("}\n\n")
+	b.WriteString("// FileExtensions are each format's golden-vector file extensions (<dataset>.<language>.<ext>).\n")
+	fmt.Fprintf(&b, "var FileExtensions = %#v\n", extensions)
 	return format.Source(b.Bytes())
 }

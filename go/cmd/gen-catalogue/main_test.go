@@ -11,12 +11,15 @@ func TestTheRepositorysCatalogueParses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entries, err := parse(text)
+	entries, extensions, err := parse(text)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(entries) == 0 || entries[0].ID != "json" {
 		t.Fatalf("first go entry %v", entries)
+	}
+	if extensions["json"] != "json" || extensions["protobuf"] != "binpb" || extensions["json/v2"] != "" {
+		t.Fatalf("file extensions %v", extensions)
 	}
 }
 
@@ -30,7 +33,7 @@ func TestMistakesAreRefusedByName(t *testing.T) {
 		{entry("{library: l, modes: [typed]}") + strings.TrimPrefix(entry("{library: l, modes: [typed]}"), "codecs:\n"), "codec x is listed twice"},
 		{entry("{library: l}"), "x's go implementation lacks library or modes"},
 	} {
-		_, err := parse([]byte(c.text))
+		_, _, err := parse([]byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: got %v, want %q", c.text, err, c.want)
 		}

@@ -73,7 +73,7 @@ func TestGoldenVectorsOfEveryLanguage(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, lang := range languages {
-				path := filepath.Join(vectorsDir, d.ID+"."+id+"."+lang)
+				path := filepath.Join(vectorsDir, VectorFile(d.ID, id, lang))
 				payload, err := os.ReadFile(path)
 				if err != nil {
 					t.Fatalf("%s: %v", path, err)
@@ -244,7 +244,7 @@ func TestOwnVectorsAreFresh(t *testing.T) {
 	}
 	for _, d := range datasets.All() {
 		for _, format := range formats {
-			name := d.ID + "." + format + ".go"
+			name := VectorFile(d.ID, format, "go")
 			fresh, _ := os.ReadFile(filepath.Join(dir, name))
 			committed, err := os.ReadFile(filepath.Join(vectorsDir, name))
 			if err != nil || !bytes.Equal(fresh, committed) {

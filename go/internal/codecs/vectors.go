@@ -5,10 +5,11 @@ import (
 	"os"
 	"path/filepath"
 
+	"codecbench/go/gen/catalogue"
 	"codecbench/go/internal/datasets"
 )
 
-// WriteVectors writes `<dataset>.<format>.go` into dir for every format and every dataset whose
+// WriteVectors writes `<dataset>.go.<ext>` (the format's catalogue fileExtension) into dir for every format and every dataset whose
 // golden records (`<dataset>.pb`, written by the harness) are there: the Go worker's vectors,
 // which every other language's tests decode. A format's vector is its reference implementation's
 // (the codec whose id is the format); another implementation (json/v2) reads every language's
@@ -32,11 +33,21 @@ func WriteVectors(dir string) (int, error) {
 			if err != nil {
 				return n, fmt.Errorf("%s %s: %w", d.ID, c.Info().ID, err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, d.ID+"."+c.Info().ID+".go"), payload, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(dir, VectorFile(d.ID, c.Info().ID, "go")), payload, 0o644); err != nil {
 				return n, err
 			}
 			n++
 		}
 	}
 	return n, nil
+}
+
+// VectorFile is a golden vector's file name: `<dataset>.<language>.<ext>` of the codec's format,
+// so tools read owners.go.json as JSON.
+func VectorFile(dataset, codec, language string) string {
+	ext, ok := catalogue.FileExtensions[Format(codec)]
+	if !ok {
+		panic("codecs/catalogue.yaml gives format " + Format(codec) + " no fileExtension")
+	}
+	return dataset + "." + language + "." + ext
 }

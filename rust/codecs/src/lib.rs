@@ -79,6 +79,16 @@ pub fn catalogue() -> &'static [Listed] {
     catalogue::LISTED
 }
 
+/// The golden-vector file extension of a format (catalogue `fileExtension`: `bson`, `binpb`...).
+pub fn file_extension(format: &str) -> Option<&'static str> {
+    catalogue::EXTENSIONS.iter().find(|(f, _)| *f == format).map(|(_, e)| *e)
+}
+
+/// The format whose golden vectors have extension `ext`.
+pub fn format_of_extension(ext: &str) -> Option<&'static str> {
+    catalogue::EXTENSIONS.iter().find(|(_, e)| *e == ext).map(|(f, _)| *f)
+}
+
 /// The catalogue's Rust implementation of codec `id`.
 pub fn listed(id: &str) -> Option<&'static Listed> {
     catalogue::LISTED.iter().find(|l| l.id == id)

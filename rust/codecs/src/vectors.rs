@@ -1,6 +1,7 @@
 //! Golden vectors shared with the other languages (`codecs/vectors/`): for each dataset, a few
 //! canonical records (`<dataset>.pb`, protobuf, as control ships them) and this implementation's
-//! payload per codec (`<dataset>.<codec>.rust`).
+//! payload per format (`<dataset>.rust.<ext>`, the format's catalogue `fileExtension`: tools read
+//! `owners.rust.json` as JSON).
 use crate::registry;
 use codecbench_datasets::{generate, DATASETS};
 use std::path::Path;
@@ -18,10 +19,16 @@ pub fn all() -> Vec<(String, Vec<u8>)> {
         // Vectors are per format, written by its reference implementation (the id is the format).
         for codec in registry().into_iter().filter(|c| crate::format_of(c.meta().id) == c.meta().id) {
             let id = codec.meta().id;
-            out.push((format!("{d}.{id}.rust"), codec.encode(&records).expect("encoding generated records")));
+            out.push((file_name(d, id, "rust"), codec.encode(&records).expect("encoding generated records")));
         }
     }
     out
+}
+
+/// A vector's file name: `<dataset>.<language>.<the format's extension>`.
+pub fn file_name(dataset: &str, format: &str, language: &str) -> String {
+    let ext = crate::file_extension(format).unwrap_or_else(|| panic!("codecs/catalogue.yaml gives format {format} no fileExtension"));
+    format!("{dataset}.{language}.{ext}")
 }
 
 pub fn write(dir: &Path) -> std::io::Result<usize> {

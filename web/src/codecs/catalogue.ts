@@ -15,3 +15,15 @@ export function catalogued(id: string): CataloguedInfo {
   if (entry === undefined) throw new Error(`codec ${id} has no browser implementation in codecs/catalogue.yaml`);
   return { id, mediaType: entry.mediaType, library: entry.library, libraryVersion: entry.libraryVersion, decodeModes: entry.modes as DecodeMode[] };
 }
+
+/** A format's golden-vector file extension (catalogue `fileExtension`: tools read owners.browser.json as JSON). */
+export function fileExtension(format: string): string {
+  const ext = CATALOGUE[format]?.fileExtension;
+  if (!ext) throw new Error(`codecs/catalogue.yaml gives format ${format} no fileExtension`);
+  return ext;
+}
+
+/** A golden vector's file name: `<dataset>.<language>.<ext>` of the codec's format. */
+export function vectorFile(dataset: string, format: string, language: string): string {
+  return `${dataset}.${language}.${fileExtension(format)}`;
+}

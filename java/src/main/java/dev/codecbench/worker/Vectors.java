@@ -1,5 +1,6 @@
 package dev.codecbench.worker;
 
+import dev.codecbench.worker.codec.Catalogue;
 import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.codec.CodecException;
 import dev.codecbench.worker.codec.CodecRegistry;
@@ -14,7 +15,8 @@ import java.util.Map;
 /**
  * Java's golden vectors ({@code codecs/vectors/}): for every dataset, the canonical records of
  * {@code <dataset>.pb} (written by the Rust worker; Java never generates data) encoded by every
- * Java codec into {@code <dataset>.<codec>.java}.
+ * Java reference codec into {@code <dataset>.java.<ext>}, the format's catalogue
+ * {@code fileExtension} (tools read {@code owners.java.json} as JSON).
  *
  * <pre>java -jar java/target/codecbench-java-worker.jar vectors codecs/vectors</pre>
  */
@@ -39,8 +41,9 @@ public final class Vectors {
     return out;
   }
 
+  /** A vector's file name: {@code <dataset>.<language>.<ext>} of the codec's format. */
   public static String fileName(Dataset<?> dataset, String codec, String language) {
-    return dataset.id() + "." + codec + "." + language;
+    return dataset.id() + "." + language + "." + Catalogue.fileExtension(Codec.formatOf(codec));
   }
 
   private static <R> Records<R> canonical(Dataset<R> dataset, Path dir) throws IOException {

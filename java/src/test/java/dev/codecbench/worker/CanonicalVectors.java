@@ -2,6 +2,7 @@ package dev.codecbench.worker;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.codecbench.worker.codec.Catalogue;
 import dev.codecbench.worker.codec.Codec;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
@@ -16,8 +17,9 @@ import java.util.stream.Stream;
 
 /**
  * The language-neutral golden vectors in ../codecs/vectors: the canonical records of each dataset
- * ({@code <dataset>.pb}) and each language's payload of them per codec ({@code
- * <dataset>.<codec>.<language>}, language rust, java or browser).
+ * ({@code <dataset>.pb}) and each language's payload of them per format ({@code
+ * <dataset>.<language>.<ext>}, the format's catalogue fileExtension; language rust, java, browser
+ * or go).
  */
 public final class CanonicalVectors {
   public static final Path DIR = Path.of("..", "codecs", "vectors");
@@ -43,15 +45,17 @@ public final class CanonicalVectors {
 
   /** A language's payload of the codec's format (vectors are per format: json/gson reads json's). */
   public static byte[] payload(Dataset<?> dataset, String codec, String language) {
-    return read(dataset.id() + "." + Codec.formatOf(codec) + "." + language);
+    return read(Vectors.fileName(dataset, codec, language));
   }
 
   /** The languages that have a vector of this dataset and codec's format (rust always, others when present). */
   public static List<String> languages(Dataset<?> dataset, String codec) {
-    String prefix = dataset.id() + "." + Codec.formatOf(codec) + ".";
+    String ext = "." + Catalogue.fileExtension(Codec.formatOf(codec));
+    String prefix = dataset.id() + ".";
     try (Stream<Path> files = Files.list(DIR)) {
-      return files.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(prefix))
-          .map(n -> n.substring(prefix.length())).sorted().toList();
+      return files.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith(prefix) && n.endsWith(ext) && n.split("\\.").length == 3)
+          .map(n -> n.substring(prefix.length(), n.length() - ext.length())).sorted().toList();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -38,12 +38,17 @@ public final class Catalogue {
     }
   }
 
-  /** One codec: a format, or another library of one ({@code json/gson}). */
+  /**
+   * One codec: a format, or another library of one ({@code json/gson}). {@code fileExtension} is
+   * a format's golden-vector extension ({@code <dataset>.<language>.<ext>}); another library of a
+   * format has none (vectors are per format).
+   */
   public record Entry(
       String id,
       String mediaType,
       String spec,
       boolean deterministic,
+      String fileExtension,
       Map<String, Implementation> implementations) {}
 
   private record File(@JsonProperty(required = true) List<Entry> codecs) {}
@@ -92,6 +97,15 @@ public final class Catalogue {
       throw new IllegalStateException("codec " + id + " is not in codecs/catalogue.yaml");
     }
     return e;
+  }
+
+  /** The golden-vector file extension of {@code format}; an error naming it when it has none. */
+  public static String fileExtension(String format) {
+    String ext = entry(format).fileExtension();
+    if (ext == null) {
+      throw new IllegalStateException("codecs/catalogue.yaml gives format " + format + " no fileExtension");
+    }
+    return ext;
   }
 
   /** Java's implementation of codec {@code id}; an error naming it when the catalogue has none. */
