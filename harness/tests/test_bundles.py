@@ -19,9 +19,9 @@ DOC = {
     "tool": {"vite": "8.3.8", "rolldown": "1.2.19", "minifier": "vite build.minify (Oxc)", "target": "es2022",
              "node": "v20.20.2"},
     "gzip": {"implementation": "node:zlib gzipSync", "level": 9, "zlib": "1.3.1"},
-    "baseline": {"imports": ["src/model/registry.ts { datasetById }"], "minifiedBytes": 112667, "gzipBytes": 31780,
+    "baseline": {"imports": ["src/datasets/registry.ts { datasetById }"], "minifiedBytes": 112667, "gzipBytes": 31780,
                  "libraries": {"@bufbuild/protobuf": {"version": "2.17.0", "renderedBytes": 197878}},
-                 "modules": {"src/model/registry.ts": 1555}},
+                 "modules": {"src/datasets/registry.ts": 1555}},
     "codecs": {
         "json": {"module": "src/codecs/json.ts", "addedMinifiedBytes": 7299, "addedGzipBytes": 2400,
                  "entryMinifiedBytes": 119966, "entryGzipBytes": 34180, "libraries": {},

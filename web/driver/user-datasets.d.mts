@@ -1,6 +1,6 @@
 // Types of user-datasets.mjs for the TypeScript tests that import it.
 import type { Page } from "puppeteer-core";
-import type { UserDatasetSource } from "../src/model/user-dataset";
+import type { UserDatasetSource } from "../src/datasets/user-dataset";
 
 export declare class ManifestError extends Error {}
 export declare function readUserDataset(path: string): UserDatasetSource;

@@ -1,6 +1,6 @@
 // The driver's --user-dataset manifests (proto/README.md, "A user's dataset"): each is read and
 // checked here, with its descriptor set, before Chromium starts, and handed to every page as a
-// JSON-safe source (the set in base64; src/model/user-dataset.ts reads it). A bad manifest is one
+// JSON-safe source (the set in base64; src/datasets/user-dataset.ts reads it). A bad manifest is one
 // error naming the file and what is wrong with it.
 
 import { readFileSync } from "node:fs";

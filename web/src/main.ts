@@ -1,7 +1,7 @@
 import { createGrpcWebTransport } from "@connectrpc/connect-web";
-import { schemaFingerprint } from "./model/fingerprint";
-import { registerUserDataset } from "./model/registry";
-import type { UserDatasetSource } from "./model/user-dataset";
+import { schemaFingerprint } from "./datasets/fingerprint";
+import { registerUserDataset } from "./datasets/registry";
+import type { UserDatasetSource } from "./datasets/user-dataset";
 import { PageView } from "./ui/view";
 import { runWorker } from "./worker/attach";
 import { WorkerSecret, withWorkerSecret, workerClient } from "./worker/client";

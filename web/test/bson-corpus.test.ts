@@ -3,7 +3,7 @@ import { BSON } from "bson";
 import { describe, expect, it } from "vitest";
 import type { DecodeMode } from "../src/codecs/codec";
 import { codecById } from "../src/codecs/registry";
-import { datasetById } from "../src/model/registry";
+import { datasetById } from "../src/datasets/registry";
 import { attempt, decodeEntry, foreignError } from "./decode-entries";
 import { repoRoot } from "./vectors";
 

@@ -1,9 +1,9 @@
 import { isNativeAccelerationEnabled } from "cbor-x/decode";
 import { describe, expect, it } from "vitest";
 import { cborCodec } from "../src/codecs/cbor";
-import { compareRecords } from "../src/model/compare";
-import { datasetById } from "../src/model/registry";
-import { messageFields, type FieldType } from "../src/model/schema";
+import { compareRecords } from "../src/datasets/compare";
+import { datasetById } from "../src/datasets/registry";
+import { messageFields, type FieldType } from "../src/datasets/schema";
 import { canonicalPb, datasetIds } from "./vectors";
 
 // What is particular to cbor in the browser: the payload is plain RFC 8949 (no cbor-x tag

@@ -2,9 +2,9 @@ import { describe, expect, it } from "vitest";
 import { vectorFile } from "../src/codecs/catalogue";
 import { decodeRecords, encodeRecords, formatOf } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
-import { compareRecords } from "../src/model/compare";
-import { readLazyField } from "../src/model/dataset";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { readLazyField } from "../src/datasets/dataset";
+import { datasetById } from "../src/datasets/registry";
 import { browserVectors } from "../tools/vectors";
 import { canonicalPb, catalogue, datasetIds, vector, vectorLanguages } from "./vectors";
 

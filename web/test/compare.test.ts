@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { compareRecords } from "../src/model/compare";
-import type { FieldType } from "../src/model/schema";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import type { FieldType } from "../src/datasets/schema";
+import { datasetById } from "../src/datasets/registry";
 import { canonicalPb } from "./vectors";
 
 // Verification says which record and which field differ, and how.

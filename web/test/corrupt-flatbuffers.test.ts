@@ -1,9 +1,9 @@
 import { Builder, ByteBuffer } from "flatbuffers";
 import { describe, expect, it } from "vitest";
 import { FlatBuffersError, flatbuffersCodec } from "../src/codecs/flatbuffers";
-import { compareRecords } from "../src/model/compare";
-import { readLazyField } from "../src/model/dataset";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { readLazyField } from "../src/datasets/dataset";
+import { datasetById } from "../src/datasets/registry";
 import { canonicalPb, vector } from "./vectors";
 
 // Corrupt FlatBuffers are errors, never partial or made-up records: the project's own verifier and

@@ -7,8 +7,8 @@ import { msgpackrCodec } from "../src/codecs/msgpackr";
 import { protobufCodec } from "../src/codecs/protobuf";
 import { ubjsonCodec } from "../src/codecs/ubjson";
 import { xmlCodec } from "../src/codecs/xml";
-import { compareRecords } from "../src/model/compare";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { datasetById } from "../src/datasets/registry";
 import { canonicalPb, vector } from "./vectors";
 
 // Corrupt payloads are errors, never partial or made-up records (flatbuffers, whose reader is

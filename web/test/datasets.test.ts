@@ -3,9 +3,9 @@ import { FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type,
 import { describe, expect, it } from "vitest";
 import { dataset as datasetOption } from "../src/gen/codecbench/v1/dataset_options_pb";
 import { file_codecbench_v1_datasets } from "../src/gen/codecbench/v1/datasets_pb";
-import { readLazyField } from "../src/model/dataset";
-import { schemaFingerprint, schemaText } from "../src/model/fingerprint";
-import { datasets } from "../src/model/registry";
+import { readLazyField } from "../src/datasets/dataset";
+import { schemaFingerprint, schemaText } from "../src/datasets/fingerprint";
+import { datasets } from "../src/datasets/registry";
 import { datasetAnnouncements } from "../src/worker/attach";
 import { canonicalPb, fingerprints } from "./vectors";
 

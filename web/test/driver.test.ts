@@ -10,7 +10,7 @@ import { V8_FLAGS } from "../driver/flags.mjs";
 import { encodeRecords } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
-import { datasetById, registerUserDataset } from "../src/model/registry";
+import { datasetById, registerUserDataset } from "../src/datasets/registry";
 import { requireChromium } from "./chromium";
 import { FakeControl, task } from "./fake-control";
 import { startProcess, type Child } from "./processes";

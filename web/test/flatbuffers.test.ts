@@ -8,9 +8,9 @@ import { BeersDataset } from "../src/gen/fbs/codecbench/v1/beers-dataset";
 import { DocRecord } from "../src/gen/fbs/codecbench/v1/doc-record";
 import { DocsDataset } from "../src/gen/fbs/codecbench/v1/docs-dataset";
 import { OwnersDataset } from "../src/gen/fbs/codecbench/v1/owners-dataset";
-import { compareRecords } from "../src/model/compare";
-import { readLazyField, type Dataset } from "../src/model/dataset";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { readLazyField, type Dataset } from "../src/datasets/dataset";
+import { datasetById } from "../src/datasets/registry";
 import { canonicalPb, datasetIds } from "./vectors";
 
 // What is particular to flatbuffers in the browser. The codec maps generically from the protobuf

@@ -9,8 +9,8 @@ import { msgpackCodec } from "../src/codecs/msgpack";
 import { protobufCodec } from "../src/codecs/protobuf";
 import { ubjsonCodec } from "../src/codecs/ubjson";
 import { DocsDatasetSchema, NumericDatasetSchema, OwnersDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
-import { compareRecords } from "../src/model/compare";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { datasetById } from "../src/datasets/registry";
 
 // int64 values a double cannot hold must survive every codec exactly, and must be written as
 // numbers (JSON) and as BSON int64.

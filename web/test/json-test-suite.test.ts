@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { codecById } from "../src/codecs/registry";
-import { datasets } from "../src/model/registry";
+import { datasets } from "../src/datasets/registry";
 import { attempt, decodeEntry, foreignError } from "./decode-entries";
 import { repoRoot } from "./vectors";
 

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DatasetOptionsSchema } from "../src/gen/codecbench/v1/dataset_options_pb";
-import { datasetOf, type Dataset } from "../src/model/dataset";
+import { datasetOf, type Dataset } from "../src/datasets/dataset";
 
 // A record message of jvm-serializers' MediaContent shape (enums, proto3 `optional` fields, int64,
 // non-ASCII text) that no web source names: the seventh built-in will have this shape. Its

@@ -7,8 +7,8 @@ import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
 import { decodeRecords, encodeRecords } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
-import { compareRecords } from "../src/model/compare";
-import { readLazyField } from "../src/model/dataset";
+import { compareRecords } from "../src/datasets/compare";
+import { readLazyField } from "../src/datasets/dataset";
 import { media, mediaProtoDir, mediaRecords as records } from "./media-schema";
 
 // Every codec carries the MediaContent shape (test/media-schema.ts) as proto/README.md's payload

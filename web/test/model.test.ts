@@ -3,10 +3,10 @@ import { FieldDescriptorProto_Label as Label, FieldDescriptorProto_Type as Type,
 import { describe, expect, it } from "vitest";
 import { codecs } from "../src/codecs/registry";
 import { DatasetOptionsSchema } from "../src/gen/codecbench/v1/dataset_options_pb";
-import { compareRecords } from "../src/model/compare";
-import { datasetOf, readLazyField } from "../src/model/dataset";
-import { datasets } from "../src/model/registry";
-import { requireOffered, type FieldType } from "../src/model/schema";
+import { compareRecords } from "../src/datasets/compare";
+import { datasetOf, readLazyField } from "../src/datasets/dataset";
+import { datasets } from "../src/datasets/registry";
+import { requireOffered, type FieldType } from "../src/datasets/schema";
 import { canonicalPb } from "./vectors";
 
 // The native model, the record schema and the conversions are derived from the descriptors alone:

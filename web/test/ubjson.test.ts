@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decodeUbjson, ubjsonCodec } from "../src/codecs/ubjson";
-import { compareRecords } from "../src/model/compare";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { datasetById } from "../src/datasets/registry";
 import { canonicalPb, datasetIds, vector } from "./vectors";
 
 // The project's own UBJSON codec (src/codecs/ubjson.ts): the page writes exactly Rust's bytes,

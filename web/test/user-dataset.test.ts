@@ -5,11 +5,11 @@ import { decodeRecords, encodeRecords, type DecodeMode } from "../src/codecs/cod
 import { refusalsOf } from "../src/codecs/refusals";
 import { codecs } from "../src/codecs/registry";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
-import { compareRecords } from "../src/model/compare";
-import { readLazyField, type Dataset } from "../src/model/dataset";
-import { schemaFingerprint } from "../src/model/fingerprint";
-import { datasetById, registerUserDataset, userDatasetSource } from "../src/model/registry";
-import type { UserDatasetSource } from "../src/model/user-dataset";
+import { compareRecords } from "../src/datasets/compare";
+import { readLazyField, type Dataset } from "../src/datasets/dataset";
+import { schemaFingerprint } from "../src/datasets/fingerprint";
+import { datasetById, registerUserDataset, userDatasetSource } from "../src/datasets/registry";
+import type { UserDatasetSource } from "../src/datasets/user-dataset";
 import type { TrialInput } from "../src/trial/trial";
 import { datasetAnnouncements } from "../src/worker/attach";
 import { runTask } from "../src/worker/task";

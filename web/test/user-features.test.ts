@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import { decodeRecords, encodeRecords, formatOf, type DecodeMode } from "../src/codecs/codec";
 import { refusalsOf } from "../src/codecs/refusals";
 import { codecs } from "../src/codecs/registry";
-import { compareRecords } from "../src/model/compare";
-import { readLazyField, type Dataset } from "../src/model/dataset";
-import { registerUserDataset } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import { readLazyField, type Dataset } from "../src/datasets/dataset";
+import { registerUserDataset } from "../src/datasets/registry";
 import { compileSet, HARNESS_EVERYTHING, HARNESS_SIGNED, sourceOf } from "./user-schemas";
 
 // The payload rules of proto/README.md ("The other proto3 features, in every schema-less codec")

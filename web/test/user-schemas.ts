@@ -5,7 +5,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createFileRegistry, fromBinary, type DescMessage } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
-import type { UserDatasetSource } from "../src/model/user-dataset";
+import type { UserDatasetSource } from "../src/datasets/user-dataset";
 
 // Schemas no web source knows, compiled at test time by buf (a devDependency) into the
 // FileDescriptorSet a user's manifest names (imports included, dependencies first), and written

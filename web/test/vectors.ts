@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { parse } from "yaml";
 import { fileExtension, vectorFile } from "../src/codecs/catalogue";
 import { formatOf } from "../src/codecs/codec";
-import { datasets } from "../src/model/registry";
+import { datasets } from "../src/datasets/registry";
 
 // The golden vectors in codecs/vectors/: <dataset>.pb (canonical records, seed 1) and
 // <dataset>.<language>.<ext>, each language's payload of those records (`.browser` ones are

@@ -2,9 +2,9 @@ import { create, toBinary, type DescMessage, type MessageInitShape } from "@bufb
 import { describe, expect, it } from "vitest";
 import { xmlCodec } from "../src/codecs/xml";
 import { BeersDatasetSchema, DummyDatasetSchema, MatrixDatasetSchema, NumericDatasetSchema, OwnersDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
-import { compareRecords } from "../src/model/compare";
-import type { Dataset } from "../src/model/dataset";
-import { datasetById } from "../src/model/registry";
+import { compareRecords } from "../src/datasets/compare";
+import type { Dataset } from "../src/datasets/dataset";
+import { datasetById } from "../src/datasets/registry";
 import { canonicalPb, datasetIds } from "./vectors";
 
 // What is particular to xml in the browser: the exact element layout of proto/README.md (repeated

@@ -6,7 +6,7 @@
 // How: one production build per entry with Vite (Rolldown, the page's own minifier, target and
 // `define`s from vite.config.ts), nothing written to disk, each entry bundled into one chunk:
 // - the **baseline** entry imports what every codec of the page shares: the dataset models
-//   (src/model/registry.ts: the datasets from the generated descriptors, with the @bufbuild/protobuf
+//   (src/datasets/registry.ts: the datasets from the generated descriptors, with the @bufbuild/protobuf
 //   runtime they need) and the codec interface (src/codecs/codec.ts's recordsOf,
 //   src/codecs/versions.ts's libraryVersion), and puts them on globalThis;
 // - one entry per codec registered in src/codecs/registry.ts imports the same, plus that codec's
@@ -55,7 +55,7 @@ export function codecIdOf(module) {
 }
 
 const SHARED = [
-  ['{ datasetById, allDatasets, registerUserDataset }', "src/model/registry.ts"],
+  ['{ datasetById, allDatasets, registerUserDataset }', "src/datasets/registry.ts"],
   ["{ recordsOf }", "src/codecs/codec.ts"],
   ["{ libraryVersion }", "src/codecs/versions.ts"],
   ["{ catalogued }", "src/codecs/catalogue.ts"],

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import puppeteer from "puppeteer-core";
 import { expect, it } from "vitest";
 import { DummyDatasetSchema } from "../src/gen/codecbench/v1/datasets_pb";
-import { datasetById } from "../src/model/registry";
+import { datasetById } from "../src/datasets/registry";
 import { Operation } from "../src/gen/codecbench/v1/scenario_pb";
 import type { Measurement } from "../src/gen/codecbench/v1/results_pb";
 import { chromiumPath } from "../test/chromium";

@@ -1,7 +1,7 @@
 import { vectorFile } from "../src/codecs/catalogue";
 import { encodeRecords, formatOf } from "../src/codecs/codec";
 import { codecs } from "../src/codecs/registry";
-import { datasets } from "../src/model/registry";
+import { datasets } from "../src/datasets/registry";
 
 // The browser's golden vectors: for every dataset and browser codec, the payload of the canonical
 // records of codecs/vectors/<dataset>.pb, named <dataset>.browser.<ext> (the format's catalogue fileExtension). Made with the same

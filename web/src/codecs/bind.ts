@@ -1,7 +1,7 @@
 import { base64Decode } from "@bufbuild/protobuf/wire";
-import { LONGS, NUMERIC, type FieldType, type MessageType } from "../model/schema";
+import { LONGS, NUMERIC, type FieldType, type MessageType } from "../datasets/schema";
 
-// Decoded values -> the native model (src/model/schema.ts), along the record schema. A schema-less
+// Decoded values -> the native model (src/datasets/schema.ts), along the record schema. A schema-less
 // library gives most values as the model holds them; what it cannot know from the bytes is bound
 // here, in place, by a pass compiled once per dataset and codec:
 // - 64-bit integers another writer put in narrower integers come back as numbers (exact: such

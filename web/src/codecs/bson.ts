@@ -1,6 +1,6 @@
 import { BSON, BSONError, Double } from "bson";
-import type { Dataset } from "../model/dataset";
-import { hasScalar, requireOffered, WITHOUT_UINT64, type FieldType } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import { hasScalar, requireOffered, WITHOUT_UINT64, type FieldType } from "../datasets/schema";
 import { binder } from "./bind";
 import { lazyBsonReader } from "./bson-lazy";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";

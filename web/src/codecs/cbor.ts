@@ -4,8 +4,8 @@
 // the newest whose platform packages the registry serves, so that `npm ci` finds a complete lock.
 import { Decoder } from "cbor-x/decode";
 import { Encoder } from "cbor-x/encode";
-import type { Dataset } from "../model/dataset";
-import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../datasets/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { binder } from "./bind";
 import { decodeFresh, uint8View } from "./fresh-decode";

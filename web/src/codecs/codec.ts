@@ -1,4 +1,4 @@
-import type { Dataset } from "../model/dataset";
+import type { Dataset } from "../datasets/dataset";
 
 // One codec of the browser worker. `prepare` specialises it for one dataset outside any timed
 // region (choosing a reviver, compiling a mapping); the prepared functions are what gets timed.

@@ -1,6 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
-import type { Dataset } from "../model/dataset";
-import type { WireName } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import type { WireName } from "../datasets/schema";
 
 // The flatbuffers codec's plan of a dataset (src/codecs/flatbuffers.ts), from the protobuf-es
 // descriptors: every message a table, every field a slot in declaration order (as flatc 2.0.8
@@ -134,7 +134,7 @@ export function checkAcyclic(plan: MessagePlan, path: DescMessage[] = []): void 
 /**
  * The record message and how the model holds a record: as an object keyed by wire names, or (a
  * `bare_list` dataset, the matrix row) as the list of the message's one repeated field, which
- * src/model/schema.ts has checked it has.
+ * src/datasets/schema.ts has checked it has.
  */
 export function recordShape(dataset: Dataset, plans: Map<DescMessage, MessagePlan>): { root: MessagePlan; record: MessagePlan; unwrapped: FieldPlan | null } {
   const root = messagePlan(dataset.message, plans, dataset.wireName);

@@ -1,7 +1,7 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { Builder } from "flatbuffers";
-import type { Dataset } from "../model/dataset";
-import { requireOffered } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import { requireOffered } from "../datasets/schema";
 import type { Codec, PreparedCodec } from "./codec";
 import { readPath, resolve } from "./flatbuffers-lazy";
 import { checkAcyclic, recordShape, type MessagePlan } from "./flatbuffers-plan";

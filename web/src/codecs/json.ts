@@ -1,6 +1,6 @@
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import type { Dataset } from "../model/dataset";
-import { hasScalar, LONGS, longFieldNames, NUMERIC, requireOffered, SCHEMALESS_KINDS, type FieldType } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import { hasScalar, LONGS, longFieldNames, NUMERIC, requireOffered, SCHEMALESS_KINDS, type FieldType } from "../datasets/schema";
 import { binder, BOUND_SCALARS } from "./bind";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { treeToRecords } from "./tree";

@@ -1,4 +1,4 @@
-import type { FieldType, MapType } from "../model/schema";
+import type { FieldType, MapType } from "../datasets/schema";
 
 // Encoders whose library writes a JS value by its JS type (js-bson, fast-xml-parser's builder)
 // get the model objects with the values whose wire form the schema decides mapped first: bson's

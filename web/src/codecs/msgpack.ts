@@ -1,6 +1,6 @@
 import { DecodeError, Decoder, Encoder } from "@msgpack/msgpack";
-import type { Dataset } from "../model/dataset";
-import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import { hasScalar, LONGS, requireOffered, SCHEMALESS_KINDS } from "../datasets/schema";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { binder } from "./bind";
 import { treeToRecords } from "./tree";

@@ -1,5 +1,5 @@
 import { fromBinary, toBinary } from "@bufbuild/protobuf";
-import type { Dataset } from "../model/dataset";
+import type { Dataset } from "../datasets/dataset";
 import type { Codec, PreparedCodec } from "./codec";
 import { catalogued } from "./catalogue";
 

@@ -1,4 +1,4 @@
-import { lazyFieldProblem, type Dataset } from "../model/dataset";
+import { lazyFieldProblem, type Dataset } from "../datasets/dataset";
 import type { DecodeMode } from "./codec";
 import { codecs } from "./registry";
 

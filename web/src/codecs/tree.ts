@@ -1,4 +1,4 @@
-import type { FieldType } from "../model/schema";
+import type { FieldType } from "../datasets/schema";
 import { binder, BOUND_SCALARS } from "./bind";
 import { recordsOf } from "./codec";
 

@@ -1,4 +1,4 @@
-import { messageFields, type FieldType } from "../model/schema";
+import { messageFields, type FieldType } from "../datasets/schema";
 import { True, False, Int8, Uint8, Int16, Int32, Int64, Float32, Float64, Str, ArrayStart, ArrayEnd, ObjectStart, ObjectEnd, TypeMarker, CountMarker } from "./ubjson-markers";
 
 // Writing UBJSON from the dataset's schema, as Rust writes it (src/codecs/ubjson.ts says why and how):

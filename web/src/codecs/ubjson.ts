@@ -1,5 +1,5 @@
-import type { Dataset } from "../model/dataset";
-import { LONGS, requireOffered, WITHOUT_UINT64 } from "../model/schema";
+import type { Dataset } from "../datasets/dataset";
+import { LONGS, requireOffered, WITHOUT_UINT64 } from "../datasets/schema";
 import { binder } from "./bind";
 import { recordsOf, type Codec, type PreparedCodec } from "./codec";
 import { decodeUbjson } from "./ubjson-read";

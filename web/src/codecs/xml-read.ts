@@ -1,6 +1,6 @@
 import { ScalarType, type DescEnum, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { base64Decode } from "@bufbuild/protobuf/wire";
-import { TIMESTAMP, type WireName } from "../model/schema";
+import { TIMESTAMP, type WireName } from "../datasets/schema";
 import { show } from "./xml-text";
 
 // Reading for the xml codec: the parser's object tree -> model records, by readers built once per

@@ -1,8 +1,8 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { XMLBuilder, XMLParser, XMLValidator } from "fast-xml-parser";
-import type { Dataset } from "../model/dataset";
+import type { Dataset } from "../datasets/dataset";
 import { base64Encode } from "@bufbuild/protobuf/wire";
-import { requireOffered, SCHEMALESS_KINDS, type FieldType } from "../model/schema";
+import { requireOffered, SCHEMALESS_KINDS, type FieldType } from "../datasets/schema";
 import type { Codec, PreparedCodec } from "./codec";
 import { modelMapper, type Mapper } from "./mapper";
 import { children, messageReader, Mismatch, unexpected, type Element, type Reader } from "./xml-read";
@@ -38,7 +38,7 @@ import { catalogued } from "./catalogue";
 /**
  * The record message and how the model holds a record: as an object keyed by wire names, or (a
  * `bare_list` dataset, the matrix row) as the list of the message's one repeated field, which
- * src/model/schema.ts has checked it has.
+ * src/datasets/schema.ts has checked it has.
  */
 function recordShape(dataset: Dataset): { message: DescMessage; name: string; unwrapped: string | null } {
   const records = dataset.message.fields;

@@ -4,8 +4,8 @@ import { parseArgs } from "node:util";
 import type { Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ManifestError, readUserDatasets } from "../../driver/user-datasets.mjs";
-import { schemaFingerprint } from "../model/fingerprint";
-import { registerUserDataset } from "../model/registry";
+import { schemaFingerprint } from "../datasets/fingerprint";
+import { registerUserDataset } from "../datasets/registry";
 import { runWorker } from "../worker/attach";
 import { WorkerSecret, workerClient } from "../worker/client";
 import { collectNodeEnvironment, nodeLegExtras } from "./environment";
@@ -24,7 +24,7 @@ import { processTrials } from "./trials";
 // (started with the flag, src/node/trials.ts) can carry, so without them it does not start.
 // A user's dataset (proto/README.md "A user's dataset"): each --user-dataset manifest is read and
 // checked as the browser driver reads it (driver/user-datasets.mjs) and built as the page builds it
-// (src/model/user-dataset.ts) before attaching; each trial of it carries the source to its process.
+// (src/datasets/user-dataset.ts) before attaching; each trial of it carries the source to its process.
 // When control requires a token: CODECBENCH_TOKEN_FILE (a file) or CODECBENCH_TOKEN.
 
 const USAGE = "usage: node --harmony-json-parse-with-source web/dist-node/main.js [--control URL] [--name NAME] [--token-file FILE] [--user-dataset MANIFEST]...";

@@ -1,9 +1,9 @@
 import type { DecodeMode, PreparedCodec } from "../codecs/codec";
 import { codecById } from "../codecs/registry";
-import { compareRecords } from "../model/compare";
-import { readLazyField, type Dataset } from "../model/dataset";
-import { datasetById, registerUserDataset } from "../model/registry";
-import type { UserDatasetSource } from "../model/user-dataset";
+import { compareRecords } from "../datasets/compare";
+import { readLazyField, type Dataset } from "../datasets/dataset";
+import { datasetById, registerUserDataset } from "../datasets/registry";
+import type { UserDatasetSource } from "../datasets/user-dataset";
 import { Laps, type PhaseMs } from "../worker/laps";
 import { measureSync, type AllocationMeter, type Sample, type Sampling } from "../worker/timing";
 import { StepError, describe, step } from "./step";

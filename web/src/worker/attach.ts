@@ -4,8 +4,8 @@ import { CodecInfoSchema, DatasetInfoSchema, RefusalSchema, TimedRegionSchema, t
 import type { AttachResponse, Task } from "../gen/codecbench/v1/worker_service_pb";
 import { refusalsOf } from "../codecs/refusals";
 import { codecs } from "../codecs/registry";
-import { schemaFingerprint } from "../model/fingerprint";
-import { allDatasets } from "../model/registry";
+import { schemaFingerprint } from "../datasets/fingerprint";
+import { allDatasets } from "../datasets/registry";
 import { CanonicalCache } from "./canonical";
 import { WorkerSecret, withWorkerSecret, type WorkerClient } from "./client";
 import { COMPRESSIONS, runTask, type TaskOutcome } from "./task";

@@ -3,7 +3,7 @@ import { MeasurementSchema, type Environment, type Measurement } from "../gen/co
 import { Operation } from "../gen/codecbench/v1/scenario_pb";
 import type { Task } from "../gen/codecbench/v1/worker_service_pb";
 import { refusalOf } from "../codecs/refusals";
-import { datasetById, userDatasetSource } from "../model/registry";
+import { datasetById, userDatasetSource } from "../datasets/registry";
 import { StepError, describe, step } from "../trial/step";
 import type { TrialInput, TrialResult } from "../trial/trial";
 import { fetchBlob, putBlob, sha256Hex } from "./blobs";

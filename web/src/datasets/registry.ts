@@ -29,7 +29,7 @@ export const datasets: ReadonlyMap<string, Dataset> = new Map(
     }),
 );
 
-// A user's datasets (src/model/user-dataset.ts), given at startup: found by id like a built-in.
+// A user's datasets (src/datasets/user-dataset.ts), given at startup: found by id like a built-in.
 const users = new Map<string, { readonly dataset: Dataset; readonly source: UserDatasetSource }>();
 
 const sameSource = (a: UserDatasetSource, b: UserDatasetSource) =>

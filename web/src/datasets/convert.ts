@@ -2,7 +2,7 @@ import { create, fromJson, toJson, ScalarType, type DescEnum, type DescField, ty
 import { TimestampSchema, type Timestamp } from "@bufbuild/protobuf/wkt";
 import { TIMESTAMP, type WireName } from "./schema";
 
-// The one converter between protobuf-es messages and the native model (src/model/schema.ts says
+// The one converter between protobuf-es messages and the native model (src/datasets/schema.ts says
 // what the model holds), compiled once per record message from its descriptor. Both directions
 // run inside the protobuf codec's timed regions, so a field that needs nothing is copied without
 // a call, and every record is one object built in field order.

@@ -2,7 +2,7 @@ import type { FieldType, Scalar } from "./schema";
 import { sameInstant } from "./timestamp";
 
 // Field-by-field comparison of decoded records with the canonical ones, walking the record schema
-// (src/model/schema.ts): the same rules for every dataset. Returns the first difference in words
+// (src/datasets/schema.ts): the same rules for every dataset. Returns the first difference in words
 // ("record 3 field friends[1].name: expected "a", got "b""), or null.
 
 function show(value: unknown): string {

@@ -7,7 +7,7 @@ import type { FieldDescriptorProto } from "@bufbuild/protobuf/wkt";
 // proto type of each field. Codecs and verification walk this instead of guessing types from JS
 // values (a JS number cannot tell an int32 from a double).
 //
-// The native model (src/model/convert.ts) holds: 64-bit integers as bigint, other numbers as
+// The native model (src/datasets/convert.ts) holds: 64-bit integers as bigint, other numbers as
 // number, bytes as Uint8Array, an enum as its value's name, a nested message as an object (its
 // default instance when unset), a repeated field as an array, a map as an object keyed by the
 // key's decimal or text form, a Timestamp as its RFC 3339 text; an `optional` field or a oneof
