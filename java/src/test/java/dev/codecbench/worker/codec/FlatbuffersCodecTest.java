@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import codecbench.v1.BeerRecord;
-import codecbench.v1.BeersDataset;
-import codecbench.v1.DocDelivery;
-import codecbench.v1.DocRecord;
-import codecbench.v1.DocsDataset;
-import codecbench.v1.OwnersDataset;
+import codecbench.v1.fb.BeerRecord;
+import codecbench.v1.fb.BeersDataset;
+import codecbench.v1.fb.DocDelivery;
+import codecbench.v1.fb.DocRecord;
+import codecbench.v1.fb.DocsDataset;
+import codecbench.v1.fb.OwnersDataset;
 import com.google.flatbuffers.FlatBufferBuilder;
 import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
@@ -228,7 +228,7 @@ class FlatbuffersCodecTest {
   }
 
   private static Class<?> generated(Descriptor message) throws ClassNotFoundException {
-    return Class.forName("codecbench.v1." + message.getName()); // flatc: namespace codecbench.v1
+    return Class.forName("codecbench.v1.fb." + message.getName()); // flatc: namespace codecbench.v1.fb (pom.xml)
   }
 
   private static String camel(String snake) {
@@ -315,11 +315,11 @@ class FlatbuffersCodecTest {
     // The generated adder drops -0.0 as a default (builder.addDouble(slot, x, 0.0) compares with ==):
     // why the codec writes a double field with addDouble(x) + slot() when its bits are not 0.
     FlatBufferBuilder b = new FlatBufferBuilder();
-    codecbench.v1.NumericCoordinate.startNumericCoordinate(b);
-    codecbench.v1.NumericCoordinate.addLatitude(b, -0.0);
-    int t = codecbench.v1.NumericCoordinate.endNumericCoordinate(b);
+    codecbench.v1.fb.NumericCoordinate.startNumericCoordinate(b);
+    codecbench.v1.fb.NumericCoordinate.addLatitude(b, -0.0);
+    int t = codecbench.v1.fb.NumericCoordinate.endNumericCoordinate(b);
     b.finish(t);
-    var generated = codecbench.v1.NumericCoordinate.getRootAsNumericCoordinate(ByteBuffer.wrap(b.sizedByteArray()));
+    var generated = codecbench.v1.fb.NumericCoordinate.getRootAsNumericCoordinate(ByteBuffer.wrap(b.sizedByteArray()));
     assertEquals(0L, Double.doubleToRawLongBits(generated.latitude()));
   }
 
@@ -598,7 +598,7 @@ class FlatbuffersCodecTest {
     java.nio.file.Path vector = out.resolve(datasetId + ".bin");
     java.nio.file.Files.write(vector, encode(d, CanonicalVectors.canonical(d).model()));
     Process p = new ProcessBuilder("flatc", "--json", "--strict-json", "--raw-binary", "--root-type",
-        "codecbench.v1." + datasetMessage(d).getName(), "-o", out.toString(), fbs.toString(), "--", vector.toString())
+        "codecbench.v1.fb." + datasetMessage(d).getName(), "-o", out.toString(), fbs.toString(), "--", vector.toString())
         .redirectErrorStream(true).start();
     String output = new String(p.getInputStream().readAllBytes());
     assertEquals(0, p.waitFor(), output);

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import codecbench.v1.MediaDataset;
+import codecbench.v1.fb.MediaDataset;
 import com.google.flatbuffers.FlatBufferBuilder;
 import dev.codecbench.worker.CanonicalVectors;
 import dev.codecbench.worker.TestDatasets;
@@ -94,15 +94,15 @@ class OptionalAndEnumTest {
     assertFalse(FlatBufferBuilder.isFieldPresent(root.records(1).media(), bitrate), "unset: absent");
     assertEquals("", root.records(0).media().title());
     assertEquals(null, root.records(1).media().title());
-    assertEquals(codecbench.v1.MediaPlayer.MEDIA_PLAYER_FLASH, root.records(1).media().player());
+    assertEquals(codecbench.v1.fb.MediaPlayer.MEDIA_PLAYER_FLASH, root.records(1).media().player());
   }
 
   @Test
   void flatbuffersRefusesAnEnumNumberTheEnumDoesNotHave() {
     FlatBufferBuilder b = new FlatBufferBuilder();
-    int image = codecbench.v1.MediaImage.createMediaImage(b, b.createString("u"), 0, 1, 2, 7);
-    int content = codecbench.v1.MediaContent.createMediaContent(b, 0,
-        codecbench.v1.MediaContent.createImagesVector(b, new int[] {image}));
+    int image = codecbench.v1.fb.MediaImage.createMediaImage(b, b.createString("u"), 0, 1, 2, 7);
+    int content = codecbench.v1.fb.MediaContent.createMediaContent(b, 0,
+        codecbench.v1.fb.MediaContent.createImagesVector(b, new int[] {image}));
     b.finish(MediaDataset.createMediaDataset(b, MediaDataset.createRecordsVector(b, new int[] {content})));
     CodecException e = assertThrows(CodecException.class,
         () -> new FlatbuffersCodec().decodeTyped(TestDatasets.MEDIA, b.sizedByteArray()));
