@@ -133,8 +133,8 @@ describe.each(datasetIds)("flatbuffers and flatc's generated TypeScript, dataset
 describe("flatbuffers wire shape", () => {
   const owners = datasetById("owners");
   // The native model's shape of an owner, as far as this test reads it.
-  type Owner = { telephone: bigint; cars: Array<{ brand: string; co2Emissions: number }> };
-  const ownerRecords = owners.fromCanonical(canonicalPb("owners")) as Owner[];
+  type OwnerRecord = { telephone: bigint; cars: Array<{ brand: string; co2Emissions: number }> };
+  const ownerRecords = owners.fromCanonical(canonicalPb("owners")) as OwnerRecord[];
 
   it("reads by hand through the generated classes: records(0).cars(1).brand(), telephone as bigint", () => {
     const root = OwnersDataset.getRootAsOwnersDataset(new ByteBuffer(flatbuffersCodec.prepare(owners).encode(ownerRecords)));
