@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"codecbench/go/gen/catalogue"
 	"codecbench/go/gen/models"
@@ -188,12 +189,15 @@ func described(id string, own Info) Info {
 
 // packageVersion is the version of the module providing a package path in this binary.
 func packageVersion(pkg string) string {
-	bi, ok := debug.ReadBuildInfo()
+	bi, ok := buildInfo()
 	if !ok {
 		return "unknown"
 	}
 	return versionIn(bi, pkg)
 }
+
+// buildInfo is this binary's build info, parsed once: every Info() call resolves a version.
+var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
 
 // versionIn is the version `bi` records for the module providing pkg: this module's own, the Go
 // release for the standard library, else the longest dependency path holding the package.
