@@ -1,21 +1,20 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { catalogueForBuild, installedVersion } from "./tools/catalogue.ts";
+import { catalogueForBuild } from "./tools/catalogue.ts";
 
 // The page is served by control from web/dist on the same origin as gRPC-web; relative asset
 // paths keep it working under any base URL. Tests run in Node with JSON source text access
 // switched on (Chromium has it by default; Node 20 only behind a flag).
 
-// A codec's media type, library, version and modes come from codecs/catalogue.yaml
-// (tools/catalogue.ts; versions from what npm installed), defined as __CATALOGUE__ (and the `node`
-// entries' notes as __NODE_NOTES__, which only the Node worker reads); src/env.d.ts declares them. Versions of libraries a codec uses beside its own (fast-xml-builder, re-exported
-// by fast-xml-parser, named in the xml codec's notes) are __LIBRARY_VERSIONS__.
+// A codec's media type, library, version, modes, notes and timed regions come from
+// codecs/catalogue.yaml (tools/catalogue.ts; versions, and the `{version:NAME}`s of notes, from what
+// npm installed), defined as __CATALOGUE__ (and the `node` entries' notes as __NODE_NOTES__, which
+// only the Node worker reads); src/env.d.ts declares them.
 const catalogue = catalogueForBuild();
-const libraryVersions = Object.fromEntries(["fast-xml-builder"].map((name) => [name, installedVersion(name)]));
 
 export default defineConfig({
   base: "./",
-  define: { __LIBRARY_VERSIONS__: JSON.stringify(libraryVersions), __CATALOGUE__: JSON.stringify(catalogue.codecs), __NODE_NOTES__: JSON.stringify(catalogue.nodeNotes) },
+  define: { __CATALOGUE__: JSON.stringify(catalogue.codecs), __NODE_NOTES__: JSON.stringify(catalogue.nodeNotes) },
   // Two pages: the worker page, and the page a fresh Chromium opens for one trial (src/trial/host.ts).
   build: {
     outDir: "dist",

@@ -7,7 +7,9 @@ Problems reported:
   (only for languages with at least one attached worker; other languages are "no <lang> worker
   attached");
 - an announced library that differs from the catalogue's, or decode modes that differ;
-- a malformed catalogue entry (an unexpected key, e.g. an unquoted comma that split a value).
+- a malformed catalogue entry (an unexpected key, e.g. an unquoted comma that split a value), or
+  timed regions that are not one for encode and one per decode mode, in order (a `node` entry has
+  none: the Node worker announces the browser's).
 """
 
 from __future__ import annotations
@@ -20,7 +22,53 @@ import yaml
 
 from .processes import repo_root
 
-IMPLEMENTATION_KEYS = {"library", "package", "version", "modes", "notes"}
+IMPLEMENTATION_KEYS = {"library", "package", "version", "modes", "notes", "timedRegions"}
+REGION_KEYS = {"operation", "contains", "note"}
+
+
+def region_vocabulary(proto: Path | None = None) -> set[str]:
+    """What a timed region may contain: the words results.proto's TimedRegion defines
+    (`//   "serialize" / "parse": ...`), so the vocabulary is written once."""
+    text = (proto or repo_root() / "proto" / "codecbench" / "v1" / "results.proto").read_text(encoding="utf-8")
+    block = text[text.index("message TimedRegion"):]
+    block = block[:block.index("}")]
+    return {w for line in block.splitlines() if re.match(r'\s*//\s+"', line)
+            for w in re.findall(r'"([a-z0-9-]+)"', line.split(":")[0])}
+
+
+def region_operations(modes: list[str]) -> list[str]:
+    """The operations an implementation's timed regions cover, in their order: encode, then one per
+    decode mode, with "encode streaming" just before "streaming" (as every worker announces them)."""
+    ops = ["encode"]
+    for mode in modes:
+        if mode == "streaming":
+            ops.append("encode streaming")
+        ops.append(mode)
+    return ops
+
+
+def _region_errors(where: str, lang: str, impl: dict, vocabulary: set[str]) -> list[str]:
+    regions = impl.get("timedRegions")
+    if lang == "node":
+        return [f"{where}: a node entry has no timedRegions (the Node worker announces the browser's)"] \
+            if regions is not None else []
+    if not isinstance(regions, list):
+        return [f"{where}: no timedRegions list"]
+    errors = []
+    for r in regions:
+        if not isinstance(r, dict) or not isinstance(r.get("contains"), list) or not r["contains"]:
+            errors.append(f"{where}: a timed region without operation and contains: {r!r}")
+        elif unknown := set(r) - REGION_KEYS:
+            errors.append(f"{where}: timed region {r.get('operation')!r} has unexpected keys {sorted(unknown)}")
+        elif words := [w for w in r["contains"] if w not in vocabulary]:
+            errors.append(f"{where}: timed region {r.get('operation')!r} contains {words}, not in results.proto's "
+                          f"TimedRegion vocabulary {sorted(vocabulary)}")
+    ops = [r.get("operation") for r in regions if isinstance(r, dict)]
+    modes = impl.get("modes") if isinstance(impl.get("modes"), list) else []
+    if ops != region_operations(modes):
+        errors.append(f"{where}: timed regions {ops} should be {region_operations(modes)}, "
+                      "one for encode and one per decode mode, in order")
+    return errors
 
 
 def default_path() -> Path:
@@ -62,6 +110,7 @@ def load(path: Path) -> list[dict]:
     if not isinstance(codecs, list):
         raise CatalogueError(f"{path}: expected a top-level \"codecs:\" list")
     out = []
+    vocabulary = region_vocabulary()
     for i, c in enumerate(codecs):
         if not isinstance(c, dict) or not c.get("id"):
             raise CatalogueError(f"{path}: codecs item {i + 1} has no id")
@@ -80,6 +129,7 @@ def load(path: Path) -> list[dict]:
                     hint = (f" — a comma inside an unquoted {{...}} value splits it: the library reads "
                             f"{impl['library']!r}; quote it: library: \"{impl['library']}, {key}\"")
                 errors.append(f"{path}: {c['id']} / {lang}: unexpected key {key!r}{hint}")
+            errors += _region_errors(f"{path}: {c['id']} / {lang}", str(lang), impl, vocabulary)
         out.append({**c, "implementations": {str(k): (v if isinstance(v, dict) else {})
                                              for k, v in impls.items()}, "_errors": errors})
     return out

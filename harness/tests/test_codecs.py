@@ -102,8 +102,25 @@ def test_a_split_value_in_the_catalogue_is_reported(tmp_path):
                     "      rust: {library: mine (project-owned, Draft 12), modes: [typed]}\n")
     cat = catalogue.load(path)
     assert cat[0]["implementations"]["rust"]["library"] == "mine (project-owned"
-    [error] = cat[0]["_errors"]
+    error, no_regions = cat[0]["_errors"]
     assert "unexpected key 'Draft 12)'" in error and "quote it" in error
+    assert "ubjson / rust: no timedRegions list" in no_regions
+
+
+def test_timed_regions_are_one_per_operation_in_order_from_the_proto_vocabulary(tmp_path):
+    path = tmp_path / "catalogue.yaml"
+    path.write_text(
+        "codecs:\n  - id: json\n    implementations:\n"
+        "      rust:\n        library: serde_json\n        modes: [typed, streaming]\n        timedRegions:\n"
+        "          - {operation: encode, contains: [serialize]}\n"
+        "          - {operation: typed, contains: [parse, magic], note: x}\n"
+        "          - {operation: streaming, contains: [parse], notes: x}\n"
+        "      node: {library: x, modes: [typed], timedRegions: []}\n")
+    errors = catalogue.load(path)[0]["_errors"]
+    assert any("json / rust: timed region 'typed' contains ['magic'], not in results.proto's" in e for e in errors), errors
+    assert any("timed region 'streaming' has unexpected keys ['notes']" in e for e in errors), errors
+    assert any("should be ['encode', 'typed', 'encode streaming', 'streaming']" in e for e in errors), errors
+    assert any("json / node: a node entry has no timedRegions" in e for e in errors), errors
 
 
 def test_library_names_match_loosely():

@@ -8,7 +8,8 @@
 // - the **baseline** entry imports what every codec of the page shares: the dataset models
 //   (src/datasets/registry.ts: the datasets from the generated descriptors, with the @bufbuild/protobuf
 //   runtime they need) and the codec interface (src/codecs/codec.ts's recordsOf,
-//   src/codecs/versions.ts's libraryVersion), and puts them on globalThis;
+//   src/codecs/catalogue.ts's catalogued, with the whole catalogue: every codec's notes and timed
+//   regions are there, not in its module), and puts them on globalThis;
 // - one entry per codec registered in src/codecs/registry.ts imports the same, plus that codec's
 //   module, and puts it in a one-codec registry Map on globalThis (so nothing is tree-shaken away
 //   that a page using the codec would keep: every mode of it, typed, tree and lazy, since the
@@ -47,17 +48,16 @@ export function registeredCodecs(source = readFileSync(join(web, "src/codecs/reg
   return found.sort((a, b) => at(a) - at(b));
 }
 
-/** The codec id a codec module's info names (`...catalogued("msgpack/msgpackr")`): the key of its figures. */
+/** The codec id a codec module's info names (`catalogued("msgpack/msgpackr")`): the key of its figures. */
 export function codecIdOf(module) {
-  const id = /^\s+\.\.\.catalogued\("([^"]+)"\),$/m.exec(readFileSync(join(web, module), "utf8"));
-  if (!id) throw new Error(`${module} declares no \`...catalogued("<id>")\` in its info: bundle-sizes.mjs cannot name its figures`);
-  return id[1];
+  const ids = new Set([...readFileSync(join(web, module), "utf8").matchAll(/\bcatalogued\("([^"]+)"\)/g)].map((m) => m[1]));
+  if (ids.size !== 1) throw new Error(`${module} names ${ids.size ? [...ids].join(", ") : "no codec"} by \`catalogued("<id>")\`, not one: bundle-sizes.mjs cannot name its figures`);
+  return [...ids][0];
 }
 
 const SHARED = [
   ['{ datasetById, allDatasets, registerUserDataset }', "src/datasets/registry.ts"],
   ["{ recordsOf }", "src/codecs/codec.ts"],
-  ["{ libraryVersion }", "src/codecs/versions.ts"],
   ["{ catalogued }", "src/codecs/catalogue.ts"],
 ];
 
@@ -68,7 +68,7 @@ function entrySource(codecs) {
   );
   lines.push(
     `const codecs = new Map([${codecs.map((c) => c.name).join(", ")}].map((codec) => [codec.info.id, codec]));`,
-    `globalThis.${GLOBAL} = { datasetById, allDatasets, registerUserDataset, recordsOf, libraryVersion, catalogued, codecs };`,
+    `globalThis.${GLOBAL} = { datasetById, allDatasets, registerUserDataset, recordsOf, catalogued, codecs };`,
   );
   return lines.join("\n") + "\n";
 }

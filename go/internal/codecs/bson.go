@@ -18,14 +18,7 @@ import (
 type BSON struct{}
 
 func (BSON) Info() Info {
-	return described("bson", Info{
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize"}},
-			{Operation: Typed, Contains: []string{"parse"}},
-			{Operation: Tree, Contains: []string{"parse"}, Note: "Unmarshal into bson.D (ordered documents, arrays as bson.A)"},
-			{Operation: Lazy, Contains: []string{"field-lookup"}, Note: "bson.Raw over the payload in place: Lookup of each field in every record; Raw.Validate runs once before, untimed"},
-		},
-	})
+	return described("bson")
 }
 
 // Refusal: BSON has no unsigned 64-bit integer (proto/README.md "Payloads").

@@ -33,13 +33,7 @@ func mustDec(o cbor.DecOptions) cbor.DecMode {
 }
 
 func (CBOR) Info() Info {
-	return described("cbor", Info{
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize"}},
-			{Operation: Typed, Contains: []string{"parse", "validation"}, Note: "the decoder checks text strings for UTF-8 (its default)"},
-			{Operation: Tree, Contains: []string{"parse", "validation"}, Note: "Unmarshal into any: maps as map[any]any"},
-		},
-	})
+	return described("cbor")
 }
 
 func (CBOR) Encode(r *Records) ([]byte, error) { return cborEnc.Marshal(r.Model) }

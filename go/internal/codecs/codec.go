@@ -25,11 +25,7 @@ const (
 )
 
 // Region is one timed region's declared boundary (results.proto TimedRegion).
-type Region struct {
-	Operation string
-	Contains  []string
-	Note      string
-}
+type Region = catalogue.Region
 
 // Info is what the worker announces for a codec (CodecInfo).
 type Info struct {
@@ -168,35 +164,68 @@ func HasMode(c Codec, mode string) bool {
 	return false
 }
 
-// described is codec id's Info: its codecs/catalogue.yaml entry (media type, library, modes;
-// go/gen/catalogue) with what only the codec's code says (notes, timed regions). The library's
-// version is this binary's: the catalogue's `version:` where it states one, the Go release for a
-// standard-library package, else the version of the module holding the library's package (or
-// `package:`) in the build info.
-func described(id string, own Info) Info {
+// described is codec id's Info, all from its codecs/catalogue.yaml entry (go/gen/catalogue): no
+// Go codec has anything only its code knows at run time. The versions are this binary's; an entry
+// this binary cannot describe is a build mistake, so it panics.
+func described(id string) Info {
 	for _, l := range catalogue.Go {
 		if l.ID == id {
-			own.ID, own.MediaType, own.Library, own.Modes = l.ID, l.MediaType, l.Library, l.Modes
-			own.LibraryVersion = l.Version
-			if own.LibraryVersion == "" {
-				own.LibraryVersion = packageVersion(cmp.Or(l.Package, l.Library))
+			bi, ok := buildInfo()
+			if !ok {
+				bi = &debug.BuildInfo{} // not a module build: only the Go release is known
 			}
-			return own
+			info, err := describe(l, bi)
+			if err != nil {
+				panic(err)
+			}
+			return info
 		}
 	}
 	panic("codec " + id + " has no go implementation in codecs/catalogue.yaml")
 }
 
-// packageVersion is the version of the module providing a package path in this binary.
-func packageVersion(pkg string) string {
-	bi, ok := buildInfo()
-	if !ok {
-		return "unknown"
+// describe is an entry's Info with the versions `bi` records: the library's is the catalogue's
+// `version:` where it states one, else that of the library's package (or `package:`); a
+// `{version:NAME}` in a note is that of package NAME, which must be in the build.
+func describe(l catalogue.Listed, bi *debug.BuildInfo) (Info, error) {
+	info := Info{ID: l.ID, MediaType: l.MediaType, Library: l.Library, Modes: l.Modes,
+		LibraryVersion: cmp.Or(l.Version, versionIn(bi, cmp.Or(l.Package, l.Library)))}
+	var err error
+	if info.Notes, err = withVersions(l.Notes, bi); err != nil {
+		return Info{}, fmt.Errorf("codec %s's notes: %w", l.ID, err)
 	}
-	return versionIn(bi, pkg)
+	for _, r := range l.Regions {
+		if r.Note, err = withVersions(r.Note, bi); err != nil {
+			return Info{}, fmt.Errorf("codec %s's %s region: %w", l.ID, r.Operation, err)
+		}
+		info.Regions = append(info.Regions, r)
+	}
+	return info, nil
 }
 
-// buildInfo is this binary's build info, parsed once: every Info() call resolves a version.
+// withVersions replaces each `{version:NAME}` in text with the version `bi` records for NAME.
+func withVersions(text string, bi *debug.BuildInfo) (string, error) {
+	var out strings.Builder
+	for {
+		before, after, found := strings.Cut(text, "{version:")
+		out.WriteString(before)
+		if !found {
+			return out.String(), nil
+		}
+		name, rest, closed := strings.Cut(after, "}")
+		if !closed || name == "" {
+			return "", fmt.Errorf("an unclosed or empty {version:} in %q", text)
+		}
+		v := versionIn(bi, name)
+		if v == "unknown" {
+			return "", fmt.Errorf("{version:%s}: %s is in none of this binary's modules", name, name)
+		}
+		out.WriteString(v)
+		text = rest
+	}
+}
+
+// buildInfo is this binary's build info, parsed once: every Info() call resolves versions.
 var buildInfo = sync.OnceValues(debug.ReadBuildInfo)
 
 // versionIn is the version `bi` records for the module providing pkg: this module's own, the Go

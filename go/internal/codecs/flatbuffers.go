@@ -15,17 +15,8 @@ import (
 // from the descriptors, calls flatc's builders and accessors: the code an application writes.
 type Flatbuffers struct{}
 
-const flatbuffersVerify = "the worker's own verifier (flatverify.go: the Go runtime has none) checks the whole buffer first"
-
 func (Flatbuffers) Info() Info {
-	return described("flatbuffers", Info{
-		Notes: "schema = flatc 25.12.19 --proto of datasets.proto; payload = the *Dataset table as root, no file identifier; model <-> tables through flatc's Go builders and accessors (go/gen/fbmap, generated from the descriptors)",
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"model-conversion", "serialize"}, Note: "a fresh Builder per encode (1 KiB to start), the models written through flatc's builders; FinishedBytes is the payload (no copy: the builder is not reused)"},
-			{Operation: Typed, Contains: []string{"validation", "parse", "model-conversion"}, Note: flatbuffersVerify + ", then the models are built from flatc's accessors"},
-			{Operation: Lazy, Contains: []string{"validation", "field-lookup"}, Note: flatbuffersVerify + ", then each field of every record is read through flatc's accessors in place; paths matched per record"},
-		},
-	})
+	return described("flatbuffers")
 }
 
 // Refusal: the tables are flatc's of datasets.proto, so a user's schema has none (as in Rust).

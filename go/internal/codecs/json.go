@@ -12,14 +12,7 @@ import (
 type JSON struct{}
 
 func (JSON) Info() Info {
-	return described("json", Info{
-		Notes: "the generated models' struct tags name the fields; enums through MarshalText/UnmarshalText",
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize", "utf8"}},
-			{Operation: Typed, Contains: []string{"parse", "utf8"}},
-			{Operation: Tree, Contains: []string{"parse", "utf8"}, Note: "a json.Decoder with UseNumber into any, so 64-bit integers keep every digit"},
-		},
-	})
+	return described("json")
 }
 
 func (JSON) Encode(r *Records) ([]byte, error) { return json.Marshal(r.Model) }

@@ -14,14 +14,7 @@ import (
 type JSONv2 struct{}
 
 func (JSONv2) Info() Info {
-	return described("json/v2", Info{
-		Notes: "the encoding/json/v2 API (Marshal/Unmarshal with v2's defaults: case-sensitive names, nil slices as [], " +
-			"invalid UTF-8 and duplicate names refused); enums through MarshalText/UnmarshalText",
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize", "utf8"}},
-			{Operation: Typed, Contains: []string{"parse", "utf8"}},
-		},
-	})
+	return described("json/v2")
 }
 
 func (JSONv2) Encode(r *Records) ([]byte, error) { return jsonv2.Marshal(r.Model) }

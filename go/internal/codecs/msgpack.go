@@ -12,17 +12,8 @@ import (
 type Msgpack struct{}
 
 func (Msgpack) Info() Info {
-	return described("msgpack", Info{
-		Notes: "reflection on the generated models; msgpack by code generation (tinylib/msgp) would be a codec of its own",
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize"}},
-			{Operation: Typed, Contains: []string{"parse"}, Note: admitNote},
-			{Operation: Tree, Contains: []string{"parse"}, Note: "Unmarshal into any: maps as map[string]any; " + admitNote},
-		},
-	})
+	return described("msgpack")
 }
-
-const admitNote = "a bounds walk over the payload (Admit: declared lengths fit) runs once before, untimed"
 
 func (Msgpack) Encode(r *Records) ([]byte, error) { return msgpack.Marshal(r.Model) }
 

@@ -10,15 +10,8 @@ import (
 // Protobuf is google.golang.org/protobuf on the protoc-gen-go structs of datasets.proto.
 type Protobuf struct{}
 
-const protobufNote = "the protoc-gen-go structs are the Go application objects: no model conversion"
-
 func (Protobuf) Info() Info {
-	return described("protobuf", Info{
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize"}, Note: protobufNote},
-			{Operation: Typed, Contains: []string{"parse"}, Note: protobufNote + "; proto3 strings are checked for UTF-8 as they are parsed"},
-		},
-	})
+	return described("protobuf")
 }
 
 // Encode: proto.Marshal computes the sizes afresh on every call (no cached size is reused).

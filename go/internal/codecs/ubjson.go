@@ -15,14 +15,7 @@ import (
 type UBJSON struct{}
 
 func (UBJSON) Info() Info {
-	return described("ubjson", Info{
-		Notes: "github.com/jmank88/ubjson, the one Go library, is not served by the module proxy; smallest integer markers, float64 for floats; tree = map[string]any / []any",
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize"}},
-			{Operation: Typed, Contains: []string{"parse"}, Note: "by reflection into the models (strings checked for UTF-8)"},
-			{Operation: Tree, Contains: []string{"parse"}, Note: "into map[string]any, []any, int64, float64, string, []byte"},
-		},
-	})
+	return described("ubjson")
 }
 
 // Refusal: UBJSON's largest integer is int64 (proto/README.md "Payloads").

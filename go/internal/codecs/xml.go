@@ -18,12 +18,7 @@ type XML struct{}
 var payloadStart = xml.StartElement{Name: xml.Name{Local: "payload"}}
 
 func (XML) Info() Info {
-	return described("xml", Info{
-		Regions: []Region{
-			{Operation: "encode", Contains: []string{"serialize", "utf8"}},
-			{Operation: Typed, Contains: []string{"parse", "utf8"}},
-		},
-	})
+	return described("xml")
 }
 
 // Refusal: encoding/xml writes a []byte as raw text, not the base64 the payload rules ask for.

@@ -1,8 +1,9 @@
 //! codecs/catalogue.yaml, the one place a codec's descriptive facts live, as the table the Rust
 //! codecs announce from (`$OUT_DIR/catalogue.rs`, included by src/lib.rs): each Rust
-//! implementation's id, media type, library, decode modes and determinism, and its library's
-//! version from the workspace's Cargo.lock, so neither can drift from what the worker runs.
-//! Strict: a key the catalogue's format does not have is a build error naming it.
+//! implementation's id, media type, library, decode modes, determinism, notes and timed regions,
+//! and its library's version from the workspace's Cargo.lock, so neither can drift from what the
+//! worker runs. Strict: a key the catalogue's format does not have, or timed regions that are not
+//! one for encode and one per decode mode in order, is a build error naming the codec.
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -32,7 +33,7 @@ struct Entry {
 }
 
 #[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct Implementation {
     library: String,
     /// The package the library's version is read from, where it is not the library's name.
@@ -40,8 +41,19 @@ struct Implementation {
     modes: Vec<String>,
     #[allow(dead_code)] // the catalogue's keys are one set in every language
     version: Option<String>,
-    #[allow(dead_code)]
-    notes: Option<String>,
+    #[serde(default)]
+    notes: String,
+    /// Absent only in `node` entries (the Node worker announces the browser's).
+    timed_regions: Option<Vec<Region>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Region {
+    operation: String,
+    contains: Vec<String>,
+    #[serde(default)]
+    note: String,
 }
 
 /// Writes `out/catalogue.rs` from the catalogue at `path` and the lock file's text.
@@ -61,7 +73,7 @@ pub fn generate(path: &Path, lock: &str, out: &Path) -> Result<(), String> {
         }
     }
     rs.push_str("];\n");
-    rs.push_str("pub(crate) static LISTED: &[crate::Listed] = &[\n");
+    rs.push_str("pub(crate) static LISTED: &[crate::CodecMeta] = &[\n");
     for entry in &file.codecs {
         let Some(rust) = entry.implementations.get(LANGUAGE) else { continue };
         let package = rust.package.as_deref().unwrap_or(&rust.library);
@@ -73,15 +85,58 @@ pub fn generate(path: &Path, lock: &str, out: &Path) -> Result<(), String> {
                 package
             )
         })?;
-        writeln!(
+        let at = |why: String| format!("{}: {}'s rust implementation: {why}", path.display(), entry.id);
+        let regions = rust.timed_regions.as_deref().ok_or_else(|| at("no timedRegions".into()))?;
+        let ops: Vec<&str> = regions.iter().map(|r| r.operation.as_str()).collect();
+        let want = region_operations(&rust.modes);
+        if ops != want {
+            return Err(at(format!("timed regions {ops:?} should be {want:?}, one for encode and one per decode mode, in order")));
+        }
+        let notes = with_versions(&rust.notes, lock).map_err(at)?;
+        write!(
             rs,
-            "    crate::Listed {{ id: {:?}, media_type: {:?}, library: {:?}, library_version: {:?}, decode_modes: &{:?}, deterministic: {} }},",
-            entry.id, entry.media_type, rust.library, version, rust.modes, entry.deterministic
+            "    crate::CodecMeta {{ id: {:?}, media_type: {:?}, library: {:?}, library_version: {:?}, decode_modes: &{:?}, deterministic: {}, notes: {:?}, timed_regions: &[",
+            entry.id, entry.media_type, rust.library, version, rust.modes, entry.deterministic, notes
         )
         .unwrap();
+        for r in regions {
+            let note = with_versions(&r.note, lock).map_err(at)?;
+            write!(rs, "crate::Region {{ operation: {:?}, contains: &{:?}, note: {:?} }}, ", r.operation, r.contains, note).unwrap();
+        }
+        rs.push_str("] },\n");
     }
     rs.push_str("];\n");
     std::fs::write(out.join("catalogue.rs"), rs).map_err(|e| e.to_string())
+}
+
+/// The operations an implementation's timed regions cover, in order: encode, then each decode mode,
+/// with the streaming mode's encode side just before it.
+fn region_operations(modes: &[String]) -> Vec<&str> {
+    let mut ops = vec!["encode"];
+    for mode in modes {
+        if mode == "streaming" {
+            ops.push("encode streaming");
+        }
+        ops.push(mode);
+    }
+    ops
+}
+
+/// `text` with each `{version:NAME}` replaced by the version Cargo.lock records for package NAME
+/// (a library an implementation uses beside its own).
+fn with_versions(text: &str, lock: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find("{version:") {
+        let end = rest[start..].find('}').ok_or_else(|| format!("an unclosed {{version:...}} in {text:?}"))? + start;
+        let name = &rest[start + "{version:".len()..end];
+        let version = locked_version(lock, name).ok_or_else(|| format!("{{version:{name}}}: {name:?} is no package in Cargo.lock"))?;
+        out.push_str(&rest[..start]);
+        out.push_str(&version);
+        rest = &rest[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 /// The version Cargo.lock records for `package`.

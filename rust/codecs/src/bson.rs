@@ -5,7 +5,7 @@
 //! readers recurse once per nested document with no limit, so `typed` and `tree` first check the
 //! nesting (`check_depth`): a deeply nested payload is a decode error, not a stack overflow.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, LAZY, TREE, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Tree};
 use bson::{RawBsonRef, RawDocument};
 use codecbench_datasets::Records;
 
@@ -30,21 +30,8 @@ impl Codec for Bson {
         crate::serde_refusal(self.meta().id, dataset, &["uint64", "fixed64"])
     }
 
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "bson",
-            "tree = bson::Document; lazy = bson::RawDocument lookups",
-            &[
-                Region { operation: "encode", contains: &["serialize"], note: "" },
-                Region { operation: TYPED, contains: &["parse"], note: "" },
-                Region { operation: TREE, contains: &["parse"], note: "" },
-                Region {
-                    operation: LAZY,
-                    contains: &["field-lookup"],
-                    note: "RawDocument::get walks element headers up to the field; integers formatted in decimal (itoa) for the sink",
-                },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("bson")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -5,7 +5,7 @@
 //! deserializes straight into the native model; `tree` reads ciborium's `Value`. No lazy mode:
 //! CBOR maps carry counts, not byte sizes, so finding a field is a walk of the record.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Tree};
 use codecbench_datasets::Records;
 
 pub struct Cbor;
@@ -46,16 +46,8 @@ impl crate::TreeRecords for ciborium::Value {
 }
 
 impl Codec for Cbor {
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "cbor",
-            "records as maps with wire names, definite lengths, smallest integer and float widths; tree = ciborium::Value",
-            &[
-                Region { operation: "encode", contains: &["serialize"], note: "ciborium::into_writer into a growing Vec" },
-                Region { operation: TYPED, contains: &["parse"], note: "" },
-                Region { operation: TREE, contains: &["parse"], note: "ciborium::Value owns its strings (one copy each, UTF-8 checked)" },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("cbor")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

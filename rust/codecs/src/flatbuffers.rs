@@ -27,7 +27,7 @@
 //! limit is scaled to the payload (`apparent_size_limit`): builders write each object once.
 //! FlatBuffers has no end marker (a buffer is what its root reaches), so bytes after the last
 //! object are not an error, as in every FlatBuffers library.
-use crate::{Codec, CodecError, CodecMeta, Region, LAZY, TYPED};
+use crate::{Codec, CodecError, CodecMeta};
 use codecbench_datasets::Records;
 use flatbuffers::{FlatBufferBuilder, Follow, ForwardsUOffset, InvalidFlatbuffer, Vector, VerifierOptions};
 
@@ -50,31 +50,8 @@ pub(crate) use mapping::fb;
 pub struct Flatbuffers;
 
 impl Codec for Flatbuffers {
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "flatbuffers",
-            "schema = flatc 25.12.19 --proto of datasets.proto (the same schema flatc 2.0.8 makes); payload = the *Dataset table as root, no file identifier; \
-                    model <-> tables through flatc's builders and accessors (mapping generated at build time from the descriptors)",
-            &[
-                Region {
-                    operation: "encode",
-                    contains: &["model-conversion", "serialize", "copy"],
-                    note: "a fresh FlatBufferBuilder per encode, the prost records written through flatc's builders, \
-                           finished_data() copied into an owned Vec",
-                },
-                Region {
-                    operation: TYPED,
-                    contains: &["validation", "parse", "model-conversion"],
-                    note: "flatbuffers::root verifies the whole buffer, then the prost records are built from flatc's accessors",
-                },
-                Region {
-                    operation: LAZY,
-                    contains: &["validation", "field-lookup"],
-                    note: "flatbuffers::root verifies the whole buffer (the crate's only safe entry), then each field is read \
-                           through flatc's accessors in place; paths resolved once per call; integers formatted with itoa",
-                },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("flatbuffers")
     }
 
     fn refusal(&self, dataset: &codecbench_datasets::DatasetSpec) -> Option<String> {

@@ -5,7 +5,7 @@
 //! `Deserializer::from_reader` walked record by record (streaming.rs).
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
 use crate::streaming::{payload_records, DatasetRecord, Record, StreamDe};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, STREAMING, TREE, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Tree};
 use codecbench_datasets::Records;
 
 pub struct Json;
@@ -34,18 +34,8 @@ impl crate::TreeRecords for serde_json::Value {
 }
 
 impl Codec for Json {
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "json",
-            "typed = serde derive on the dataset types; tree = serde_json::Value",
-            &[
-                Region { operation: "encode", contains: &["serialize", "utf8"], note: "" },
-                Region { operation: TYPED, contains: &["parse", "utf8"], note: "" },
-                Region { operation: TREE, contains: &["parse", "utf8"], note: "" },
-                Region { operation: "encode streaming", contains: &["serialize", "utf8"], note: "to_writer into a 4 KiB buffer drained after each fill" },
-                Region { operation: STREAMING, contains: &["parse", "utf8"], note: "from_reader over 4 KiB reads; each record handed over, then dropped" },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("json")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -6,7 +6,7 @@
 //! (its default `runtime-detection`), so the one build serves every machine and no other codec
 //! is compiled for another CPU target. No streaming mode: simd-json needs the whole document.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Tree};
 use codecbench_datasets::Records;
 
 pub struct SimdJson;
@@ -26,18 +26,8 @@ impl crate::TreeRecords for simd_json::OwnedValue {
 }
 
 impl Codec for SimdJson {
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "json/simd-json",
-            "simd-json's serde API on the dataset types json uses; its SIMD kernel picked at run time \
-                    (runtime-detection); decodes parse a copy of the payload (simd-json rewrites its input); \
-                    tree = simd_json::OwnedValue",
-            &[
-                Region { operation: "encode", contains: &["serialize", "utf8"], note: "simd_json::serde::to_vec" },
-                Region { operation: TYPED, contains: &["copy", "parse", "utf8"], note: "the payload copied into a buffer simd-json may rewrite, then simd_json::serde::from_slice" },
-                Region { operation: TREE, contains: &["copy", "parse", "utf8"], note: "the payload copied, then simd_json::to_owned_value" },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("json/simd-json")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -57,25 +57,12 @@ pub struct Region {
     pub note: &'static str,
 }
 
-/// One Rust implementation as codecs/catalogue.yaml lists it, with its library's version from
-/// Cargo.lock (build.rs generates the table: build/catalogue.rs).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Listed {
-    pub id: &'static str,
-    pub media_type: &'static str,
-    pub library: &'static str,
-    pub library_version: &'static str,
-    pub decode_modes: &'static [&'static str],
-    /// Every implementation of the format writes byte-identical payloads.
-    pub deterministic: bool,
-}
-
 mod catalogue {
     include!(concat!(env!("OUT_DIR"), "/catalogue.rs"));
 }
 
 /// codecs/catalogue.yaml's Rust implementations, in its order.
-pub fn catalogue() -> &'static [Listed] {
+pub fn catalogue() -> &'static [CodecMeta] {
     catalogue::LISTED
 }
 
@@ -90,39 +77,32 @@ pub fn format_of_extension(ext: &str) -> Option<&'static str> {
 }
 
 /// The catalogue's Rust implementation of codec `id`.
-pub fn listed(id: &str) -> Option<&'static Listed> {
+pub fn listed(id: &str) -> Option<&'static CodecMeta> {
     catalogue::LISTED.iter().find(|l| l.id == id)
 }
 
-/// What a worker announces about a codec: the catalogue's facts ([`Listed`]) and what only the
-/// codec's code can say (notes, timed regions), put together by [`CodecMeta::of`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What a worker announces about a codec: its Rust implementation as codecs/catalogue.yaml lists
+/// it (the build generates the table: build/catalogue.rs), with its library's version from
+/// Cargo.lock and every `{version:NAME}` in its notes filled in the same way.
+#[derive(Debug, PartialEq, Eq)]
 pub struct CodecMeta {
     pub id: &'static str,
     pub media_type: &'static str,
     pub decode_modes: &'static [&'static str],
     pub library: &'static str,
     pub library_version: &'static str,
+    /// Every implementation of the format writes byte-identical payloads.
+    pub deterministic: bool,
     pub notes: &'static str,
     /// One entry for encode and one per decode mode.
     pub timed_regions: &'static [Region],
 }
 
 impl CodecMeta {
-    /// Codec `id` as codecs/catalogue.yaml lists it for Rust, with the codec's own notes and
-    /// timed regions. A codec the catalogue does not list is a programming error (the registry
-    /// test checks every one).
-    pub fn of(id: &str, notes: &'static str, timed_regions: &'static [Region]) -> CodecMeta {
-        let l = listed(id).unwrap_or_else(|| panic!("codecs/catalogue.yaml lists no rust implementation of {id}"));
-        CodecMeta {
-            id: l.id,
-            media_type: l.media_type,
-            decode_modes: l.decode_modes,
-            library: l.library,
-            library_version: l.library_version,
-            notes,
-            timed_regions,
-        }
+    /// Codec `id` as codecs/catalogue.yaml lists it for Rust. A codec the catalogue does not list
+    /// is a programming error (the registry test checks every one).
+    pub fn of(id: &str) -> &'static CodecMeta {
+        listed(id).unwrap_or_else(|| panic!("codecs/catalogue.yaml lists no rust implementation of {id}"))
     }
 }
 
@@ -181,7 +161,7 @@ pub(crate) fn serde_refusal(codec: &str, dataset: &codecbench_datasets::DatasetS
 }
 
 pub trait Codec: Send + Sync {
-    fn meta(&self) -> CodecMeta;
+    fn meta(&self) -> &'static CodecMeta;
 
     /// Why this codec does not carry `dataset`, or None: by default a serde codec refuses a
     /// user's schema with a feature the payload rules do not cover yet, naming its first field

@@ -3,7 +3,7 @@
 //! model; `tree` reads rmpv's owned `Value` (the rmp project's generic document). No lazy mode:
 //! MessagePack has no length-prefixed maps to skip, so finding a field is a walk of the record.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Tree};
 use codecbench_datasets::Records;
 
 pub struct Msgpack;
@@ -22,16 +22,8 @@ impl crate::TreeRecords for rmpv::Value {
 }
 
 impl Codec for Msgpack {
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "msgpack",
-            "records as maps (to_vec_named); tree = rmpv::Value",
-            &[
-                Region { operation: "encode", contains: &["serialize"], note: "" },
-                Region { operation: TYPED, contains: &["parse"], note: "" },
-                Region { operation: TREE, contains: &["parse"], note: "rmpv::Value owns its strings (one copy each, UTF-8 checked)" },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("msgpack")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

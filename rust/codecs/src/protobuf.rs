@@ -1,7 +1,7 @@
 //! `protobuf`: prost, on the dataset messages of `proto/`. The payload is the `*Dataset` message,
 //! the same encoding as control's canonical blob. The Rust native model already is the prost
 //! types, so no conversion happens anywhere.
-use crate::{Codec, CodecError, CodecMeta, Region, TYPED};
+use crate::{Codec, CodecError, CodecMeta};
 use codecbench_datasets::Records;
 
 pub struct Protobuf;
@@ -12,16 +12,8 @@ impl Codec for Protobuf {
         None
     }
 
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "protobuf",
-            "payload = the dataset's *Dataset message",
-            &[
-                // prost memoises no sizes: every encode computes the lengths it writes.
-                Region { operation: "encode", contains: &["serialize"], note: "the prost types are the Rust application objects: no model conversion" },
-                Region { operation: TYPED, contains: &["parse"], note: "the prost types are the Rust application objects: no model conversion" },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("protobuf")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -3,7 +3,7 @@
 //! `typed` goes straight between bytes and the native model like the other serde codecs, and
 //! `tree` is that crate's `Value`.
 use crate::payload::{decode_typed, with_records, DeFn, Payload, PayloadRef};
-use crate::{Codec, CodecError, CodecMeta, Region, Tree, TREE, TYPED};
+use crate::{Codec, CodecError, CodecMeta, Tree};
 use codecbench_datasets::Records;
 use codecbench_ubjson::{from_slice, to_vec, Error, Value};
 
@@ -30,16 +30,8 @@ impl Codec for Ubjson {
         crate::serde_refusal(self.meta().id, dataset, &["uint64", "fixed64"])
     }
 
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "ubjson",
-            "no complete Rust crate exists; smallest integer markers, float64 for doubles; tree = its own Value",
-            &[
-                Region { operation: "encode", contains: &["serialize"], note: "" },
-                Region { operation: TYPED, contains: &["parse"], note: "" },
-                Region { operation: TREE, contains: &["parse"], note: "" },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("ubjson")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

@@ -22,7 +22,7 @@
 //! Schema does for numeric types; strings keep theirs. No tree mode (no
 //! generic document in quick-xml's serde), no lazy mode (finding a field means parsing up to it).
 use crate::payload::{decode_typed, with_records, DeFn};
-use crate::{Codec, CodecError, CodecMeta, Region, TYPED};
+use crate::{Codec, CodecError, CodecMeta};
 use codecbench_datasets::Records;
 use serde::de::{self, DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -45,23 +45,8 @@ impl Codec for Xml {
         crate::serde_refusal(self.meta().id, dataset, &["map", "oneof"])
     }
 
-    fn meta(&self) -> CodecMeta {
-        CodecMeta::of(
-            "xml",
-            "quick-xml serde with the element mapping of proto/README.md (root <payload>, <records>, fields as elements, repeated fields unwrapped); typed = serde derive on the dataset types",
-            &[
-                Region {
-                    operation: "encode",
-                    contains: &["serialize"],
-                    note: "quick_xml::se into a String (quick-xml buffers each element's children before writing them), returned as its bytes",
-                },
-                Region {
-                    operation: TYPED,
-                    contains: &["parse", "utf8"],
-                    note: "str::from_utf8 of the payload, then quick_xml::de straight into the native model through this codec's serde adapter",
-                },
-            ],
-        )
+    fn meta(&self) -> &'static CodecMeta {
+        CodecMeta::of("xml")
     }
 
     fn encode(&self, records: &Records) -> Result<Vec<u8>, CodecError> {

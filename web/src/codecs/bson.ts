@@ -59,32 +59,7 @@ export function deserializeBson(payload: Uint8Array, bytes = false): BSON.Docume
 }
 
 export const bsonCodec: Codec = {
-  info: {
-    ...catalogued("bson"),
-    notes:
-      "double and float fields wrapped in bson.Double during encode so integral doubles stay 0x01; uint32 written as int64; uint64 refused; int64 as bigint (useBigInt64); bytes as binary subtype 0 (promoteBuffers); " +
-      "tree = deserialize with default options; lazy = a hand-written walk over the raw bytes that stops at each named field",
-    timedRegions: [
-      {
-        operation: "encode",
-        contains: ["model-conversion", "serialize", "copy"],
-        note:
-          "double and float fields wrapped in bson.Double and uint32 fields made bigints (int64 on the wire), then BSON.serialize, which writes into js-bson's shared buffer and copies the document out; " +
-          "js-bson's browser build encodes every key and string value with a new TextEncoder().encode (an allocation per string), which dominates its cost",
-      },
-      {
-        operation: "typed",
-        contains: ["parse", "model-conversion"],
-        note: "BSON.deserialize (useBigInt64, promoteBuffers for schemas with bytes, UTF-8 checked) gives the model objects directly; the conversion, for schemas with uint32 or a oneof only, makes uint32s read as int64 numbers and checks that a oneof has one member at most",
-      },
-      { operation: "tree", contains: ["parse"], note: "BSON.deserialize with default options (UTF-8 checked; int64 as number, Long beyond 2^53)" },
-      {
-        operation: "lazy",
-        contains: ["field-lookup"],
-        note: "per record, skips elements by their sizes until each named field (descending dotted paths), decodes only that value; no record is materialised",
-      },
-    ],
-  },
+  info: catalogued("bson"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("bson", dataset.record, WITHOUT_UINT64);
     const wrap = encodeMapper(dataset.record);

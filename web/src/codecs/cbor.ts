@@ -43,23 +43,7 @@ const options = { useRecords: false, mapsAsObjects: true, tagUint8Array: false }
 const decodeWith = (decoder: Decoder, payload: Uint8Array): unknown => decodeFresh(decoder, payload, uint8View, "CBOR", "cbor-x");
 
 export const cborCodec: Codec = {
-  info: {
-    ...catalogued("cbor"),
-    notes:
-      "useRecords: false, tagUint8Array: false, no structured clone/packing (plain RFC 8949 maps keyed by wire names, maps with 2-byte counts); " +
-      "64-bit integers as bigint written as 8-byte integers, narrower ones widened to bigint on decode; integral doubles written as integers; " +
-      "declared lengths beyond the input refused by the library itself; engine errors from inside the library (its tag decoders, a cut-off head) rethrown as one Error; " +
-      "each decode reads a fresh view of the payload (the library caches a DataView on its input); tree = the library's decode with default options",
-    timedRegions: [
-      { operation: "encode", contains: ["serialize"], note: "Encoder.encode of the model objects writes into the library's shared buffer and returns a view of it (no copy)" },
-      {
-        operation: "typed",
-        contains: ["parse", "model-conversion"],
-        note: "Decoder.decode (maps as objects, 8-byte integers as bigint) of a fresh view of the payload; the conversion widens 64-bit integer fields that came in narrower integers to bigint and checks that a oneof has one member at most (schemas with those only)",
-      },
-      { operation: "tree", contains: ["parse"], note: "Decoder.decode with the library's default decode options (useRecords: false, maps as objects), no conversion" },
-    ],
-  },
+  info: catalogued("cbor"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("cbor", dataset.record, SCHEMALESS_KINDS);
     const encoder = new Encoder({ ...options });

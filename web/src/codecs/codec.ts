@@ -6,7 +6,8 @@ import type { Dataset } from "../datasets/dataset";
 // One boundary (DESIGN.md rule 1): encode takes the page's model objects (native records) and
 // returns the payload bytes; typed decode takes the bytes and returns model objects. Whatever a
 // codec needs in between (UTF-8 coding, wrapping doubles, building protobuf-es messages) is
-// inside, and declared in `timedRegions` with the vocabulary of results.proto's TimedRegion.
+// inside, and declared in `timedRegions` with the vocabulary of results.proto's TimedRegion
+// (written in codecs/catalogue.yaml: catalogue.ts).
 
 export type DecodeMode = "typed" | "tree" | "lazy";
 

@@ -31,38 +31,7 @@ export { FlatBuffersError } from "./flatbuffers-read";
 // ---- the codec -----------------------------------------------------------------------------------
 
 export const flatbuffersCodec: Codec = {
-  info: {
-    ...catalogued("flatbuffers"),
-    notes:
-      "the *Dataset table as the root, schema from flatc 2.0.8 --proto (slots in declaration order), no file identifier; " +
-      "the model <-> tables mapping is built once per dataset from the protobuf descriptors and makes the calls flatc's generated TypeScript makes " +
-      "(Builder table API; ByteBuffer __offset/__indirect/__vector/__vector_len/__string); every string, vector and table written, scalar defaults omitted except -0.0; " +
-      "int64 as bigint; no verifier in the TypeScript runtime, so every offset, vtable, length and string is bounds-checked as it is read, strings checked NUL-terminated and valid UTF-8, " +
-      "and objects adding up to more than the buffer (shared/overlapping) refused; an absent string/vector/table reads as the proto default",
-    timedRegions: [
-      {
-        operation: "encode",
-        contains: ["model-conversion", "serialize", "utf8", "copy"],
-        note:
-          "a fresh Builder; the descriptor-built writer walks the model objects and calls createString (TextEncoder), startVector/addOffset/endVector and " +
-          "startObject/addField*/endObject directly (the conversion and the serialization are one pass, no intermediate objects); finish; asUint8Array().slice() copies the bytes out of the builder",
-      },
-      {
-        operation: "typed",
-        contains: ["validation", "parse", "utf8", "model-conversion"],
-        note:
-          "a ByteBuffer over the payload; the descriptor-built reader follows every table, vtable, vector and string through ByteBuffer's accessors, bounds-checking each before it reads it, " +
-          "decodes strings with a fatal TextDecoder and builds the model objects (int64 as bigint, absent fields as proto defaults)",
-      },
-      {
-        operation: "lazy",
-        contains: ["validation", "field-lookup", "utf8"],
-        note:
-          "each lazy field resolved once per call to a chain of slots; for every record of the records vector, the chain is followed through ByteBuffer's accessors " +
-          "(each table, vector and string on the way bounds-checked) and the value read as text; no record is built",
-      },
-    ],
-  },
+  info: catalogued("flatbuffers"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("flatbuffers", dataset.record);
     const plans = new Map<DescMessage, MessagePlan>();

@@ -114,21 +114,7 @@ function replacingStringify(bytes: boolean): (records: readonly unknown[]) => st
 }
 
 export const jsonCodec: Codec = {
-  info: {
-    ...catalogued("json"),
-    notes:
-      "64-bit integer fields are exact: JSON.rawJSON in a replacer on encode, a reviver reading context.source on decode, " +
-      "only for schemas with such fields; bytes as base64 (replacer, then bound after parsing); tree = JSON.parse without reviver, or with one reading integers beyond 2^53 exactly for schemas with 64-bit integers",
-    timedRegions: [
-      { operation: "encode", contains: ["serialize", "utf8"], note: "JSON.stringify of the model objects (a replacer writing 64-bit bigints exactly by JSON.rawJSON and bytes as base64, schemas with those only), then TextEncoder" },
-      {
-        operation: "typed",
-        contains: ["utf8", "parse", "model-conversion"],
-        note: "TextDecoder (fatal) then JSON.parse, whose objects are the model objects; the conversion is the reviver making 64-bit integer fields exact bigints from their source text, then (schemas with bytes, a oneof, or 64-bit integers names cannot find) a pass binding bytes, numbers and oneofs (bind.ts)",
-      },
-      { operation: "tree", contains: ["utf8", "parse"], note: "TextDecoder (fatal) then JSON.parse without a reviver, or (schemas with 64-bit integers) with one reading integers beyond 2^53 exactly from their source text" },
-    ],
-  },
+  info: catalogued("json"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("json", dataset.record, SCHEMALESS_KINDS);
     const longs = hasScalar(dataset.record, LONGS);

@@ -41,21 +41,7 @@ class BoundedDecoder extends Decoder {}
 };
 
 export const msgpackCodec: Codec = {
-  info: {
-    ...catalogued("msgpack"),
-    notes:
-      "useBigInt64 (64-bit integers as bigint, written as 8-byte uint64/int64); 64-bit values in narrower integers widened to bigint on decode; integral doubles written as integers; " +
-      "array lengths beyond the bytes left refused before the library allocates them; tree = the library's decode with default options, plus useBigInt64 for schemas with 64-bit integers",
-    timedRegions: [
-      { operation: "encode", contains: ["serialize", "copy"], note: "Encoder.encode of the model objects writes into the encoder's reused buffer and returns a copy of the bytes" },
-      {
-        operation: "typed",
-        contains: ["parse", "model-conversion"],
-        note: "Decoder.decode (useBigInt64; the library's cache of short map-key strings stays warm across payloads, as in any application); the conversion widens 64-bit integer fields that came in narrower integers to bigint and checks that a oneof has one member at most (schemas with those only)",
-      },
-      { operation: "tree", contains: ["parse"], note: "Decoder.decode with default options (useBigInt64 for schemas with 64-bit integers, which are exact only so), no conversion" },
-    ],
-  },
+  info: catalogued("msgpack"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("msgpack", dataset.record, SCHEMALESS_KINDS);
     const encoder = new Encoder({ useBigInt64: true });

@@ -19,7 +19,7 @@ import { catalogued } from "./catalogue";
 // strings, and the library reads from Buffers with Node's own string slicing; in the page it is
 // pure JavaScript. So each decode gets a fresh Buffer view of the payload under Node (Node's
 // sockets hand an application Buffers) and a fresh Uint8Array in the page (fresh-decode.ts says
-// why fresh). The notes say which: whether the add-on loaded, and which views.
+// why fresh). Its notes say which (RUN_TIME), before the catalogue's.
 //
 // 64-bit integers: a bigint is written as int 64 (0xd3) or, at 2^63 and above, uint 64 (0xcf),
 // always 8 bytes; int64AsType "bigint" gives 8-byte integers back as bigint; values another
@@ -36,25 +36,14 @@ const NODE_BUFFER = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 const view: FreshView = NODE_BUFFER ? (payload) => NODE_BUFFER.from(payload.buffer, payload.byteOffset, payload.byteLength) : uint8View;
 const decodeWith = (unpackr: Unpackr, payload: Uint8Array): unknown => decodeFresh(unpackr, payload, view, "MessagePack", "msgpackr");
 
+const CATALOGUED = catalogued("msgpack/msgpackr");
+// What only run time knows comes first: whether the add-on loaded, and which views.
+const RUN_TIME =
+  (isNativeAccelerationEnabled ? "native add-on loaded (msgpackr-extract reads strings)" : "pure JavaScript (no native add-on here)") +
+  (NODE_BUFFER ? ", Buffer views" : ", Uint8Array views");
+
 export const msgpackrCodec: Codec = {
-  info: {
-    ...catalogued("msgpack/msgpackr"),
-    notes:
-      (isNativeAccelerationEnabled ? "native add-on loaded (msgpackr-extract reads strings)" : "pure JavaScript (no native add-on here)") +
-      (NODE_BUFFER ? ", Buffer views; " : ", Uint8Array views; ") +
-      "useRecords: false (plain MessagePack maps keyed by wire names, maps with 2-byte counts); 64-bit integers as bigint written in 8 bytes, narrower ones widened to bigint on decode; " +
-      "integral doubles in the 32-bit range written as integers; declared lengths beyond the input refused by the library itself; engine errors from inside the library rethrown as one Error; " +
-      "tree = the library's decode with default options, plus int64AsType bigint for schemas with 64-bit integers",
-    timedRegions: [
-      { operation: "encode", contains: ["serialize"], note: "Packr.pack of the model objects writes into the packer's current buffer and returns a view of it (no copy; the next pack writes after it)" },
-      {
-        operation: "typed",
-        contains: ["parse", "model-conversion"],
-        note: "Unpackr.unpack (maps as objects, 8-byte integers as bigint) of a fresh view of the payload (a Buffer under Node); the conversion widens 64-bit integer fields that came in narrower integers to bigint and checks that a oneof has one member at most (schemas with those only)",
-      },
-      { operation: "tree", contains: ["parse"], note: "Unpackr.unpack with useRecords: false and otherwise default options (int64AsType bigint for schemas with 64-bit integers, which are exact only so), no conversion" },
-    ],
-  },
+  info: { ...CATALOGUED, notes: `${RUN_TIME}; ${CATALOGUED.notes}` },
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("msgpack/msgpackr", dataset.record, SCHEMALESS_KINDS);
     const packr = new Packr({ useRecords: false });

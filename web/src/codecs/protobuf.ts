@@ -13,14 +13,7 @@ import { catalogued } from "./catalogue";
 // order, proto3 defaults omitted, packed repeated scalars) and equal Rust's and Java's.
 
 export const protobufCodec: Codec = {
-  info: {
-    ...catalogued("protobuf"),
-    notes: "payload = the dataset's *Dataset message; model objects <-> protobuf-es messages converted inside the timed region; int64 as bigint",
-    timedRegions: [
-      { operation: "encode", contains: ["model-conversion", "serialize"], note: "model objects -> protobuf-es messages (create), then toBinary" },
-      { operation: "typed", contains: ["parse", "model-conversion"], note: "fromBinary, then the messages -> model objects" },
-    ],
-  },
+  info: catalogued("protobuf"),
   prepare(dataset: Dataset): PreparedCodec {
     const schema = dataset.message;
     return {

@@ -32,21 +32,7 @@ export { decodeUbjson } from "./ubjson-read";
 // input cannot hold.
 
 export const ubjsonCodec: Codec = {
-  info: {
-    ...catalogued("ubjson"),
-    notes:
-      "no maintained JS library has int64 (src/codecs/ubjson.ts says why); written from the dataset's schema as Rust writes it " +
-      "(smallest integer markers, float64 for doubles, float32 for floats, [$U# for bytes, unsized containers); uint64 refused; decode reads every Draft 12 form, 'L' as bigint, [$U# as bytes; tree = plain JS values",
-    timedRegions: [
-      { operation: "encode", contains: ["serialize", "utf8"], note: "the model objects walked by a writer compiled from the schema into one growing buffer, viewed as bytes without a copy" },
-      {
-        operation: "typed",
-        contains: ["parse", "utf8", "model-conversion"],
-        note: "the generic decode ('L' as bigint); the conversion widens 64-bit integer fields that came in narrower markers to bigint, makes uint32s that came as 'L' numbers, makes bytes of an unoptimised array of byte values and checks that a oneof has one member at most (schemas with those only)",
-      },
-      { operation: "tree", contains: ["parse", "utf8"], note: "the generic decode into plain JS values, no conversion" },
-    ],
-  },
+  info: catalogued("ubjson"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("ubjson", dataset.record, WITHOUT_UINT64);
     const encode = encoderOf(dataset.record);

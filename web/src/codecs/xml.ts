@@ -7,7 +7,6 @@ import type { Codec, PreparedCodec } from "./codec";
 import { modelMapper, type Mapper } from "./mapper";
 import { children, messageReader, Mismatch, unexpected, type Element, type Reader } from "./xml-read";
 import { escapeText, FORBIDDEN, strictEntities } from "./xml-text";
-import { libraryVersion } from "./versions";
 import { catalogued } from "./catalogue";
 
 // xml: fast-xml-parser. The wire form of proto/README.md: root <payload>, one <records> element
@@ -66,26 +65,7 @@ function encodeMapper(type: FieldType): Mapper | null {
 }
 
 export const xmlCodec: Codec = {
-  info: {
-    ...catalogued("xml"),
-    notes:
-      `XMLBuilder (fast-xml-builder ${libraryVersion("fast-xml-builder")}, re-exported) writes the model objects, text escaped &amp; &lt; &gt; and CR as &#13;, no declaration; ` +
-      "XMLValidator then XMLParser (parseTagValue: false, trimValues: false) read; element kinds, lists and number types come from the protobuf descriptors, " +
-      "bound once per dataset; int64 as bigint; a strict entity decoder (the five XML entities and character references, no DTD); " +
-      "missing, unknown or doubled elements, attributes and a wrong root are errors",
-    timedRegions: [
-      {
-        operation: "encode",
-        contains: ["model-conversion", "serialize", "utf8"],
-        note: "XMLBuilder.build of the model objects (the conversion wraps records the model holds as plain lists, the matrix rows, as {cells: row}, and for schemas with bytes or maps copies records with bytes as base64 and maps as entry lists), then TextEncoder",
-      },
-      {
-        operation: "typed",
-        contains: ["utf8", "validation", "parse", "model-conversion"],
-        note: "TextDecoder (fatal); XMLValidator.validate and a scan for characters XML forbids; XMLParser.parse into the library's object tree; the descriptor-built readers turn that tree into model records (numbers, bigints, bools, lists) and refuse missing, unknown or doubled elements",
-      },
-    ],
-  },
+  info: catalogued("xml"),
   prepare(dataset: Dataset): PreparedCodec {
     requireOffered("xml", dataset.record, SCHEMALESS_KINDS);
     const map = encodeMapper(dataset.record);

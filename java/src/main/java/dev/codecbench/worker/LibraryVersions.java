@@ -26,8 +26,13 @@ public final class LibraryVersions {
     return p;
   }
 
+  /** The recorded version of {@code library}, or null where none is. */
+  public static String find(String library) {
+    return VERSIONS.getProperty(library);
+  }
+
   public static String get(String library) {
-    String v = VERSIONS.getProperty(library);
+    String v = find(library);
     if (v == null) {
       throw new IllegalArgumentException("no version recorded for " + library);
     }

@@ -1,12 +1,10 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import de.undercouch.bson4jackson.BsonFactory;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.dataset.LazyField;
 import dev.codecbench.worker.dataset.Schema;
@@ -47,28 +45,6 @@ public final class BsonCodec extends JacksonCodec {
     super(ID, JsonMapper.builder(new BsonFactory()).enable(STRICT).build());
     this.genericReader = mapper.readerFor(new TypeReference<LinkedHashMap<String, Object>>() {});
     this.genericWriter = mapper.writer();
-  }
-
-  @Override
-  public String notes() {
-    return "encode and typed decode: bson4jackson " + LibraryVersions.get("bson4jackson")
-        + " on jackson-databind " + LibraryVersions.get("jackson-databind")
-        + "; tree decode: org.mongodb:bson " + LibraryVersions.get("mongodb-bson")
-        + " BsonDocumentCodec into a BsonDocument; lazy decode: its RawBsonDocument, reading the "
-        + "task's fields of every record without materialising it; the strict validation pass "
-        + "(BsonValidator: bson4jackson does not check embedded sizes, terminators, booleans or UTF-8) "
-        + "runs in verification, outside timing";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    String sizeCheck = "plus an O(1) check of the document's declared size and terminator";
-    return List.of(
-        Codec.region(ENCODE, "", "serialize", "copy"),
-        Codec.region(TYPED, sizeCheck + "; the strict validation pass is in verification", "parse"),
-        Codec.region(TREE, sizeCheck, "parse"),
-        Codec.region(LAZY, sizeCheck + "; RawBsonDocument validates only the elements it reads",
-            "field-lookup"));
   }
 
   @Override

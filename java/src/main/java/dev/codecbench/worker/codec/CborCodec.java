@@ -1,11 +1,8 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.dataformat.cbor.databind.CBORMapper;
-import dev.codecbench.worker.LibraryVersions;
-import java.util.List;
 
 /**
  * cbor (RFC 8949): jackson-dataformat-cbor into the same Java records as json, bson and msgpack,
@@ -33,29 +30,6 @@ public final class CborCodec extends JacksonCodec {
         // 1.5 into an int field is an error, not 1.
         .disable(DeserializationFeature.ACCEPT_FLOAT_AS_INT)
         .build());
-  }
-
-  @Override
-  public String notes() {
-    return "jackson-dataformat-cbor " + LibraryVersions.get("jackson-dataformat-cbor")
-        + " on jackson-databind " + LibraryVersions.get("jackson-databind")
-        + "; one shared ObjectReader/ObjectWriter per dataset into Java records; records as "
-        + "indefinite-length maps with wire names (Jackson writes beans without a size), arrays "
-        + "definite-length, smallest integer forms, doubles as float64, no tags; reads definite and "
-        + "indefinite lengths, any integer width and float16/32/64; tree = a Jackson JsonNode tree "
-        + "read through the CBOR parser; no lazy mode (CBOR has no index to skip by); Jackson bounds "
-        + "declared lengths itself, and a pass outside timing (verification) checks every declared "
-        + "length, indefinite-length string chunks (Jackson silently truncates a chunk longer than "
-        + "the payload) and runs of tags (more than " + MAX_TAGS + " on one value: Jackson's tag "
-        + "list grows quadratically)";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    return List.of(
-        Codec.region(ENCODE, "", "serialize", "copy"),
-        Codec.region(TYPED, "", "parse"),
-        Codec.region(TREE, "", "parse"));
   }
 
   /**

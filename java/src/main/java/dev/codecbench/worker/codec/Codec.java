@@ -68,14 +68,24 @@ public interface Codec {
     return LibraryVersions.get(library());
   }
 
-  /** What a reader of the results should know about how this codec runs. */
-  String notes();
+  /**
+   * What a reader of the results should know about how this codec runs, from codecs/catalogue.yaml
+   * (its {@code {version:NAME}} replaced by this build's versions).
+   */
+  default String notes() {
+    return Catalogue.java(id()).notes();
+  }
 
   /**
-   * What each timed region contains (results.proto TimedRegion): encode, then one per decode mode
-   * in order, with "encode streaming" just before "streaming".
+   * What each timed region contains (results.proto TimedRegion), from codecs/catalogue.yaml:
+   * encode, then one per decode mode in order, with "encode streaming" just before "streaming".
    */
-  List<TimedRegion> timedRegions();
+  default List<TimedRegion> timedRegions() {
+    return Catalogue.java(id()).timedRegions().stream()
+        .map(r -> TimedRegion.newBuilder().setOperation(r.operation()).addAllContains(r.contains())
+            .setNote(r.note()).build())
+        .toList();
+  }
 
   /**
    * Why this codec does not carry {@code dataset} (a schema feature it has no payload rule or
@@ -147,9 +157,4 @@ public interface Codec {
    * library itself does not check (none by default).
    */
   default void validate(byte[] payload) throws CodecException {}
-
-  /** One TimedRegion entry. */
-  static TimedRegion region(String operation, String note, String... contains) {
-    return TimedRegion.newBuilder().setOperation(operation).addAllContains(List.of(contains)).setNote(note).build();
-  }
 }

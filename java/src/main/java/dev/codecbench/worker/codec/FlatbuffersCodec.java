@@ -1,6 +1,5 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.google.flatbuffers.FlatBufferBuilder;
 import com.google.protobuf.Descriptors.Descriptor;
 import dev.codecbench.worker.codec.FlatbuffersBuffer.Corrupt;
@@ -11,7 +10,6 @@ import dev.codecbench.worker.codec.FlatbuffersMapping.Field;
 import dev.codecbench.worker.codec.FlatbuffersMapping.Kind;
 import dev.codecbench.worker.codec.FlatbuffersMapping.Model;
 import dev.codecbench.worker.codec.FlatbuffersMapping.Shape;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.util.ArrayList;
@@ -92,37 +90,6 @@ public final class FlatbuffersCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String notes() {
-    return "flatbuffers-java " + LibraryVersions.get("flatbuffers-java") + " on the schema flatc "
-        + LibraryVersions.get("flatbuffers-java") + " --proto makes of datasets.proto at build time; a "
-        + "generic mapper built per dataset from the proto descriptors and the record components "
-        + "(MethodHandles) writes the records through FlatBufferBuilder's table API (a fresh builder of "
-        + "the default 1 KiB per encode, every string/vector/table written, default scalars omitted, "
-        + "-0.0 kept; sizedByteArray() copies the bytes out) and reads them through a Table subclass; "
-        + "flatbuffers-java has no verifier, so every offset, length, 0 terminator, alignment and "
-        + "bool is checked as it is read, and what one decode reads is bounded by " + SHARING
-        + " times the buffer (shared objects); lazy reads each field of every record through the "
-        + "vtables of the buffer in place, without building a record";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    String note = "the application's objects are the model records, as for every Java codec; there is "
-        + "no intermediate message object: the records are written straight into the builder and built "
-        + "straight from the buffer's tables";
-    String checks = "validation: flatbuffers-java has no verifier; every offset, length, 0 terminator, "
-        + "alignment and bool is bounds-checked as it is read, and the bytes read are bounded by "
-        + SHARING + " times the buffer's size";
-    return List.of(
-        Codec.region(ENCODE, note + "; copy: sizedByteArray() out of the builder", "model-conversion",
-            "serialize", "copy"),
-        Codec.region(TYPED, note + "; parse: reading every field through the vtables (FlatBuffers has "
-            + "no parse pass); " + checks, "parse", "model-conversion", "validation"),
-        Codec.region(LAZY, "each lazy field's path is resolved once per call to a chain of slots, then "
-            + "read from every record in place; " + checks, "field-lookup", "validation"));
   }
 
   // ---------------------------------------------------------------------------------------------

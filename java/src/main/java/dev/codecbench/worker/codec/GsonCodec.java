@@ -1,6 +1,5 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
 import com.google.gson.JsonElement;
@@ -74,29 +73,6 @@ public final class GsonCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String notes() {
-    return "one Gson (strict, no HTML escaping) with one TypeAdapter per dataset into the same Java records as "
-        + "jackson's json; encode = Gson.toJson into a String, then its UTF-8 bytes; typed = the bytes as a "
-        + "String (malformed UTF-8 becomes U+FFFD, as new String does), then the adapter; Gson has no required "
-        + "fields (a missing one is its Java default, which verification reports) and skips unknown keys; "
-        + "doubles by Double.toString; tree = a JsonElement; streaming = a JsonWriter over an OutputStreamWriter "
-        + "into a 4 KiB buffer drained after each fill, and a JsonReader over 4 KiB reads handing over one record "
-        + "at a time";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    return List.of(
-        Codec.region(ENCODE, "the records' TypeAdapter into a String (as Gson.toJson), then String.getBytes(UTF_8)", "serialize", "utf8", "copy"),
-        Codec.region(TYPED, "new String(payload, UTF_8), then the records' TypeAdapter", "utf8", "parse"),
-        Codec.region(TREE, "new String(payload, UTF_8), then a JsonElement", "utf8", "parse"),
-        Codec.region(ENCODE_STREAMING, "JsonWriter record by record over an OutputStreamWriter, whose own 8 KiB "
-            + "buffer is copied into a 4 KiB buffer drained after each fill", "serialize", "utf8", "copy"),
-        Codec.region(STREAMING, "JsonReader over an InputStreamReader (4 KiB reads); each record is read by "
-            + "its TypeAdapter, handed over, then dropped", "utf8", "parse"));
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
@@ -20,7 +19,6 @@ import dev.codecbench.worker.model.Records;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -57,27 +55,6 @@ public final class JsonCodec extends JacksonCodec {
     // at a time instead of full buffers.
     this.recordWriters = new PerDataset<>(ID, Dataset.carried(),
         d -> mapper.writerFor(d.recordsType().containedType(0)).without(SerializationFeature.FLUSH_AFTER_WRITE_VALUE));
-  }
-
-  @Override
-  public String notes() {
-    return "one shared ObjectReader/ObjectWriter per dataset into Java records; fast double "
-        + "writer/parser (shortest round-trip); tree = ObjectReader.readTree into a JsonNode tree; "
-        + "no lazy mode (JSON has no index to skip a record by); streaming = a JsonGenerator writing "
-        + "record by record into a 4 KiB buffer drained after each fill, and a JsonParser over 4 KiB "
-        + "reads with a MappingIterator handing over one record at a time";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    return List.of(
-        Codec.region(ENCODE, "", "serialize", "utf8", "copy"),
-        Codec.region(TYPED, "", "parse", "utf8"),
-        Codec.region(TREE, "", "parse", "utf8"),
-        Codec.region(ENCODE_STREAMING, "JsonGenerator record by record; its own 8000-byte buffer is copied "
-            + "into a 4 KiB buffer drained after each fill", "serialize", "utf8", "copy"),
-        Codec.region(STREAMING, "JsonParser over 4 KiB reads; a MappingIterator reads each record, "
-            + "which is handed over, then dropped", "parse", "utf8"));
   }
 
   @Override

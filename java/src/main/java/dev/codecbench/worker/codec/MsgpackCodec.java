@@ -1,6 +1,5 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.io.JsonEOFException;
@@ -8,10 +7,8 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
-import java.util.List;
 import org.msgpack.core.MessageFormat;
 import org.msgpack.core.MessagePack;
 import org.msgpack.core.MessageUnpacker;
@@ -38,25 +35,6 @@ public final class MsgpackCodec extends JacksonCodec {
   @Override
   String nullName() {
     return "nil";
-  }
-
-  @Override
-  public String notes() {
-    return "jackson-dataformat-msgpack " + LibraryVersions.get("jackson-dataformat-msgpack")
-        + " on jackson-databind " + LibraryVersions.get("jackson-databind")
-        + "; one shared ObjectReader/ObjectWriter per dataset into Java records; records as maps "
-        + "with wire names; smallest integer forms, doubles as float64; tree = a Jackson JsonNode "
-        + "tree read through the msgpack parser; no lazy mode (msgpack has no index to skip by); a "
-        + "pass checking declared lengths against the payload (msgpack-core allocates them up front) "
-        + "runs in verification, outside timing";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    return List.of(
-        Codec.region(ENCODE, "", "serialize", "copy"),
-        Codec.region(TYPED, "", "parse"),
-        Codec.region(TREE, "", "parse"));
   }
 
   /**

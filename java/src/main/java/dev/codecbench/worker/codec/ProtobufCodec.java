@@ -1,11 +1,9 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
-import java.util.List;
 
 /**
  * protobuf: protobuf-java on the generated {@code *Dataset} messages of proto/datasets.proto. The
@@ -23,20 +21,6 @@ public final class ProtobufCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String notes() {
-    return "generated *Dataset messages; timed encode = records -> fresh generated messages -> "
-        + "toByteArray() (no memoised size reused); timed decode = parser().parseFrom() -> records";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    String note = "the application's objects are the model records, as for every Java codec";
-    return List.of(
-        Codec.region(ENCODE, note, "model-conversion", "serialize"),
-        Codec.region(TYPED, note, "parse", "model-conversion"));
   }
 
   @Override

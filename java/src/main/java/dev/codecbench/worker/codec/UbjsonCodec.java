@@ -1,6 +1,5 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.devsmart.ubjson.UBReader;
 import com.devsmart.ubjson.UBValue;
 import com.devsmart.ubjson.UBWriter;
@@ -50,27 +49,6 @@ public final class UbjsonCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String notes() {
-    return "the library has no data binding, so the mapping between the Java records and its "
-        + "UBValue tree (generic, built once per dataset from the proto descriptors and the record "
-        + "components, MethodHandles) is part of the codec and timed: encode = records -> UBValue tree -> UBWriter, "
-        + "decode = UBReader -> UBValue tree -> records; smallest integer markers, float64 doubles, "
-        + "object keys sorted (the library's TreeMap); tree = the UBReader's UBValue tree; a pass "
-        + "checking declared lengths against the payload (UBReader allocates them up front) runs in "
-        + "verification, outside timing";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    String note = "the library has no data binding: records <-> its UBValue tree through a generic mapping "
-        + "built once per dataset from the proto descriptors and the record components (UbjsonMapping)";
-    return List.of(
-        Codec.region(ENCODE, note, "model-conversion", "serialize", "copy"),
-        Codec.region(TYPED, note, "parse", "model-conversion"),
-        Codec.region(TREE, "", "parse"));
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.codecbench.worker.codec;
 
-import codecbench.v1.Results.TimedRegion;
 import com.ctc.wstx.stax.WstxInputFactory;
 import com.ctc.wstx.stax.WstxOutputFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -22,7 +21,6 @@ import com.fasterxml.jackson.dataformat.xml.XmlFactoryBuilder;
 import com.fasterxml.jackson.dataformat.xml.XmlMapper;
 import com.fasterxml.jackson.dataformat.xml.XmlNameProcessor;
 import com.fasterxml.jackson.dataformat.xml.deser.FromXmlParser;
-import dev.codecbench.worker.LibraryVersions;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import java.io.IOException;
@@ -112,29 +110,6 @@ public final class XmlCodec implements Codec {
   @Override
   public String id() {
     return ID;
-  }
-
-  @Override
-  public String notes() {
-    return "jackson-dataformat-xml " + LibraryVersions.get("jackson-dataformat-xml") + " on jackson-databind "
-        + LibraryVersions.get("jackson-databind") + " over Woodstox (the StAX parser and writer it depends on); one "
-        + "shared ObjectReader/ObjectWriter per dataset into Java records; root <payload>, records and "
-        + "repeated fields as repeated elements (unwrapped), a matrix row's items as <cells> (a wrapper "
-        + "holding the row by reference); no XML declaration written, one accepted; text escaped &lt; "
-        + "&gt; &amp; and CR as &#13; (a Woodstox text escaper); doubles as Double.toString writes them; "
-        + "decode checks, as Woodstox reads each event, the root's name and that there are no attributes, "
-        + "namespaces, DOCTYPE, entity references or mixed content; no tree mode (Jackson's tree of an "
-        + "XML document is not the document: repeated elements collapse) and no lazy mode (XML has no "
-        + "index to skip by)";
-  }
-
-  @Override
-  public List<TimedRegion> timedRegions() {
-    return List.of(
-        Codec.region(ENCODE, "", "serialize", "utf8", "copy"),
-        Codec.region(TYPED, "validation: the root's name, and no attributes, namespaces, DOCTYPE, entity "
-            + "references or mixed content, checked on each event as the parser reads it", "parse", "utf8",
-            "validation"));
   }
 
   @Override
