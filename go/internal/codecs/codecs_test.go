@@ -128,7 +128,8 @@ func mustMarshal(t *testing.T, m proto.Message) []byte {
 }
 
 // Corrupt payloads (truncated, bit-flipped, random) give an error or, at worst, different records:
-// never a panic. About 10^4 cases per codec over every dataset's records and every mode.
+// never a panic. About 10^4 cases per codec over every dataset's records and every mode. (Half a
+// vector, which must be refused, is fixtures_test.go's `truncated`.)
 func TestCorruptPayloadsAreErrorsNotPanics(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))
 	cases := 0
@@ -154,9 +155,6 @@ func TestCorruptPayloadsAreErrorsNotPanics(t *testing.T) {
 				}
 				if err := Admit(c, payload); err != nil {
 					t.Errorf("%s %s: its own payload is not admitted: %v", c.Info().ID, d.ID, err)
-				}
-				if err := Check(c, r, mode, payload[:len(payload)/2], d.LazyFields); err == nil {
-					t.Errorf("%s %s %s: half a payload passed the check", c.Info().ID, d.ID, mode)
 				}
 			}
 		}

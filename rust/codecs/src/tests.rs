@@ -123,20 +123,19 @@ fn bson_writes_int32_int64_and_double_types() {
 }
 
 /// Corrupt input never passes as the canonical records: it is rejected with the codec's message,
-/// or (protobuf, where empty bytes are a valid empty message) decodes to something verification
-/// refuses.
+/// or decodes to something verification refuses. (Truncated and empty payloads, and each format's
+/// hostile inputs, are codecs/fixtures.yaml's: tests/fixtures.rs.)
 #[test]
 fn corrupt_payloads_fail_with_the_codecs_message() {
     let good = generate("dummy", 3, 1).unwrap();
     for codec in registry() {
         let id = codec.meta().id;
         let bytes = codec.encode(&good).unwrap();
-        let truncated = &bytes[..bytes.len() / 2];
         let mut garbage = bytes.clone();
         for b in garbage.iter_mut().skip(4).step_by(7) {
             *b ^= 0xA5;
         }
-        for bad in [truncated, &garbage[..], b"", b"\x05\x00\x00\x00"] {
+        for bad in [&garbage[..], b"\x05\x00\x00\x00"] {
             match codec.decode("dummy", bad) {
                 Err(e) => assert!(!e.0.is_empty(), "{id}: an error needs a message"),
                 Ok(decoded) => assert_ne!(decoded, good, "{id} accepted corrupt input as the records"),
@@ -151,7 +150,6 @@ fn corrupt_payloads_fail_with_the_codecs_message() {
                 }
             }
         }
-        assert!(codec.decode("dummy", truncated).is_err(), "{id} must reject a truncated payload");
     }
 }
 

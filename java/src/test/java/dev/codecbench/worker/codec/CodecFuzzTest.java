@@ -1,16 +1,17 @@
 package dev.codecbench.worker.codec;
 
+import static dev.codecbench.worker.codec.BoundedDecode.problem;
+import static dev.codecbench.worker.codec.BoundedDecode.run;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.codecbench.worker.CanonicalVectors;
-import dev.codecbench.worker.bench.Streams;
+import dev.codecbench.worker.codec.BoundedDecode.Input;
+import dev.codecbench.worker.codec.BoundedDecode.Result;
 import dev.codecbench.worker.dataset.Canonical;
 import dev.codecbench.worker.dataset.Dataset;
 import dev.codecbench.worker.model.Records;
 import dev.codecbench.worker.verify.RecordDiff;
-import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -19,28 +20,19 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Bounded fuzzing of every registered codec's decode, in every mode it announces, called as a
- * decode trial calls it (Trial.decode): {@link Codec#validate} first, then typed = decodeTyped,
- * tree = decodeTree and the verification's treeToRecords, lazy = decodeLazy with the dataset's
- * lazy fields, streaming = decodeStreaming over 4 KiB reads. Inputs: the codec's own payloads of a few records of each dataset, mutated (bit
- * flips, byte overwrites, large length-like values, truncation, insertion, deletion, duplication,
- * splices of two payloads), plus random bytes. Each input either decodes or fails with a
- * CodecException carrying the codec's message; no other exception or Error escapes, no call runs
- * longer than {@link #CASE_BOUND_MS}, and none allocates more than {@link #ALLOC_BOUND} bytes (a
- * corrupt length must not make the codec allocate what the payload cannot hold).
+ * decode trial calls it ({@link BoundedDecode}). Inputs: the codec's own payloads of a few records
+ * of each dataset, mutated (bit flips, byte overwrites, large length-like values, truncation,
+ * insertion, deletion, duplication, splices of two payloads), plus random bytes. Each input either
+ * decodes or fails with a CodecException carrying the codec's message; no other exception or Error
+ * escapes, no call runs longer than {@link BoundedDecode#CASE_BOUND_MS}, and none allocates more
+ * than {@link BoundedDecode#ALLOC_BOUND} bytes. The fixed hostile inputs (huge declared lengths,
+ * deep nesting) are codecs/fixtures.yaml's, run by {@link FixturesTest}.
  *
  * <p>{@code CODECBENCH_FUZZ_CASES} sets the inputs per codec (default 10,000; each goes through
  * every mode), {@code CODECBENCH_FUZZ_SEED} the seed (a fixed default: the run is repeatable).
@@ -48,112 +40,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CodecFuzzTest {
   static final int CASES = intEnv("CODECBENCH_FUZZ_CASES", 10_000);
   static final long SEED = longEnv("CODECBENCH_FUZZ_SEED", 0xC0DECBE4CL);
-  static final long CASE_BOUND_MS = 5_000;
-  static final long ALLOC_BOUND = 16L << 20;
   /** Records per seed payload (a few: mutations then reach every part of a payload). */
   private static final int SEED_RECORDS = 3;
   private static final int MAX_FAILURES_SHOWN = 8;
 
-  private static final com.sun.management.ThreadMXBean THREADS =
-      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
   private static final CodecRegistry CODECS = new CodecRegistry();
-  private static ExecutorService runner;
-
-  @BeforeAll
-  static void start() {
-    assertTrue(THREADS.isThreadAllocatedMemorySupported(), "this JVM cannot count a thread's allocations");
-    THREADS.setThreadAllocatedMemoryEnabled(true);
-    runner = newRunner();
-  }
-
-  @AfterAll
-  static void stop() {
-    runner.shutdownNow();
-  }
-
-  private static ExecutorService newRunner() {
-    return Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "codec-fuzz");
-      t.setDaemon(true); // a hung decode must not keep the test JVM alive
-      return t;
-    });
-  }
 
   static Stream<String> codecs() {
     return CODECS.all().stream().map(Codec::id);
-  }
-
-  /** One input: its bytes and the dataset whose shape typed and lazy decodes read. */
-  record Input(Dataset<?> dataset, byte[] bytes, String how) {}
-
-  /** What one call did. */
-  record Result(String kind, Throwable thrown, long allocated) {
-    static final String DECODED = "decoded";
-    static final String REJECTED = "rejected";
-  }
-
-  /** The worker's decode in {@code mode} (Trial.decode: validate, then the mode's entry). */
-  static void decodeAsTheWorkerDoes(Codec codec, String mode, Dataset<?> dataset, byte[] payload)
-      throws CodecException {
-    codec.validate(payload);
-    switch (mode) {
-      case Codec.TYPED -> codec.decodeTyped(dataset, payload);
-      case Codec.TREE -> codec.treeToRecords(dataset, codec.decodeTree(payload));
-      case Codec.LAZY -> codec.decodeLazy(dataset, payload, CanonicalVectors.LAZY_FIELDS.get(dataset.id()), v -> {});
-      case Codec.STREAMING -> codec.decodeStreaming(dataset, new Streams.Chunked(payload), r -> {});
-      default -> throw new IllegalArgumentException("decode mode " + mode);
-    }
-  }
-
-  /** Runs one call on the fuzz thread, bounded in time; counts what that thread allocated. */
-  static Result run(Codec codec, String mode, Input in) throws InterruptedException {
-    Future<Result> f = runner.submit(() -> {
-      long before = THREADS.getCurrentThreadAllocatedBytes();
-      String kind;
-      Throwable thrown = null;
-      try {
-        decodeAsTheWorkerDoes(codec, mode, in.dataset(), in.bytes());
-        kind = Result.DECODED;
-      } catch (CodecException e) {
-        kind = Result.REJECTED;
-        thrown = e;
-      } catch (Throwable t) {
-        kind = "escaped " + t.getClass().getName();
-        thrown = t;
-      }
-      return new Result(kind, thrown, THREADS.getCurrentThreadAllocatedBytes() - before);
-    });
-    try {
-      return f.get(CASE_BOUND_MS, TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      f.cancel(true);
-      runner.shutdownNow();
-      runner = newRunner(); // the old thread may stay stuck; later calls get a fresh one
-      return new Result("hang (over " + CASE_BOUND_MS + " ms)", null, 0);
-    } catch (ExecutionException e) {
-      return new Result("escaped " + e.getCause(), e.getCause(), 0);
-    }
-  }
-
-  /** Why a result breaks the contract, or empty. */
-  static Optional<String> problem(Codec codec, Result r) {
-    if (r.allocated() > ALLOC_BOUND) {
-      return Optional.of("allocated " + r.allocated() + " bytes (bound " + ALLOC_BOUND + ")");
-    }
-    for (Throwable t = r.thrown(); t != null; t = t.getCause()) {
-      if (t instanceof OutOfMemoryError) {
-        return Optional.of("ran out of memory: " + t);
-      }
-    }
-    if (r.kind().equals(Result.DECODED)) {
-      return Optional.empty();
-    }
-    if (r.kind().equals(Result.REJECTED)) {
-      String m = r.thrown().getMessage();
-      return m != null && m.startsWith(codec.id() + " ") ? Optional.empty()
-          : Optional.of("CodecException without the codec's message: " + m);
-    }
-    return Optional.of(r.kind() + (r.thrown() == null ? "" : ": " + r.thrown()));
   }
 
   /** The codec's own payloads of a few records of every dataset: they must all decode. */
@@ -305,93 +199,6 @@ class CodecFuzzTest {
     System.out.println(line);
     if (failed > 0) {
       fail(id + ": " + failed + " calls broke the contract; the first ones:\n  " + String.join("\n  ", failures));
-    }
-  }
-
-  /**
-   * Inputs whose one string, binary or container declares 2^31-1 bytes or elements (or 2^32-1) in a
-   * payload of a few bytes: the decode must reject them without allocating what they declare.
-   */
-  static Stream<org.junit.jupiter.params.provider.Arguments> hugeDeclaredLengths() {
-    HexFormat hex = HexFormat.of();
-    Map<String, List<String>> byCodec = new LinkedHashMap<>();
-    // {"records": string of 0x7fffffff bytes}; the same as a binary.
-    byCodec.put("bson", List.of("1400000002" + "7265636f72647300" + "ffffff7f" + "780000",
-        "1500000005" + "7265636f72647300" + "ffffff7f" + "00" + "780000"));
-    // records (field 1, length-delimited) of 2^31-1 and 2^32-1 bytes.
-    byCodec.put("protobuf", List.of("0affffffff07" + "0102", "0affffffff0f" + "0102"));
-    // {"records": S of 0x7fffffff bytes}; an array of 0x7fffffff values; a typed int8 array;
-    // an object of 0x7fffffff entries; a string of int64 length 2^62.
-    byCodec.put("ubjson", List.of("7b6907" + "7265636f726473" + "536c7fffffff" + "616263" + "7d",
-        "7b6907" + "7265636f726473" + "5b236c7fffffff" + "6901" + "7d",
-        "7b6907" + "7265636f726473" + "5b2469236c7fffffff" + "01" + "7d",
-        "7b236c7fffffff" + "6901" + "61" + "6901",
-        "7b6907" + "7265636f726473" + "534c4000000000000000" + "616263" + "7d",
-        // Found by this fuzz (minimised): a key length 0x194c6973 in a 31-byte payload (1.8 GB).
-        "7b55077265636f7264735b7b550761646573735355194c6973626f6b7d6d7d",
-        // An unknown marker ('H', which UBReader reads as a null value).
-        "7b6907" + "7265636f726473" + "5b48" + "5d7d"));
-    // {"records": str32, bin32, array32, map32 of 0x7fffffff}.
-    byCodec.put("msgpack", List.of("81a7" + "7265636f726473" + "db7fffffff" + "616263",
-        "81a7" + "7265636f726473" + "c67fffffff" + "616263",
-        "81a7" + "7265636f726473" + "dd7fffffff" + "01",
-        "81a7" + "7265636f726473" + "df7fffffff" + "a16101",
-        "81a7" + "7265636f726473" + "c97fffffff01" + "616263",
-        // Found by this fuzz (minimised): bin32 of 0x781eb71d bytes (2 GB), ext32 in an array16.
-        "c6781eb71d", "9dc9082619e2c5",
-        // ... and a str32 of 0x474dff8b bytes after the payload's value (read to reject it).
-        "44db474dff8b"));
-    // {"records": text, bytes, array, map of 0x7fffffff; text and array of 2^63-1}; a chunk of
-    // 0x7fffffff bytes in an indefinite-length text; a run of 20,000 tags (Jackson: 100 MB).
-    byCodec.put("cbor", List.of("a1" + "677265636f726473" + "7a7fffffff" + "616263",
-        "a1" + "677265636f726473" + "5a7fffffff" + "616263",
-        "a1" + "677265636f726473" + "9a7fffffff" + "01",
-        "a1" + "677265636f726473" + "ba7fffffff" + "616101",
-        "a1" + "677265636f726473" + "7b7fffffffffffffff" + "616263",
-        "a1" + "677265636f726473" + "9b7fffffffffffffff" + "01",
-        "a1" + "677265636f726473" + "7f7a7fffffff" + "61ff",
-        "c1".repeat(20_000) + "a1" + "677265636f726473" + "80"));
-    // xml declares no lengths; its blow-ups are entity expansion (a billion laughs: 10^9 bytes
-    // from a 300-byte DOCTYPE) and nesting 100,000 elements deep (inside a string field, in an
-    // unknown element Jackson skips, and in a matrix row's cell).
-    StringBuilder laughs = new StringBuilder("<!DOCTYPE payload [<!ENTITY a0 \"ha\">");
-    for (int i = 1; i < 10; i++) {
-      laughs.append("<!ENTITY a").append(i).append(" \"").append(("&a" + (i - 1) + ";").repeat(10)).append("\">");
-    }
-    laughs.append("]><payload><records><_id>&a9;</_id></records></payload>");
-    String deep = "<a>".repeat(100_000);
-    byCodec.put("xml", Stream.of(laughs.toString(), "<payload><records><_id>" + deep,
-            "<payload><records><unknown>" + deep, "<payload><records><cells>" + deep,
-            "<payload>" + "<records>".repeat(100_000))
-        .map(x -> hex.formatHex(x.getBytes(java.nio.charset.StandardCharsets.UTF_8))).toList());
-    // flatbuffers: a *Dataset root table whose records vector declares 2^31-1 and 2^32-1 elements;
-    // then one record whose first three slots all point (offset 8 in a table of 16) to a string or
-    // vector declaring 2^31-1 and 2^32-1 bytes or elements (the first string or vector field of
-    // every dataset's record lies in slots 0 to 2; beers' slot 0 is a double, read from there).
-    String fbRoot = "0c000000" + "0600080004000000" + "08000000" + "04000000";
-    String fbRecord = fbRoot + "01000000" + "10000000" + "0a001000080008000800" + "0000" + "0c000000" + "00000000"
-        + "08000000" + "00000000";
-    byCodec.put("flatbuffers", List.of(fbRoot + "ffffff7f" + "00000000", fbRoot + "ffffffff" + "00000000",
-        fbRecord + "ffffff7f" + "00000000", fbRecord + "ffffffff" + "00000000"));
-    List<org.junit.jupiter.params.provider.Arguments> out = new ArrayList<>();
-    for (Codec c : CODECS.all()) {
-      for (String h : byCodec.getOrDefault(c.id(), List.of())) {
-        for (String mode : c.decodeModes()) {
-          out.add(org.junit.jupiter.params.provider.Arguments.of(c.id(), mode, hex.parseHex(h)));
-        }
-      }
-    }
-    return out.stream();
-  }
-
-  @ParameterizedTest(name = "{0} {1} {2}")
-  @MethodSource("hugeDeclaredLengths")
-  void aHugeDeclaredLengthIsRejectedWithoutAllocatingIt(String id, String mode, byte[] input) throws Exception {
-    Codec codec = CODECS.byId(id).orElseThrow();
-    for (Dataset<?> d : Dataset.all()) {
-      Result r = run(codec, mode, new Input(d, input, "huge length"));
-      assertEquals(Optional.empty(), problem(codec, r), id + " " + mode + " " + d.id());
-      assertEquals(Result.REJECTED, r.kind(), id + " " + mode + " " + d.id());
     }
   }
 
