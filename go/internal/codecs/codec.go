@@ -132,7 +132,7 @@ func Refusal(c Codec, d *datasets.Dataset) string {
 
 // Registry lists every codec of the Go worker, in announcement order.
 func Registry() []Codec {
-	return []Codec{JSON{}, BSON{}, Protobuf{}, UBJSON{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}, JSONv2{}}
+	return []Codec{JSON{}, BSON{}, Protobuf{}, UBJSON{}, Msgpack{}, CBOR{}, XML{}, Flatbuffers{}, JSONv2{}, JSONSonic{}}
 }
 
 // Format is the format a codec id implements: "json" for "json" and "json/v2" (results.proto
