@@ -75,7 +75,9 @@ _SCALARS = {
 def _value_sets() -> dict[tuple, dict]:
     """What the harness accepts where the proto says only "string": (message, field) -> schema of
     one value."""
-    codecs = [c["id"] for c in catalogue.load(catalogue.default_path())]
+    ids = [c["id"] for c in catalogue.load(catalogue.default_path())]
+    # `<format>/*`: every implementation of the format the selected workers offer (control expands it).
+    codecs = ids + [f"{i}/*" for i in ids if "/" not in i]
     return {
         ("Scenario", "codecs"): {"enum": codecs},
         ("Scenario", "decode_modes"): {"enum": list(scenario.DECODE_MODES)},

@@ -86,7 +86,8 @@ def test_every_codec_every_producer_to_every_consumer_on_a_built_in_and_a_users_
     """owners and examples/orders in one `run --local` with all five workers. Rust and Go refuse
     flatbuffers for a user's schema (their tables are flatc's of datasets.proto:
     docs/ADDING_A_DATASET.md, go/README.md); nothing else is refused. The orders entry is
-    test_go_worker.py's, so both share the Rust worker built for it (cached in .state/schemas/)."""
+    test_go_worker.py's, so both share the Rust worker built for it (cached in .state/schemas/).
+    The scenario names formats (`json/*`): control expands each to every implementation offered."""
     require_rust()
     _skip_unbuilt(LANGUAGES)
     examples = processes.repo_root() / "examples" / "orders"
@@ -95,7 +96,7 @@ name: all-languages
 datasets:
   - owners
   - {{id: orders, proto: {examples / "order.proto"}, message: acme.shop.v1.Order, records: {examples / "orders.ndjson"}, lazyFields: [orderId, status]}}
-codecs: [{", ".join(CODECS)}]
+codecs: [{", ".join(sorted({_format(c) + "/*" for c in CODECS}))}]
 decodeModes: [typed]
 counts: [5]
 operations: [encode, decode]
@@ -108,6 +109,9 @@ sampling: {SAMPLING}
     assert doc["tasks"] and all(t["status"] == "TASK_STATUS_DONE" for t in doc["tasks"]), [t.get("failure") for t in doc["tasks"]]
     language = {w["id"]: w["environment"]["language"] for w in doc["workers"]}
     assert sorted(language.values()) == sorted(LANGUAGES), language
+    # Each json/* became the reference json first, then the other implementations by id.
+    codecs = doc["run"]["scenario"]["codecs"]
+    assert sorted(codecs) == CODECS and codecs.index("json") < codecs.index("json/gson") < codecs.index("json/v2"), codecs
     refused = {(language.get(r.get("workerId", ""), "control"), r["codec"]) for r in doc["run"].get("refusals", [])}
     assert refused == {("rust", "flatbuffers"), ("go", "flatbuffers")}, doc["run"]["refusals"]
     assert all(r["dataset"] == "orders" and r["reason"].startswith("flatbuffers: ") for r in doc["run"]["refusals"])

@@ -159,6 +159,20 @@ def test_validate_names_a_misspelt_codec_and_an_unoffered_mode(tmp_path, capsys)
     assert "json has no implementation in rust (the catalogue has it in java)" in capsys.readouterr().err
 
 
+def test_validate_expands_a_format_to_every_implementation_in_the_selected_languages(tmp_path, capsys):
+    # json/* in Rust and Go: json, then json/simd-json, json/sonic and json/v2; lazy is offered by none.
+    star = _scenario(tmp_path / "star.yaml", "[json/*]", "[typed, lazy]", "producers: [rust, go]\nconsumers: [rust, go]\n")
+    assert cli.main(["validate", str(star)]) == base.EXIT_INVALID
+    out = capsys.readouterr().err
+    assert "decodeModes: no codec offers 'lazy' in rust, go (json: typed, tree, streaming; json/simd-json: typed, tree; " \
+           "json/sonic: typed, tree; json/v2: typed)" in out, out
+    # A format no selected language implements, and one the catalogue does not have.
+    cbor = _scenario(tmp_path / "none.yaml", "[xml/*, nope/*]", "[typed]")
+    assert cli.main(["validate", str(cbor)]) == base.EXIT_INVALID
+    out = capsys.readouterr().err
+    assert "codecs: nope/* names every implementation of format 'nope', and the catalogue has none in" in out, out
+
+
 def test_every_library_scenario_passes_the_catalogue_check():
     from codecbench import catalogue
 

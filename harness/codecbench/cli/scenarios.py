@@ -78,6 +78,24 @@ def _languages(selectors) -> list[str]:
     return [lang for lang in catalogue.LANGUAGES if lang in kinds]
 
 
+def _every_implementation(codecs, impls: dict, selected: list[str], problems: list[str]) -> list[str]:
+    """The codecs with each `<format>/*` replaced by the catalogue's implementations of the format
+    in the selected languages, the reference first, as control expands it from what workers offer."""
+    out: list[str] = []
+    for codec in codecs:
+        if not codec.endswith("/*"):
+            out.append(codec)
+            continue
+        fmt = codec[:-2]
+        ids = sorted((i for i, langs in impls.items() if i.split("/", 1)[0] == fmt and any(lang in langs for lang in selected)),
+                     key=lambda i: (i != fmt, i))
+        if not ids:
+            problems.append(f"codecs: {codec} names every implementation of format {fmt!r}, and the catalogue has "
+                            f"none in {', '.join(selected)}")
+        out.extend(ids)
+    return list(dict.fromkeys(out))
+
+
 def catalogue_check(scenario, cat: list[dict]) -> tuple[list[str], list[str]]:
     """(problems, notes) of a scenario's codecs and decode modes against the catalogue
     (codecs/catalogue.yaml), for the languages it selects. Problems make it invalid: a codec the
@@ -90,7 +108,7 @@ def catalogue_check(scenario, cat: list[dict]) -> tuple[list[str], list[str]]:
     selected = [lang for lang in catalogue.LANGUAGES if lang in producers or lang in consumers]
     problems, notes = [], []
     known = []
-    for codec in scenario.codecs:
+    for codec in _every_implementation(scenario.codecs, impls, selected, problems):
         if codec not in impls:
             close = difflib.get_close_matches(codec, list(impls), n=3, cutoff=0.6)
             problems.append(f"codecs: unknown codec {codec!r}" + (f"; did you mean {' or '.join(close)}?" if close else "")

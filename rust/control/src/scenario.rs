@@ -26,7 +26,7 @@ mod limits;
 mod offers;
 pub use limits::limits;
 pub use offers::{refusals, WorkerView};
-use offers::{check_datasets, lazy_fields_of, refusal, select};
+use offers::{check_datasets, every_implementation, lazy_fields_of, refusal, select};
 
 pub const DECODE_MODES: &[&str] = &["typed", "tree", "lazy", "streaming"];
 /// The mode that has an encode side too: a producer whose codec offers it gets a second encode
@@ -208,6 +208,7 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
     } else {
         (producers, consumers, None)
     };
+    s.codecs = every_implementation(&s.codecs, producers.iter().chain(consumers.iter()).copied())?;
     if s.codecs.is_empty() {
         return Err("codecs: name at least one codec".into());
     }

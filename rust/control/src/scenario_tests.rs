@@ -323,3 +323,21 @@ fn every_implementation_of_a_format_decodes_every_payload_of_it_and_names_the_on
     assert_eq!(format_of("json/v2"), "json");
     assert_eq!(format_of("bson"), "bson");
 }
+
+#[test]
+fn a_format_with_a_star_names_every_implementation_a_selected_worker_offers() {
+    let ws = [
+        worker("rust-1", "rust", &[("json", &["typed"]), ("json/simd-json", &["typed"]), ("bson", &["typed"])]),
+        worker("go-1", "go", &[("json/v2", &["typed"]), ("json", &["typed"]), ("bson", &["typed"])]),
+    ];
+    let s = Scenario { codecs: vec!["json/*".into(), "bson".into(), "json".into()], ..seeded(7, 1) };
+    let (planned, tasks) = plan("r", &s, &ws).unwrap();
+    // The reference implementation first, then the others by id; json named again counts once.
+    assert_eq!(planned.codecs, ["json", "json/simd-json", "json/v2", "bson"]);
+    assert!(tasks.iter().any(|t| t.summary.codec == "json/v2") && tasks.iter().any(|t| t.summary.codec == "json/simd-json"));
+    // Only the selected workers' implementations: Go's json/v2 is not Rust's.
+    let rust_only = Scenario { producers: vec!["rust".into()], consumers: vec!["rust".into()], ..s.clone() };
+    assert_eq!(plan("r", &rust_only, &ws).unwrap().0.codecs, ["json", "json/simd-json", "bson"]);
+    let Err(e) = plan("r", &Scenario { codecs: vec!["cbor/*".into()], ..seeded(7, 1) }, &ws) else { panic!("cbor/* planned") };
+    assert_eq!(e, "codecs: cbor/* names every implementation of format \"cbor\", and no selected worker offers one");
+}

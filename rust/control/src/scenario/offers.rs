@@ -142,3 +142,26 @@ pub fn refusals(s: &Scenario, workers: &[WorkerView]) -> Vec<Refusal> {
     }
     out
 }
+
+/// The scenario's codecs with each `<format>/*` replaced by every implementation of the format that
+/// a selected worker offers (the reference implementation first, then the others by id), so the
+/// run's scenario records the implementations it ran; a codec named twice counts once.
+pub(super) fn every_implementation<'a>(codecs: &[String], workers: impl Iterator<Item = &'a WorkerView> + Clone) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    for c in codecs {
+        let Some(format) = c.strip_suffix("/*") else {
+            out.push(c.clone());
+            continue;
+        };
+        let mut ids: Vec<&str> = workers.clone().flat_map(|w| w.codecs.iter().map(|i| i.id.as_str())).filter(|id| super::format_of(id) == format).collect();
+        ids.sort_by_key(|id| (*id != format, *id));
+        ids.dedup();
+        if ids.is_empty() {
+            return Err(format!("codecs: {c} names every implementation of format {format:?}, and no selected worker offers one"));
+        }
+        out.extend(ids.into_iter().map(String::from));
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|x| seen.insert(x.clone()));
+    Ok(out)
+}
