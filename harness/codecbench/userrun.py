@@ -45,7 +45,8 @@ class UserEntry:
 def check_entry(c, at: tuple, item: dict, path: Path, taken: list[str]) -> UserEntry | None:
     """A `datasets:` entry of the scenario at `path` (c: its checker), compiled and read; every
     mistake is a problem at its line, and None."""
-    from .scenario import DATASETS, _did_you_mean, _type_name
+    from .scenario import DATASETS
+    from .scenario.checks import _did_you_mean, _type_name
 
     for key in item:
         if key not in _ENTRY_KEYS:
