@@ -113,6 +113,7 @@ def results_table(summary: pd.DataFrame, title: str = "") -> Table:
         who = r.producer + writer_tag(r.codec, getattr(r, "payload_codec", ""))
         pc = f"{who} → {r.consumer}" if r.consumer else who
         pc += (" ≡" if r.same_bytes_as else "") + (" A/A" if r.aa_twin else "")
+        pc += f" (in {r.measured_in}'s)" if getattr(r, "measured_in", "") else ""
         verified = Text("✓", style="green") if r.verified else Text(
             "✗ " + _short(r.failure or "not verified"), style="red")
         cells = ([r.dataset] if "dataset" not in skip else []) + [r.codec, r.mode or "—", pc] + \
@@ -147,6 +148,9 @@ def same_bytes_lines(summary: pd.DataFrame, limit: int = 6) -> list[str]:
              for (ds, n, codec), ps in list(groups.items())[:limit]]
     if len(groups) > limit:
         lines.append(f"≡ … and {len(groups) - limit} more payloads (the report's tables name them all)")
+    if "measured_in" in summary and summary["measured_in"].fillna("").astype(bool).any():
+        lines.append("(in X's): not run; its decode is the cell of X's byte-identical payload on the same consumer, "
+                     "measured once (sampling.repeatSameBytes)")
     if summary["aa_twin"].astype(bool).any():
         lines.append("A/A: a deliberate twin of another cell (the same work measured again as a cell of its own)")
     return lines

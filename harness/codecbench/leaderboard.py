@@ -452,7 +452,7 @@ def rows_markdown(summary: pd.DataFrame) -> str:
     lines = ["| dataset | records | codec | mode | producer → consumer | bytes | encode /rec | decode /rec | "
              "end to end /rec | verified |", "|---|--:|---|---|---|--:|--:|--:|--:|---|"]
     for _, r in summary.iterrows():
-        who = r["producer"] + writer_tag(r["codec"], r.get("payload_codec")) + (f" → {r['consumer']}" if r["consumer"] else "") + (" (A/A)" if r["aa_twin"] else "")
+        who = r["producer"] + writer_tag(r["codec"], r.get("payload_codec")) + (f" → {r['consumer']}" if r["consumer"] else "") + (" (A/A)" if r["aa_twin"] else "") + (f" (in {r['measured_in']}'s)" if r.get("measured_in") else "")
         lines.append(f"| {r['dataset']} | {int(r['record_count']):,} | {r['codec']} | {r['mode'] or '—'} | {who} | "
                      f"{fmt_size(r['payload_bytes'])} | {leg(r, 'encode')} | {leg(r, 'decode')} | "
                      f"{fmt_time(r['end_to_end_ns_per_record'])} | "

@@ -431,3 +431,42 @@ def test_a_payload_another_implementation_wrote_joins_its_writers_encode_and_sta
     decode = {codec: e.value for b in boards for codec, e in b.columns["decode typed"].items()}
     assert decode == {"json": pytest.approx(200.0), "json/v2": pytest.approx(150.0)}, decode
     assert "go-1[json/v2] → go-1" in leaderboard.rows_markdown(summary)
+
+
+def test_a_cell_measured_in_its_lead_gets_the_leads_decode_and_stays_out_of_cells_and_aa_groups():
+    """Sampling.repeat_same_bytes off: control did not run java-1 → rust-1 (its payload is the
+    bytes rust-1 → rust-1 decodes) and wrote one SAME_BYTES row; its summary row carries the lead's
+    decode and download, joined with java-1's own encode, and names the lead's producer."""
+    ms = []
+    for producer, fig in (("rust-1", 1000.0), ("java-1", 3000.0)):
+        for t in range(5):
+            ms.append(meas(ENC, f"e-{producer}-{t}", producer=producer, cell=f"enc-{producer}", trial=t,
+                           rounds=trial_rounds(fig)))
+    for t in range(5):
+        ms.append(meas(DOWN, f"lead-{t}", mode="typed", consumer="rust-1", cell="lead", trial=t, rounds=(7000.0,) * 3))
+        ms.append(meas(DEC, f"lead-{t}", mode="typed", consumer="rust-1", cell="lead", trial=t,
+                       rounds=trial_rounds(2000.0 * (1 + 0.01 * t))))
+    ms.append(results_pb2.Measurement(
+        run_id="r1", task_id="other-0", dataset="dummy", codec="json", decode_mode="typed", record_count=10,
+        producer_worker_id="java-1", consumer_worker_id="rust-1", operation=DEC, language="rust", cell_id="other",
+        payload_blob_id=BLOB, payload_bytes=1234, same_bytes_as="lead"))
+    df = results.measurements_frame(ms)
+    assert (df["operation"] == "same-bytes").sum() == 1
+    cells = results.cells_frame(df)
+    assert "other" not in set(cells["cell_id"]), "not a measurement"
+    assert results.aa_groups(cells).empty, "a copy of the lead is no A/A group"
+    summary = results.summary_frame(df)
+    other = summary[(summary["producer"] == "java-1") & (summary["consumer"] == "rust-1")].iloc[0]
+    lead = summary[(summary["producer"] == "rust-1") & (summary["consumer"] == "rust-1")].iloc[0]
+    assert other["measured_in"] == "rust-1" and lead["measured_in"] == ""
+    assert other["cell_id"] == "other" and bool(other["verified"])
+    assert other["decode_ns_per_op"] == lead["decode_ns_per_op"]
+    assert other["download_ns_per_op"] == lead["download_ns_per_op"]
+    assert other["encode_ns_per_op"] == pytest.approx(3000.0), "its own producer's encode"
+    assert other["end_to_end_ns_per_op"] != lead["end_to_end_ns_per_op"]
+    # The lead failing fails the row it measures for.
+    bad = [m for m in ms if not (m.cell_id == "lead" and m.operation == DEC)] + [
+        meas(DEC, f"lead-{t}", mode="typed", consumer="rust-1", cell="lead", trial=t, verified=False,
+             failure="decode failed: record 3 differs") for t in range(5)]
+    other = results.summary_frame(results.measurements_frame(bad)).query("producer == 'java-1' and consumer == 'rust-1'").iloc[0]
+    assert not other["verified"] and "record 3 differs" in other["failure"]

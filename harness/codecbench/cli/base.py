@@ -43,7 +43,8 @@ def exit_codes_text() -> str:
 
 
 TERMINAL_RUN = {"finished", "cancelled", "failed"}
-ENDED_TASK = {"done", "failed", "cancelled"}
+# same_bytes: not run, its work measured by a lead cell (Sampling.repeat_same_bytes off).
+ENDED_TASK = {"done", "failed", "cancelled", "same_bytes"}
 
 
 class CliError(Exception):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from google.protobuf import json_format
 
-from .. import estimate, results, timing
+from .. import estimate, results, samebytes, timing
 from ..client import Control
 from ..pb import hs
 from ..scenario import EXIT_INVALID
@@ -33,11 +33,14 @@ def planned(control: Control, scenario, source: str) -> tuple:
 
 
 def estimate_for(doc: dict, tasks: list[dict], langs: dict[str, str], results_dir, exclude: str = "") -> dict:
-    """estimate.estimate of a run (run.json form) from the earlier runs in `results_dir`."""
+    """estimate.estimate of a run (run.json form) from the earlier runs in `results_dir`, without
+    the tasks control will not run because their payloads are byte-identical (samebytes.py)."""
     scenario = doc.get("scenario") or {}
     lanes = timing.lanes(doc)
     past = estimate.history(results_dir, scenario.get("sampling") or {}, exclude=exclude, lanes=lanes)
-    return estimate.estimate(tasks, lambda w: results.lang_of(w, langs), scenario, past, lanes=lanes)
+    language_of = lambda w: results.lang_of(w, langs)  # noqa: E731
+    skipped = samebytes.predicted(tasks, language_of, scenario)
+    return estimate.estimate([t for t in tasks if t.get("id") not in skipped], language_of, scenario, past, lanes=lanes)
 
 
 def fitting_trials(doc: dict, tasks: list[dict], langs: dict[str, str], results_dir, budget_s: float) -> tuple[int, dict] | None:
@@ -64,8 +67,11 @@ def describe(doc: dict, tasks: list[dict], langs: dict[str, str]) -> str:
     trials = f"{sampling.get('trials', '?')} trials a cell" + (
         f", up to {sampling['maxTrials']}" if int(sampling.get("maxTrials") or 0) > int(sampling.get("trials") or 0) else "")
     langs_text = ", ".join(f"{lang} {n}" for lang, n in sorted(per.items()))
+    skipped = samebytes.predicted(tasks, lambda w: results.lang_of(w, langs), doc.get("scenario") or {})
+    same = (f"; about {len(skipped)} will not run: their payloads are byte-identical to one each consumer "
+            "decodes anyway (sampling.repeatSameBytes)") if skipped else ""
     return (f"{len(tasks)} tasks: {prepare} prepare, {len(tasks) - prepare} trials of {len(cells)} cells "
-            f"({trials}); by language: {langs_text}; {timing.lanes(doc)} at once")
+            f"({trials}); by language: {langs_text}; {timing.lanes(doc)} at once{same}")
 
 
 def check_budget(control: Control, scenario, source: str, results_dir, say=err, fit: bool = True):

@@ -126,8 +126,8 @@ class _Progress:
             ended = sum(1 for s in self.status.values() if s in ENDED_TASK)
             failed = sum(1 for s in self.status.values() if s == "failed")
         else:
-            # tasks_done counts DONE only; failed tasks have ended too.
-            ended = (self.run.tasks_done + self.run.tasks_failed) if self.run else 0
+            # tasks_done counts DONE only; failed tasks and same-bytes ones have ended too.
+            ended = (self.run.tasks_done + self.run.tasks_failed + self.run.tasks_same_bytes) if self.run else 0
             failed = self.run.tasks_failed if self.run else 0
         running = [self.labels[i] for i, s in self.status.items() if s == "running"]
         desc = note or (running[-1] if running else (f"run {self.run.id}" if self.run else "starting run"))

@@ -121,7 +121,8 @@ class Tables:
         rows = []
         for r in s.itertuples():
             notes = (["A/A twin"] if r.aa_twin else []) + ([f"same bytes as {r.same_bytes_as}"]
-                                                            if r.same_bytes_as else [])
+                                                            if r.same_bytes_as else []) + (
+                [f"decode measured once, in {r.measured_in}'s cell"] if getattr(r, "measured_in", "") else [])
             rows.append([r.dataset, r.codec, r.mode or "—", f"{int(r.record_count):,}",
                          f"{r.producer} → {r.consumer}" if r.consumer else r.producer,
                          fmt_bytes(r.payload_bytes) if r.payload_bytes else "—",

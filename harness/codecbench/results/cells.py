@@ -9,7 +9,7 @@ from typing import Iterable
 import pandas as pd
 
 from .hosts import replica_block, replica_factors
-from .rows import AA_SUFFIX, _failures, _first, lang_of
+from .rows import AA_SUFFIX, SAME_BYTES, _failures, _first, lang_of
 
 
 CELL_COLUMNS = [
@@ -82,6 +82,8 @@ def cells_frame(df: pd.DataFrame) -> pd.DataFrame:
         return pd.DataFrame(columns=CELL_COLUMNS)
     groups: dict[tuple, list[dict]] = {}
     for r in _records(df):
+        if r["operation"] == SAME_BYTES:
+            continue  # not a measurement: a cell measured in its lead (summary_frame)
         groups.setdefault((cell_key(r), r["operation"]), []).append(r)
     timed_of = {g: [r for r in rs if r["rounds"] > 0 and not r["failure"]] for g, rs in groups.items()}
     figure_of = {id(r): stats.trial_figure(r["round_ns_per_op"]) for rs in timed_of.values() for r in rs}

@@ -24,7 +24,15 @@ MEASUREMENT_COLUMNS = [
     "cpu_model", "cores", "hostname", "os", "environment_details", "extras", "recorded_at",
     # TaskSummary.duet: the duet a duet copy's trial belongs to ('' for ordinary rows; duets.py).
     "duet",
+    # A SAME_BYTES row (Measurement.same_bytes_as): the lead cell that measured this cell's work.
+    "same_bytes_as",
 ]
+
+# The operation of a row control writes for a decode cell it did not run because its payload is
+# byte-identical to the one a lead cell decodes on the same consumer (Sampling.repeat_same_bytes
+# off): not a measurement. summary_frame gives the cell a row carrying the lead's figures; cells,
+# A/A groups, compare and failures leave it out.
+SAME_BYTES = "same-bytes"
 
 # payload_codec: the implementation that wrote the payload (`codec` unless another of its format did).
 SUMMARY_KEYS = ["dataset", "codec", "payload_codec", "mode", "record_count", "producer", "consumer"]
@@ -61,6 +69,8 @@ def round_stats(rounds: Iterable[float]) -> tuple[float, float, float, float]:
 
 
 def _operation(m, task_ops: dict[str, str]) -> str:
+    if m.same_bytes_as:
+        return SAME_BYTES
     op = operation_name(m.operation)
     if op:
         return op
@@ -118,6 +128,7 @@ def measurement_row(m, task_ops: dict[str, str] | None = None) -> dict:
         "extras": json.dumps(dict(sorted(m.extras.items()))),
         "recorded_at": m.recorded_at.ToJsonString() if m.HasField("recorded_at") else "",
         "duet": "",
+        "same_bytes_as": m.same_bytes_as,
     }
 
 
@@ -135,7 +146,7 @@ def task_failure_row(t, run_id: str) -> dict:
         "q1_ns_per_op": math.nan, "q3_ns_per_op": math.nan, "spread": math.nan,
         "ns_per_record": math.nan, "alloc_bytes_per_op": math.nan, "verified": False,
         "failure": t.failure or f"task {task_status_name(t.status)}",
-        "environment_details": "{}", "extras": "{}", "recorded_at": "", "duet": t.duet,
+        "environment_details": "{}", "extras": "{}", "recorded_at": "", "duet": t.duet, "same_bytes_as": "",
     })
     return row
 

@@ -9,14 +9,14 @@ import math
 import pandas as pd
 
 from ..scenario import DATASETS
-from .rows import LEGS, SUMMARY_KEYS, _failures, lang_of
+from .rows import LEGS, SAME_BYTES, SUMMARY_KEYS, _failures, lang_of
 from .cells import _records, _side, cells_frame, compressed_sizes
 
 
 LEG_FIELDS = ["ns_per_record", "ns_per_op", "lo_ns_per_op", "hi_ns_per_op", "ci_pct", "coverage",
               "trials", "unsteady", "alloc_bytes_per_op", "language"]
 SUMMARY_COLUMNS = SUMMARY_KEYS + ["cell_id", "aa_twin", "encode_mode", "payload_bytes", "gzip_bytes", "zstd_bytes",
-                                  "payload_blob_id", "same_bytes_as"] + [
+                                  "payload_blob_id", "same_bytes_as", "measured_in"] + [
     f"{leg}_{f}" for leg in LEGS for f in LEG_FIELDS] + [
     "end_to_end_ns_per_op", "end_to_end_ns_per_record", "end_to_end_lo_ns_per_op",
     "end_to_end_hi_ns_per_op", "verified", "failure"]
@@ -32,6 +32,10 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     Encode cells without any decode cell get a row of their own with an empty mode and consumer.
     End to end (encode + upload + download + decode, a sum of the parts' medians) is added where all
     four were measured. `same_bytes_as` names the other producers whose payload was byte-identical.
+    A decode cell control did not run because its payload is the same bytes a lead cell decodes on
+    the same consumer (Sampling.repeat_same_bytes off) gets the lead's decode (and download) leg,
+    verification included, joined with its own producer's encode; `measured_in` names the lead's
+    producer ("" for a row measured in its own cell).
     """
     if df.empty:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
@@ -63,6 +67,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     for c in recs:
         if c["operation"] == "decode":
             decodes.append(c)
+    decodes += measured_in_leads(df, by_cell)
     # A download cell with no decode cell of its own (its decode task failed before timing) still
     # names its consumer's row.
     decode_keys = {c["cell_key"] for c in decodes}
@@ -76,7 +81,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
         key = tuple(dec[k] for k in enc_key)
         enc_mode = dec["decode_mode"] if key + (dec["decode_mode"],) in encodes else ""
         enc, up = encodes.get(key + (enc_mode,)), uploads.get(key)
-        dl = by_cell.get((dec["cell_key"], "download"))
+        dl = by_cell.get((dec.get("lead_key", dec["cell_key"]), "download"))
         if dl is None:
             same = [d for d in downloads.get(key + (dec["consumer"],), []) if not d["aa_twin"]]
             dl = same[0] if same else None
@@ -98,7 +103,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             "encode_mode": enc_mode if enc is not None else "",
             "payload_bytes": int(max([p["payload_bytes"] for p in parts] + [0])),
             **compressed_sizes(parts),
-            "payload_blob_id": blob, "same_bytes_as": ", ".join(others),
+            "payload_blob_id": blob, "same_bytes_as": ", ".join(others), "measured_in": dec.get("measured_in", ""),
             **_side(enc, "encode"), **_side(up, "upload"), **_side(dl, "download"),
             **_side(real_dec, "decode"),
             # The payload itself was verified by the cell's prepare task (a failure there fails
@@ -117,7 +122,7 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
             "cell_id": enc["cell_id"], "aa_twin": False, "encode_mode": key[-1],
             "payload_bytes": int(max(p["payload_bytes"] for p in parts)),
             **compressed_sizes(parts),
-            "payload_blob_id": enc["payload_blob_id"], "same_bytes_as": "",
+            "payload_blob_id": enc["payload_blob_id"], "same_bytes_as": "", "measured_in": "",
             **_side(enc, "encode"), **_side(up, "upload"), **_side(None, "download"), **_side(None, "decode"),
             "verified": bool(all(p["verified"] for p in parts) and not _failures(parts)),
             "failure": _failures(parts),
@@ -129,6 +134,25 @@ def summary_frame(df: pd.DataFrame) -> pd.DataFrame:
     out["_m"] = out["mode"].map(lambda m: {"typed": 0, "tree": 1, "lazy": 2, "streaming": 3}.get(m, 4))
     out = out.sort_values(["_d", "dataset", "record_count", "codec", "_m", "producer", "consumer", "aa_twin"],
                           kind="stable").drop(columns=["_d", "_m"]).reset_index(drop=True)
+    return out
+
+
+def measured_in_leads(df: pd.DataFrame, by_cell: dict) -> list[dict]:
+    """The decode cells of SAME_BYTES rows, as their leads measured them: the lead's cell with this
+    cell's identity (producer, cell id, the payload's writer) and `measured_in` its lead's producer.
+    A row whose lead has no decode cell (its tasks failed before any row) is left out: its failure
+    is the lead's."""
+    if "same_bytes_as" not in df or df.empty:
+        return []
+    leads = {c["cell_id"]: c for (key, op), c in by_cell.items() if op == "decode"}
+    out = []
+    for r in df[df["operation"] == SAME_BYTES].to_dict("records"):
+        lead = leads.get(r["same_bytes_as"])
+        if lead is None:
+            continue
+        out.append({**lead, "cell_key": r["cell_id"], "cell_id": r["cell_id"], "producer": r["producer"],
+                    "payload_codec": r["payload_codec"] or r["codec"], "aa_twin": False,
+                    "lead_key": lead["cell_key"], "measured_in": lead["producer"]})
     return out
 
 

@@ -108,7 +108,7 @@ pub fn with_defaults(s: &Scenario) -> Scenario {
     if d.max_trials == 0 { d.max_trials = d.trials; }
     if d.target_ci_pct == 0.0 { d.target_ci_pct = 3.0; }
     if d.max_warmup_ms == 0 { d.max_warmup_ms = 10_000.max(d.warmup_ms); }
-    if d.aa_cells == 0 { d.aa_cells = 1; }
+    if d.aa_cells == 0 { d.aa_cells = 3; }
     // Recorded in the run's scenario, so the order can be replayed.
     while d.order_seed == 0 { d.order_seed = rand::rng().random(); }
     if s.seed == 0 { s.seed = 1; }
@@ -306,13 +306,33 @@ pub fn plan(run_id: &str, scenario: &Scenario, workers: &[WorkerView]) -> Result
         return Err(format!("nothing to run: no selected producer offers codecs {:?}", s.codecs));
     }
     let mut rng = ChaCha8Rng::seed_from_u64(sampling.order_seed);
-    // Deliberate A/A twins: per consumer, decode cells drawn at random, measured again as cells
-    // of their own (without timing transfer again).
+    // Deliberate A/A twins: per consumer, decode work drawn at random (a dataset, count, codec and
+    // mode; different work for each twin while there is some), measured again as cells of their
+    // own (without timing transfer again). Each twin repeats the cell of the consumer's own
+    // payload where there is one, else of its language: the cell that measures byte-identical
+    // payloads (state/same_bytes.rs), so each twin is an A/A group of its own.
+    let language_of = |id: &str| producers.iter().find(|w| w.id == id).map(|w| w.language.as_str()).unwrap_or_default();
     let mut twins = vec![];
     for c in &consumers {
-        let theirs: Vec<&Cell> = cells.iter().filter(|x| x.op == Operation::Decode && x.consumer == c.id).collect();
-        for cell in theirs.choose_multiple(&mut rng, sampling.aa_cells as usize) {
-            twins.push(Cell { id: format!("{}{AA_SUFFIX}", cell.id), measure_transfer: false, compressions: vec![], aa_twin: true, ..(*cell).clone() });
+        let mut work: Vec<Vec<&Cell>> = vec![];
+        for cell in cells.iter().filter(|x| x.op == Operation::Decode && x.consumer == c.id) {
+            match work.iter_mut().find(|w| (&w[0].dataset, w[0].count, &w[0].codec, &w[0].mode) == (&cell.dataset, cell.count, &cell.codec, &cell.mode)) {
+                Some(w) => w.push(cell),
+                None => work.push(vec![cell]),
+            }
+        }
+        let mut picked: Vec<&Cell> = vec![];
+        while picked.len() < sampling.aa_cells as usize && picked.len() < work.iter().map(Vec::len).sum::<usize>() {
+            let round: Vec<&Vec<&Cell>> = work.iter().filter(|w| w.iter().any(|x| !picked.iter().any(|p| p.id == x.id))).collect();
+            let want = sampling.aa_cells as usize - picked.len();
+            for w in round.choose_multiple(&mut rng, want) {
+                let left: Vec<&Cell> = w.iter().copied().filter(|x| !picked.iter().any(|p| p.id == x.id)).collect();
+                let own = left.iter().find(|x| x.producer == c.id).or_else(|| left.iter().find(|x| language_of(&x.producer) == c.language));
+                picked.push(own.copied().unwrap_or_else(|| *left.choose(&mut rng).expect("work with a cell left")));
+            }
+        }
+        for cell in picked {
+            twins.push(Cell { id: format!("{}{AA_SUFFIX}", cell.id), measure_transfer: false, compressions: vec![], aa_twin: true, ..cell.clone() });
         }
     }
     cells.extend(twins);

@@ -108,7 +108,7 @@ fn encode_cells_are_only_prepared_when_encode_is_not_asked_for() {
     let encode_trials = tasks.iter().filter(|t| t.summary.operation() == Operation::Encode && !t.task.prepare).count();
     assert_eq!(encode_trials, 0, "no encode is timed when only decode was asked for");
     assert_eq!(tasks.iter().filter(|t| t.task.prepare).count(), 2, "each payload is still prepared");
-    assert_eq!(tasks.len(), 2 + (4 + 2) * 3, "2 prepares + (4 decode cells + 2 A/A twins) x 3 trials");
+    assert_eq!(tasks.len(), 2 + (4 + 4) * 3, "2 prepares + (4 decode cells + 4 A/A twins: both of each consumer's, of the default 3) x 3 trials");
     // Transfer is timed by encode trials (the upload): asking for it times encode too.
     let s = Scenario { operations: vec![Operation::Decode as i32, Operation::Transfer as i32], codecs: vec!["json".into()], ..seeded(7, 3) };
     let (_, tasks) = plan("r", &s, &ws).unwrap();
@@ -143,7 +143,7 @@ fn expands_cells_into_trials_with_modes_and_lazy_fields() {
               worker("browser-1", "browser", &[("json", &["typed"]), ("bson", &["typed"])])];
     let (s, tasks) = plan("r", &seeded(7, 3), &ws).unwrap();
     let sampling = s.sampling.unwrap();
-    assert_eq!((sampling.rounds, sampling.trials, sampling.max_trials, sampling.aa_cells), (10, 3, 3, 1));
+    assert_eq!((sampling.rounds, sampling.trials, sampling.max_trials, sampling.aa_cells), (10, 3, 3, 3));
     let cells = |op: Operation, twin: bool| {
         let mut c: Vec<&str> = tasks.iter().filter(|t| t.summary.operation() == op && t.aa_twin == twin).map(|t| t.summary.cell_id.as_str()).collect();
         c.sort();
@@ -152,8 +152,8 @@ fn expands_cells_into_trials_with_modes_and_lazy_fields() {
     };
     assert_eq!(cells(Operation::Encode, false), 4); // 2 codecs x 2 producers
     assert_eq!(cells(Operation::Decode, false), 2 * (2 + 3 + 1 + 1)); // producers x (rust json 2 + bson 3, browser 1 + 1)
-    assert_eq!(cells(Operation::Decode, true), 2, "one A/A twin per consumer");
-    assert_eq!(tasks.len(), 4 + (4 + 14 + 2) * 3, "a prepare task per encode cell, and every cell gets its trials");
+    assert_eq!(cells(Operation::Decode, true), 6, "three A/A twins per consumer (the default)");
+    assert_eq!(tasks.len(), 4 + (4 + 14 + 6) * 3, "a prepare task per encode cell, and every cell gets its trials");
     for cell in tasks.iter().map(|t| &t.summary.cell_id) {
         let mut trials: Vec<u32> = tasks.iter().filter(|t| &t.summary.cell_id == cell && !t.task.prepare).map(|t| t.summary.trial).collect();
         trials.sort();
@@ -272,11 +272,11 @@ fn duplicates_count_once_and_the_task_cap_names_the_number() {
     let (kept, planned) = plan("r", &s, &ws).unwrap();
     assert_eq!((kept.datasets.len(), kept.counts.len()), (1, 1), "5,000 copies of dummy are one dataset");
     assert!(planned.len() <= 1 + 3 * 9, "one prepare task, 3 cells (encode, decode, A/A twin) x 9 default trials: {} tasks", planned.len());
-    // 6 datasets x 1000 counts: 6,000 encode cells, as many decode cells and one A/A twin.
+    // 6 datasets x 1000 counts: 6,000 encode cells, as many decode cells and three A/A twins.
     s.datasets = DATASETS[..6].iter().map(|d| d.to_string()).collect();
     s.counts = (1..=1000).collect();
     let err = plan("r", &s, &ws).err().unwrap();
-    assert!(err.starts_with("the scenario expands to up to 114009 tasks (12001 cells x 9 trials + 6000 prepare tasks); at most 20000 are allowed"), "{err}");
+    assert!(err.starts_with("the scenario expands to up to 114027 tasks (12003 cells x 9 trials + 6000 prepare tasks); at most 20000 are allowed"), "{err}");
 }
 
 #[test]
@@ -340,4 +340,28 @@ fn a_format_with_a_star_names_every_implementation_a_selected_worker_offers() {
     assert_eq!(plan("r", &rust_only, &ws).unwrap().0.codecs, ["json", "json/simd-json", "bson"]);
     let Err(e) = plan("r", &Scenario { codecs: vec!["cbor/*".into()], ..seeded(7, 1) }, &ws) else { panic!("cbor/* planned") };
     assert_eq!(e, "codecs: cbor/* names every implementation of format \"cbor\", and no selected worker offers one");
+}
+
+#[test]
+fn twins_repeat_different_work_each_the_cell_of_the_consumers_own_payload() {
+    let ws = [worker("rust-1", "rust", &[("json", &["typed"]), ("bson", &["typed"])]),
+              worker("java-1", "java", &[("json", &["typed"]), ("bson", &["typed"])])];
+    let twins = |aa_cells: u32, seed: u64| {
+        let s = Scenario { sampling: Some(Sampling { order_seed: seed, trials: 1, aa_cells, ..Default::default() }), ..scenario() };
+        let (_, tasks) = plan("r", &s, &ws).unwrap();
+        let mut ids: Vec<String> = tasks.iter().filter(|t| t.aa_twin).map(|t| t.summary.cell_id.clone()).collect();
+        ids.sort();
+        ids
+    };
+    for seed in 1..20 {
+        // Two kinds of work per consumer (json, bson): two twins take both, each of the own payload.
+        assert_eq!(twins(2, seed), [
+            "decode/dummy/10/bson/typed/java-1>java-1~aa", "decode/dummy/10/bson/typed/rust-1>rust-1~aa",
+            "decode/dummy/10/json/typed/java-1>java-1~aa", "decode/dummy/10/json/typed/rust-1>rust-1~aa"]);
+        // A third takes another producer's cell of either; four take every cell.
+        let three = twins(3, seed);
+        assert_eq!(three.len(), 6);
+        assert_eq!(three.iter().filter(|t| t.contains("rust-1>java-1") || t.contains("java-1>rust-1")).count(), 2);
+        assert_eq!(twins(9, seed).len(), 8, "at most every decode cell once");
+    }
 }

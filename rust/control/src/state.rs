@@ -3,7 +3,8 @@
 //! Every change that matters is written to SQLite before it is announced. This file holds the
 //! shared state and its types; each job is a child module: workers.rs (the registry), runs.rs
 //! (a run's lifecycle), ingest.rs (reports, their authorisation, timeouts), finish.rs (a task's
-//! end), dispatch.rs (which task starts where) and adaptive.rs (one more trial for a wide cell).
+//! end), dispatch.rs (which task starts where), adaptive.rs (one more trial for a wide cell) and
+//! same_bytes.rs (byte-identical payloads measured once).
 //! None of them knows gRPC: errors are crate::error::Error, worker messages are ToWorker.
 use crate::blobs::BlobStore;
 use crate::error::{Error, Result};
@@ -109,7 +110,7 @@ fn now() -> prost_types::Timestamp {
 }
 
 fn is_terminal(s: TaskStatus) -> bool {
-    matches!(s, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Cancelled)
+    matches!(s, TaskStatus::Done | TaskStatus::Failed | TaskStatus::Cancelled | TaskStatus::SameBytes)
 }
 
 impl Entry {
@@ -168,6 +169,7 @@ mod dispatch;
 mod finish;
 mod ingest;
 mod runs;
+mod same_bytes;
 mod workers;
 use dispatch::partnered;
 

@@ -343,3 +343,7 @@ fn dependents_of_a_failed_encode_repeat_only_an_excerpt_of_its_message() {
 
 #[path = "state_lanes_tests.rs"]
 mod lanes;
+
+#[cfg(test)]
+#[path = "state_same_bytes_tests.rs"]
+mod same_bytes;

@@ -170,9 +170,10 @@ impl Store {
 
     fn update_run_in(db: &Connection, run: &Run) -> Result<()> {
         db.execute(
-            "UPDATE runs SET status = ?2, message = ?3, finished_at = ?4, tasks_done = ?5, tasks_failed = ?6, control_peak_rss = ?7 WHERE id = ?1",
+            "UPDATE runs SET status = ?2, message = ?3, finished_at = ?4, tasks_done = ?5, tasks_failed = ?6, control_peak_rss = ?7,
+             tasks_same_bytes = ?8 WHERE id = ?1",
             params![run.id, status_name(run.status()), run.message, ts(&run.finished_at), run.tasks_done, run.tasks_failed,
-                run.control_peak_rss_bytes as i64],
+                run.control_peak_rss_bytes as i64, run.tasks_same_bytes],
         )?;
         Ok(())
     }
@@ -183,9 +184,11 @@ impl Store {
 
     fn update_task_in(db: &Connection, t: &TaskSummary) -> Result<()> {
         db.execute(
-            "UPDATE tasks SET status = ?2, failure = ?3, started_at = ?4, ended_at = ?5, phase_ms = ?6, lane = ?7, trial_cpus = ?8 WHERE id = ?1",
+            "UPDATE tasks SET status = ?2, failure = ?3, started_at = ?4, ended_at = ?5, phase_ms = ?6, lane = ?7, trial_cpus = ?8,
+             same_bytes_as = ?9 WHERE id = ?1",
             params![t.id, task_status_name(t.status()), t.failure, ts(&t.started_at), ts(&t.ended_at),
-                (!t.phase_ms.is_empty()).then(|| serde_json::to_string(&t.phase_ms)).transpose()?, t.lane, t.trial_cpus],
+                (!t.phase_ms.is_empty()).then(|| serde_json::to_string(&t.phase_ms)).transpose()?, t.lane, t.trial_cpus,
+                t.same_bytes_as],
         )?;
         Ok(())
     }

@@ -44,6 +44,8 @@ impl Control {
                 w.info.tasks_done += 1;
             }
         }
+        // The attached workers' languages: a collapse of byte-identical cells prefers the consumer's own.
+        let languages: HashMap<String, String> = inner.workers.iter().map(|(id, w)| (id.clone(), w.info.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default())).collect();
         let run = &mut inner.runs[pos];
         let mut batch = Batch::default();
         let mut events: Vec<run_event::Event> = vec![];
@@ -100,6 +102,15 @@ impl Control {
                 }
             }
         }
+        if run.tasks[index].task.prepare {
+            let (same, rows) = Self::same_bytes(run, &languages);
+            changed.extend(same);
+            for (i, m) in rows {
+                let m = self.identify(run_id, &run.tasks[i], &run.tasks[i].task.payload_blob_id.clone(), m);
+                events.push(run_event::Event::Measurement(m.clone()));
+                batch.measurements.push(m);
+            }
+        }
         for i in changed {
             batch.tasks.push(run.tasks[i].summary.clone());
             events.push(run_event::Event::Task(run.tasks[i].summary.clone()));
@@ -131,6 +142,7 @@ impl Control {
     fn recount(run: &mut ActiveRun) {
         run.run.tasks_done = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Done).count() as u32;
         run.run.tasks_failed = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::Failed).count() as u32;
+        run.run.tasks_same_bytes = run.tasks.iter().filter(|t| t.summary.status() == TaskStatus::SameBytes).count() as u32;
     }
 
     pub(super) fn complete_if_done(&self, inner: &mut Inner, run_id: &str) {

@@ -46,6 +46,7 @@ pub(super) fn run(row: &rusqlite::Row<'_>) -> rusqlite::Result<Run> {
         control_rss_start_bytes: row.get::<_, i64>("control_rss_start")? as u64,
         control_peak_rss_bytes: row.get::<_, i64>("control_peak_rss")? as u64,
         lanes: row.get("lanes")?,
+        tasks_same_bytes: row.get("tasks_same_bytes")?,
     })
 }
 
@@ -74,5 +75,6 @@ pub(super) fn task(row: &rusqlite::Row<'_>) -> rusqlite::Result<TaskSummary> {
         duet: row.get("duet")?,
         replica: row.get("replica")?,
         payload_codec: row.get("payload_codec")?,
+        same_bytes_as: row.get("same_bytes_as")?,
     })
 }

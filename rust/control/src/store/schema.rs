@@ -60,6 +60,9 @@ const ADDED_COLUMNS: &[(&str, &str, &str)] = &[
     ("measurements", "gzip_bytes", "INTEGER"),
     ("measurements", "zstd_bytes", "INTEGER"),
     ("measurements", "payload_codec", "TEXT NOT NULL DEFAULT ''"),
+    // TaskSummary.same_bytes_as and Run.tasks_same_bytes (Sampling.repeat_same_bytes off).
+    ("tasks", "same_bytes_as", "TEXT NOT NULL DEFAULT ''"),
+    ("runs", "tasks_same_bytes", "INTEGER NOT NULL DEFAULT 0"),
 ];
 
 /// Creates the tables a new database lacks and adds the columns an older one lacks.
