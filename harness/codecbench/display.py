@@ -354,6 +354,13 @@ def _ratio_text(ratio, shift) -> str:
     return f"×{ratio:.2f} (÷ column ×{shift:.3f} = ×{ratio / shift:.2f})"
 
 
+def tasks_text(r) -> str:
+    """A run's ended tasks over its total: done, and those not run because a lead cell measured
+    their byte-identical work (Run.tasks_same_bytes)."""
+    same = getattr(r, "tasks_same_bytes", 0)
+    return f"{r.tasks_done}/{r.tasks_total}" + (f" (+{same} same bytes)" if same else "")
+
+
 def runs_table(runs) -> Table:
     table = Table(header_style="bold")
     for col in ("id", "name", "status", "created", "tasks", "failed", "message"):
@@ -364,7 +371,7 @@ def runs_table(runs) -> Table:
         style = {"finished": "green" if not r.tasks_failed else "yellow", "failed": "red",
                  "cancelled": "yellow", "running": "cyan"}.get(status, "")
         table.add_row(r.id, r.name, Text(status, style=style), created,
-                      f"{r.tasks_done}/{r.tasks_total}", str(r.tasks_failed) if r.tasks_failed else "",
+                      tasks_text(r), str(r.tasks_failed) if r.tasks_failed else "",
                       _short(r.message, 50))
     return table
 

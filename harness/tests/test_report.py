@@ -314,3 +314,23 @@ def test_report_names_the_host_memory_policies_it_was_given(results_dir):
     (run_dir / "run.json").write_text(json.dumps(doc))
     report.write_report(run_dir)
     assert "host memory" not in (run_dir / "report.md").read_text(encoding="utf-8")
+
+
+def test_a_same_bytes_row_is_no_failure_and_its_cells_row_says_where_it_was_measured(results_dir):
+    """A decode cell control did not run (its payload the same bytes its lead decodes) is neither a
+    failure nor an unverified result, and its row in the tables names the lead's producer."""
+    run_dir = results_dir / run_id()
+    df = results.read_measurements(run_dir)
+    ok = df[(df["failure"] == "") & df["verified"]]
+    lead = ok[(ok["operation"] == "decode") & ~ok["aa_twin"]].iloc[0]
+    row = lead.copy()
+    row["operation"], row["same_bytes_as"], row["producer"] = results.SAME_BYTES, lead["cell_id"], "elsewhere-1"
+    row["cell_id"], row["task_id"], row["round_ns_per_op"], row["rounds"], row["verified"] = \
+        "same-bytes-cell", "t-same", [], 0, False
+    pd.concat([ok, row.to_frame().T], ignore_index=True) \
+        .astype(df.dtypes.to_dict()).to_parquet(run_dir / "measurements.parquet", index=False)
+    text = "\n".join(report.trust_warnings(run_dir))
+    assert "failed or were not verified" not in text and "not verified against" not in text
+    summary = results.summary_frame(results.read_measurements(run_dir))
+    mine = summary[summary["cell_id"] == "same-bytes-cell"].iloc[0]
+    assert mine["measured_in"] == lead["producer"] and bool(mine["verified"])

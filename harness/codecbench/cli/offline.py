@@ -15,7 +15,7 @@ from google.protobuf import json_format
 from rich.table import Table
 from rich.text import Text
 
-from .. import processes
+from .. import display, processes
 
 from ..pb import hs, run_status_name
 from ..pb import results as results_pb2
@@ -68,13 +68,17 @@ def local_runs(state: Path) -> list[tuple[results_pb2.Run, Path]]:
     for db in sorted((state / "local").glob("*/control/codecbench.sqlite")):
         try:
             with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=2) as con:
-                rows = con.execute("SELECT id, name, status, message, created_at, finished_at, tasks_total, "
-                                   "tasks_done, tasks_failed FROM runs").fetchall()
+                query = ("SELECT id, name, status, message, created_at, finished_at, tasks_total, "
+                         "tasks_done, tasks_failed, {} FROM runs")
+                try:
+                    rows = con.execute(query.format("tasks_same_bytes")).fetchall()
+                except sqlite3.OperationalError:  # a database from before Run.tasks_same_bytes
+                    rows = con.execute(query.format("0")).fetchall()
         except sqlite3.Error:
             continue
-        for rid, name, status, message, created, finished, total, done, failed in rows:
+        for rid, name, status, message, created, finished, total, done, failed, same in rows:
             run = results_pb2.Run(id=rid, name=name or "", message=message or "", tasks_total=total or 0,
-                                  tasks_done=done or 0, tasks_failed=failed or 0)
+                                  tasks_done=done or 0, tasks_failed=failed or 0, tasks_same_bytes=same or 0)
             try:
                 run.status = results_pb2.RunStatus.Value(f"RUN_STATUS_{str(status).upper()}")
             except ValueError:
@@ -122,7 +126,7 @@ def runs_table(entries: list[Listed]) -> Table:
         status = run_status_name(r.status)
         style = {"finished": "green" if not r.tasks_failed else "yellow", "failed": "red",
                  "cancelled": "yellow", "running": "cyan"}.get(status, "")
-        table.add_row(r.id, r.name, Text(status, style=style), created, f"{r.tasks_done}/{r.tasks_total}",
+        table.add_row(r.id, r.name, Text(status, style=style), created, display.tasks_text(r),
                       str(r.tasks_failed) if r.tasks_failed else "", ", ".join(e.stored))
     return table
 

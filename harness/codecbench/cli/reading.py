@@ -268,7 +268,9 @@ def _print_run(resp, args, out_dir: Path, files: dict, df: pd.DataFrame | None =
         by_status = {}
         for t in resp.tasks:
             by_status[task_status_name(t.status)] = by_status.get(task_status_name(t.status), 0) + 1
-        counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()))
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()) if s != "same_bytes")
+        if same := by_status.get("same_bytes"):
+            counts += f", {same} not run (byte-identical payloads: each consumer decoded them once)"
         con.print(f"\n{len(resp.tasks)} tasks: {counts}" + (f" — {run.message}" if run.message else ""))
         run_doc = results.read_run_doc(out_dir)
         if spent := run_doc.get("timeBreakdown"):

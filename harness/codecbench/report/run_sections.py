@@ -37,7 +37,9 @@ class RunSections:
             ("run", self.run_id), ("name", run.get("name", "")), ("status", status),
             ("started", run.get("createdAt", "")), ("finished", run.get("finishedAt", "")),
             ("tasks", f"{run.get('tasksTotal', 0)} total, {run.get('tasksDone', 0)} done, "
-                      f"{run.get('tasksFailed', 0)} failed" if run else ""),
+                      f"{run.get('tasksFailed', 0)} failed"
+                      + (f", {run['tasksSameBytes']} not run: byte-identical payloads, each decoded once per "
+                         "consumer" if run.get("tasksSameBytes") else "") if run else ""),
             ("scenario file", self.doc.get("scenarioFile", "")),
             ("datasets", ", ".join(sc.get("datasets") or sorted(set(self.df["dataset"])))),
             ("codecs", ", ".join(sc.get("codecs") or self.codecs)),

@@ -7,7 +7,7 @@ import re
 
 import pandas as pd
 
-from .. import duets, stats
+from .. import duets, results, stats
 from ..units import fmt_num
 from ..scenario import DATASETS
 from .blocks import Bullets, Details, Para, TableBlock
@@ -137,7 +137,8 @@ class TrustSections:
 
     def failure_rows(self) -> pd.DataFrame:
         df = self.df
-        bad = df[(df["failure"].fillna("") != "") | ~df["verified"]]
+        # A same-bytes row is no measurement: its lead's rows say whether that work was verified.
+        bad = df[((df["failure"].fillna("") != "") | ~df["verified"]) & (df["operation"] != results.SAME_BYTES)]
         return bad
 
     def failures(self) -> None:

@@ -15,7 +15,7 @@ prints. One module per job, each name importable from here:
 - `writing`: a results folder written (`write_results`).
 """
 
-from .rows import (AA_SUFFIX, LEGS, MEASUREMENT_COLUMNS, SUMMARY_KEYS, lang_of, language_map, measurement_row,
+from .rows import (AA_SUFFIX, LEGS, MEASUREMENT_COLUMNS, SAME_BYTES, SUMMARY_KEYS, lang_of, language_map, measurement_row,
                    measurements_frame, own_rows, round_stats, task_failure_row, writer_tag)
 from .cells import (CELL_COLUMNS, aa_groups, cell_key, cells_frame, compressed_sizes, interval_of,
                     language_noise_floors, run_noise_floor)
@@ -27,7 +27,7 @@ from .environment import MEASURING_PATHS, harness_environment, host_memory, sour
 from .writing import write_results
 
 __all__ = [
-    "AA_SUFFIX", "LEGS", "MEASUREMENT_COLUMNS", "SUMMARY_KEYS", "measurement_row", "measurements_frame",
+    "AA_SUFFIX", "LEGS", "MEASUREMENT_COLUMNS", "SAME_BYTES", "SUMMARY_KEYS", "measurement_row", "measurements_frame",
     "own_rows", "round_stats", "task_failure_row", "writer_tag",
     "CELL_COLUMNS", "aa_groups", "cell_key", "cells_frame", "compressed_sizes", "interval_of",
     "language_noise_floors", "run_noise_floor",
