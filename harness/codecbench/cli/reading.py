@@ -3,6 +3,7 @@ a run's result files and printing its answer."""
 
 from __future__ import annotations
 
+from collections import Counter
 import json
 import sys
 from pathlib import Path
@@ -265,12 +266,9 @@ def _print_run(resp, args, out_dir: Path, files: dict, df: pd.DataFrame | None =
         display.print_failures([(task_label(t), t.failure or "failed without a message") for t in failed], out=con)
         for line in user_dataset_notes(run):
             con.print(line, style="yellow" if line.startswith("refused") else None)
-        by_status = {}
-        for t in resp.tasks:
-            by_status[task_status_name(t.status)] = by_status.get(task_status_name(t.status), 0) + 1
-        counts = ", ".join(f"{n} {s}" for s, n in sorted(by_status.items()) if s != "same_bytes")
-        if same := by_status.get("same_bytes"):
-            counts += f", {same} not run (byte-identical payloads: each consumer decoded them once)"
+        by_status = Counter(task_status_name(t.status) for t in resp.tasks)
+        counts = ", ".join(f"{n} {s}" if s != "same_bytes" else f"{n} not run (byte-identical payloads: each "
+                           "consumer decoded them once)" for s, n in sorted(by_status.items()))
         con.print(f"\n{len(resp.tasks)} tasks: {counts}" + (f" — {run.message}" if run.message else ""))
         run_doc = results.read_run_doc(out_dir)
         if spent := run_doc.get("timeBreakdown"):
