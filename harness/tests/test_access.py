@@ -126,7 +126,7 @@ codecs: [json]
 decodeModes: [typed]
 counts: [5]
 operations: [encode, decode]
-sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
+sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1, repeatSameBytes: true}
 """)
     resp = run_every_task_done(token_control, scenario, tmp_path / "out")
     language = {w.id: w.environment.language for w in workers}

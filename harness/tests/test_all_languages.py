@@ -23,7 +23,9 @@ OFFERED = {lang: {c["id"] for c in catalogue.load(catalogue.default_path()) if l
 CODECS = sorted(set().union(*OFFERED.values()))
 # Tiny: verification is what these tests are for, not the figures. Two lanes (two workers' trials
 # at once, each on its own CPU) where there are two CPUs: most of a task here is process start-up.
-SAMPLING = "{warmupMs: 1, maxWarmupMs: 100, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}"
+# repeatSameBytes: every producer's payload decoded by every consumer even where the bytes are the
+# same (by default those are decoded once per consumer): the cross cells are the point here.
+SAMPLING = "{warmupMs: 1, maxWarmupMs: 100, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1, repeatSameBytes: true}"
 LANES = "2" if len(os.sched_getaffinity(0)) >= 2 else "1"
 
 
@@ -68,7 +70,7 @@ codecs: [json]
 decodeModes: [typed]
 counts: [50]
 compressions: [identity, gzip, zstd]
-sampling: {warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
+sampling: {warmupMs: 10, maxWarmupMs: 1000, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 1, repeatSameBytes: true}
 """)
     resp = run_every_task_done(control, scenario, tmp_path / "out")
     language = {w.id: w.environment.language for w in every_worker}

@@ -22,7 +22,7 @@ codecs: [json, protobuf]
 decodeModes: [typed]
 counts: [20]
 operations: [encode, decode]
-sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 3, duets: true}
+sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 3, duets: true, repeatSameBytes: true}
 """
 
 

@@ -236,7 +236,7 @@ counts: [5]
 producers: [fake]
 consumers: [rust]
 operations: [encode, decode]
-sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1, trials: 1}
+sampling: {warmupMs: 5, rounds: 3, minRoundMs: 1, trials: 1, aaCells: 1}
 """)
     res = run_cli("--control", control.addr, "run", str(path), "--results-dir", str(tmp_path / "r"))
     assert res.returncode == 1, res.stdout + res.stderr

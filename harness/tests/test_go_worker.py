@@ -91,7 +91,7 @@ counts: [5]
 producers: [rust, go]
 consumers: [rust, go]
 operations: [encode, decode]
-sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}
+sampling: {warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1, repeatSameBytes: true}
 """)
     resp = run_every_task_done(control, scenario, tmp_path / "out")
     lang = {w.id: w.environment.language for w in resp.workers}
@@ -206,7 +206,7 @@ codecs: [{", ".join(codecs)}]
 decodeModes: [typed, lazy]
 counts: [20]
 operations: [encode, decode]
-sampling: {{warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
+sampling: {{warmupMs: 5, maxWarmupMs: 200, rounds: 2, minRoundMs: 1, taskTimeoutS: 120, trials: 1, repeatSameBytes: true}}
 """)
     res = run_cli("run", str(scenario), "--local", "--no-progress", "--no-report", "--json", "--languages", "rust,go",
                   env={"CODECBENCH_RESULTS": str(tmp_path / "results")}, timeout=900)

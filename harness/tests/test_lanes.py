@@ -41,7 +41,7 @@ codecs: [json, protobuf]
 decodeModes: [typed]
 counts: [20]
 operations: [encode, decode]
-sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 2}
+sampling: {warmupMs: 10, maxWarmupMs: 500, rounds: 3, minRoundMs: 1, taskTimeoutS: 120, trials: 2, repeatSameBytes: true}
 """)
     resp = run_every_task_done(control, scenario, tmp_path / "out")
     assert resp.run.lanes == 2

@@ -84,7 +84,7 @@ counts: [10]
 producers: [rust]
 consumers: [rust]
 operations: [encode, decode]
-sampling: {trials: 3, maxSeconds: 600}
+sampling: {trials: 3, maxSeconds: 600, aaCells: 1}
 """)
     env = {"CODECBENCH_STATE": str(tmp_path / "state"), "CODECBENCH_CONTROL": ""}
     res = run_cli("run", str(path), "--local", "--plan", "--results-dir", str(tmp_path / "r"), env=env, timeout=300)

@@ -125,7 +125,7 @@ codecs: [{", ".join(CODECS)}]
 decodeModes: [typed, lazy]
 counts: [300]
 operations: [encode, decode]
-sampling: {{warmupMs: 1, maxWarmupMs: 100, rounds: 1, minRoundMs: 1, taskTimeoutS: 120, trials: 1}}
+sampling: {{warmupMs: 1, maxWarmupMs: 100, rounds: 1, minRoundMs: 1, taskTimeoutS: 120, trials: 1, repeatSameBytes: true}}
 """)
     # Typed and lazy: every schema feature crosses languages in typed; each library's tree of a
     # user's schema is its own unit tests' (UserDatasetTest, user-dataset.test.ts, user_test.go),

@@ -12,7 +12,7 @@ from codecbench.pb import hs, results as results_pb2, scenario as scenario_pb2
 def scenario():
     s = scenario_pb2.Scenario()
     json_format.ParseDict({"datasets": ["dummy", "numeric"], "codecs": ["json", "bson"], "counts": [20],
-                           "sampling": {"warmupMs": 20, "rounds": 3, "minRoundMs": 2, "trials": 1}}, s)
+                           "sampling": {"warmupMs": 20, "rounds": 3, "minRoundMs": 2, "trials": 1, "aaCells": 1}}, s)
     return s
 
 

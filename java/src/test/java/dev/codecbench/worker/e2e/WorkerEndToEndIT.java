@@ -51,8 +51,10 @@ class WorkerEndToEndIT {
       "json", List.of("typed", "tree", "streaming"), "bson", List.of("typed", "tree", "lazy")));
   // One trial per cell and one dataset keep the test short (two datasets took 265 s); every trial is
   // still a fresh child JVM. Every dataset and every language pair: harness/tests/test_all_languages.py.
+  // repeatSameBytes: every producer's payload is decoded by every consumer, even where the bytes are
+  // the same (otherwise control decodes those once per consumer): these tests are about the cross cells.
   private static final Sampling QUICK = Sampling.newBuilder().setWarmupMs(20).setMaxWarmupMs(2_000).setRounds(3)
-      .setMinRoundMs(2).setTrials(1).build();
+      .setMinRoundMs(2).setTrials(1).setRepeatSameBytes(true).build();
 
   @TempDir static Path stateDir;
   private static Cluster cluster;
