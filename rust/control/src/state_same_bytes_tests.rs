@@ -10,12 +10,7 @@ fn run_two_producers(sampling: Sampling, payload_of: impl Fn(&str) -> Vec<u8>) -
     let control = Control::new(Store::open(&dir.path().join("db.sqlite")).unwrap(), BlobStore::open(&dir.path().join("blobs"), u64::MAX).unwrap());
     let (a, mut arx) = attach_rust(&control);
     let (b, mut brx) = attach_rust(&control);
-    let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
-        operations: vec![Operation::Encode as i32, Operation::Decode as i32], sampling: Some(sampling), ..Default::default() };
-    let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
-    let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
-        created_at: Some(now()), ..Default::default() };
-    std::mem::forget(control.start_run(run, "", planned).unwrap());
+    start_beers_json(&control, sampling);
     loop {
         let mut served = false;
         for (me, rx) in [(&a, &mut arx), (&b, &mut brx)] {

@@ -32,16 +32,22 @@ fn attach_rust_on(control: &Control, host: &str) -> (Me, UnboundedReceiver<ToWor
     (Me { id: info.id, secret: report_secret }, rx)
 }
 
-/// A control with one attached rust worker offering json (typed), and a run of `sampling`.
-fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<ToWorker>, Me, String) {
-    let control = Control::new(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs"), u64::MAX).unwrap());
-    let (me, rx) = attach_rust(&control);
+/// Starts run "r1" of beers x json x 3 records (encode and decode) under `sampling` on the
+/// attached workers.
+fn start_beers_json(control: &Control, sampling: Sampling) {
     let scenario = Scenario { datasets: vec!["beers".into()], codecs: vec!["json".into()], counts: vec![3],
         operations: vec![Operation::Encode as i32, Operation::Decode as i32], sampling: Some(sampling), ..Default::default() };
     let (scenario, planned) = plan("r1", &scenario, &control.worker_views()).unwrap();
     let run = Run { id: "r1".into(), tasks_total: planned.len() as u32, scenario: Some(scenario), status: RunStatus::Running as i32,
         created_at: Some(now()), ..Default::default() };
     std::mem::forget(control.start_run(run, "", planned).unwrap());
+}
+
+/// A control with one attached rust worker offering json (typed), and a run of `sampling`.
+fn setup(dir: &std::path::Path, sampling: Sampling) -> (Control, UnboundedReceiver<ToWorker>, Me, String) {
+    let control = Control::new(Store::open(&dir.join("db.sqlite")).unwrap(), BlobStore::open(&dir.join("blobs"), u64::MAX).unwrap());
+    let (me, rx) = attach_rust(&control);
+    start_beers_json(&control, sampling);
     let payload = control.blobs.put_bytes(b"[]").unwrap();
     (control, rx, me, payload)
 }
