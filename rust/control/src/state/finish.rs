@@ -45,7 +45,12 @@ impl Control {
             }
         }
         // The attached workers' languages: a collapse of byte-identical cells prefers the consumer's own.
-        let languages: HashMap<String, String> = inner.workers.iter().map(|(id, w)| (id.clone(), w.info.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default())).collect();
+        // Only a prepare's end can collapse anything: other task ends skip the map.
+        let languages: HashMap<String, String> = if inner.runs[pos].tasks[index].task.prepare {
+            inner.workers.iter().map(|(id, w)| (id.clone(), w.info.environment.as_ref().map(|e| e.language.clone()).unwrap_or_default())).collect()
+        } else {
+            HashMap::new()
+        };
         let run = &mut inner.runs[pos];
         let mut batch = Batch::default();
         let mut events: Vec<run_event::Event> = vec![];
